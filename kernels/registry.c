@@ -1,0 +1,79 @@
+/* The table of every variant built into this binary. Adding a variant: write
+ * kernels/<name>.c or .cu defining `const convt_variant convt_variant_<name>`,
+ * add the file to kernels/meson.build, and add one line below. */
+#include <stdio.h>
+#include <string.h>
+
+#include "build_config.h"
+#include "variant.h"
+
+extern const convt_variant convt_variant_cpu_gather;
+extern const convt_variant convt_variant_cpu_scatter;
+#if CONVT_HAVE_CUDA
+extern const convt_variant convt_variant_gather;
+#endif
+#if CONVT_HAVE_CUDNN
+extern const convt_variant convt_variant_cudnn_fp32;
+extern const convt_variant convt_variant_cudnn_tf32;
+#endif
+
+const convt_variant *const convt_variants[] = {
+    &convt_variant_cpu_gather,
+    &convt_variant_cpu_scatter,
+#if CONVT_HAVE_CUDA
+    &convt_variant_gather,
+#endif
+#if CONVT_HAVE_CUDNN
+    &convt_variant_cudnn_fp32,
+    &convt_variant_cudnn_tf32,
+#endif
+    NULL,
+};
+
+const char *convt_backend_kind_name(convt_backend_kind k)
+{
+    return k == CONVT_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+const convt_variant *convt_variant_find(const char *name)
+{
+    for (const convt_variant *const *v = convt_variants; *v; v++)
+        if (!strcmp((*v)->name, name))
+            return *v;
+    return NULL;
+}
+
+int convt_knob_index(const convt_variant *v, const char *name)
+{
+    for (int i = 0; i < v->n_knobs; i++)
+        if (!strcmp(v->knobs[i].name, name))
+            return i;
+    return -1;
+}
+
+convt_launch convt_launch_first_default(const convt_variant *v)
+{
+    convt_launch l;
+    memset(&l, 0, sizeof l);
+    for (int i = 0; i < v->n_knobs; i++)
+        l.value[i] = v->knobs[i].defaults[0];
+    return l;
+}
+
+void convt_launch_format(const convt_variant *v, const convt_launch *l, char *buf, size_t len)
+{
+    size_t at = 0;
+    if (len)
+        buf[0] = 0;
+    if (v->n_knobs == 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    for (int i = 0; i < v->n_knobs && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%s=%lld", i ? "," : "", v->knobs[i].name,
+                         (long long)l->value[i]);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}

@@ -1,0 +1,121 @@
+/* The variant interface: every way of computing a transposed convolution,
+ * CPU or GPU, hand-written or vendor, is one `convt_variant` filled with
+ * designated initialisers in its own file and listed once in
+ * kernels/registry.c (in the spirit of dav1d's function tables and llm.c's
+ * numbered kernels).
+ *
+ * Contract, which the driver relies on and the tests check:
+ *  - supports() is pure and cheap; a false answer comes with a reason that a
+ *    person can act on ("needs 70 KiB shared memory, the device allows 48").
+ *  - prepare() (optional) does everything that may allocate, search or
+ *    synchronise: algorithm searches, handle creation, attribute set-up. Its
+ *    time is reported separately and never timed as part of the kernel.
+ *  - launch() only enqueues work on ctx->stream: it never allocates and never
+ *    synchronises, and it writes every output element itself (a zero- or
+ *    bias-fill it needs is part of its own launch, so it is timed).
+ *  - the tensors live in the memory of the variant's backend (device memory
+ *    for CUDA variants, host memory for CPU ones). */
+#ifndef CONVT_KERNELS_VARIANT_H
+#define CONVT_KERNELS_VARIANT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "problem.h"
+#include "validate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum convt_backend_kind { CONVT_BACKEND_CPU = 0, CONVT_BACKEND_CUDA = 1 } convt_backend_kind;
+const char *convt_backend_kind_name(convt_backend_kind k);
+
+#define CONVT_MAX_KNOBS 6
+#define CONVT_MAX_KNOB_VALUES 16
+
+/* A launch knob: a named integer the variant reads (block size, tile width,
+ * ...) with the values a sweep tries when the config does not say. */
+typedef struct convt_knob {
+    const char *name;
+    const char *help;
+    int n_defaults;
+    int64_t defaults[CONVT_MAX_KNOB_VALUES];
+} convt_knob;
+
+/* One launch configuration: value[i] belongs to the variant's knobs[i]. */
+typedef struct convt_launch {
+    int64_t value[CONVT_MAX_KNOBS];
+} convt_launch;
+
+/* What a variant may know about where it runs; filled by the backend. */
+typedef struct convt_device_info {
+    char name[128];
+    convt_backend_kind backend;
+    int sm_count;
+    int cc_major, cc_minor;
+    int sm_clock_mhz, mem_clock_mhz, mem_bus_bits;
+    size_t global_mem, l2_bytes;
+    size_t smem_per_block, smem_per_block_optin, smem_per_sm;
+    int max_threads_per_block;
+    int driver_version, runtime_version, cudnn_version, cublas_version;
+    int cpu_threads;
+} convt_device_info;
+
+typedef struct convt_context {
+    void *stream;                   /* cudaStream_t for CUDA variants, NULL on the CPU */
+    const convt_device_info *dev;
+    size_t workspace_limit;         /* bytes a variant may ask for (config) */
+} convt_context;
+
+typedef struct convt_tensors {
+    const float *x, *w, *b;         /* b is NULL when the problem has no bias */
+    float *y;
+} convt_tensors;
+
+typedef struct convt_variant {
+    const char *name;
+    const char *summary;            /* the idea, in one line */
+    convt_backend_kind backend;
+    convt_tier tier;
+    bool deterministic;             /* false when the summation order varies run to run */
+    int n_knobs;
+    convt_knob knobs[CONVT_MAX_KNOBS];
+
+    /* True when the variant can run p with launch l; otherwise false with a
+     * reason in why. */
+    bool (*supports)(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                     char *why, size_t why_len);
+    /* Workspace bytes launch() needs; NULL means none. prepare() may raise it. */
+    size_t (*workspace_size)(const convt_problem *p, const convt_launch *l);
+    /* Optional set-up for one (problem, launch): *state is the variant's own,
+     * freed by release(); *workspace may be raised. 0 or -1 with e set. */
+    int (*prepare)(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                   const convt_context *ctx, void **state, size_t *workspace, convt_err *e);
+    /* Enqueues the computation of t->y. 0 or -1 with e set. */
+    int (*launch)(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                  void *workspace, void *state, const convt_context *ctx, convt_err *e);
+    /* Frees what prepare() made; accepts NULL. */
+    void (*release)(void *state);
+    /* Optional: facts about the prepared state worth recording (e.g. which
+     * cuDNN algorithm was picked), as one short string. */
+    void (*describe)(const void *state, char *buf, size_t len);
+} convt_variant;
+
+/* All variants built into this binary, NULL-terminated, CPU ones first. */
+extern const convt_variant *const convt_variants[];
+
+const convt_variant *convt_variant_find(const char *name);
+/* Index of knob `name` in v, or -1. */
+int convt_knob_index(const convt_variant *v, const char *name);
+/* The launch whose knob i is the first default of knob i. */
+convt_launch convt_launch_first_default(const convt_variant *v);
+/* "block=256,outs=2" (or "-" without knobs). */
+void convt_launch_format(const convt_variant *v, const convt_launch *l, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+/* A backend is where tensors live and variants run: the CPU (host memory,
+ * wall-clock timing) or a CUDA device (device memory, CUDA events). The
+ * driver is written once against this table; each backend fills it in its
+ * own file (backend_cpu.c, backend_cuda.cu). */
+#ifndef CONVT_SRC_BACKEND_H
+#define CONVT_SRC_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "build_config.h"
+#include "errors.h"
+#include "problem.h"
+#include "validate.h"
+#include "variant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ceilings measured on the device at the start of a run; the floor of a
+ * problem is max(min bytes / copy rate, FLOPs / GEMM rate of its tier). */
+typedef struct convt_ceilings {
+    double copy_gbps;                   /* device-to-device copy, bytes read + written */
+    double gemm_gflops[CONVT_TIER_COUNT];
+    char method[256];                   /* how they were measured, for the record */
+} convt_ceilings;
+
+typedef struct convt_backend {
+    const char *name;
+    convt_backend_kind kind;
+
+    /* Probes the device and fills info; -1 when the backend cannot run here. */
+    int (*init)(convt_device_info *info, convt_err *e);
+    void (*shutdown)(void);
+    /* After a fatal device error (a kernel touched memory it must not): throw
+     * away the context and start again. Every pointer from alloc() is dead. */
+    int (*recover)(convt_err *e);
+    /* True when an error from this backend left the device unusable. */
+    bool (*lost)(void);
+
+    void *(*alloc)(size_t bytes, convt_err *e);   /* NULL with e set on failure */
+    void (*release)(void *ptr);                   /* accepts NULL */
+    size_t (*free_bytes)(void);                   /* memory available for a shape */
+    int (*to_host)(void *dst, const void *src, size_t bytes, convt_err *e);
+    int (*to_device)(void *dst, const void *src, size_t bytes, convt_err *e);
+
+    /* buf[i] = convt_uniform(seed, i, lo, hi) for i < count. */
+    int (*fill_uniform)(float *buf, int64_t count, uint64_t seed, float lo, float hi,
+                        convt_err *e);
+    int (*fill_nan)(float *buf, int64_t count, convt_err *e);
+    /* The float64 reference of the whole output (ref, mag in backend memory). */
+    int (*reference)(const convt_problem *p, const convt_tensors *t, double *ref, double *mag,
+                     convt_err *e);
+    int (*compare)(const float *y, const double *ref, const double *mag, int64_t count,
+                   const convt_tolerance *tol, convt_error_stats *out, convt_err *e);
+
+    /* Timing brackets work enqueued on the stream; stop waits for it. */
+    int (*timer_start)(convt_err *e);
+    int (*timer_stop)(double *ms, convt_err *e);
+    /* Waits for all enqueued work; reports errors of asynchronous work. */
+    int (*synchronize)(convt_err *e);
+    /* Evicts the last-level cache (L2 on a GPU) by writing a buffer larger
+     * than it; never inside a timed region. */
+    int (*flush_cache)(convt_err *e);
+    int (*measure_ceilings)(convt_ceilings *c, convt_err *e);
+    /* The stream variants enqueue on (NULL on the CPU). */
+    void *(*stream)(void);
+} convt_backend;
+
+extern const convt_backend convt_backend_cpu;
+#if CONVT_HAVE_CUDA
+extern const convt_backend convt_backend_cuda;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

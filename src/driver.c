@@ -1,0 +1,662 @@
+#include "driver.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "build_config.h"
+#include "hostdevice.h"
+#include "measure.h"
+#include "npy.h"
+#include "reference.h"
+#include "results.h"
+#include "select.h"
+
+#if CONVT_HAVE_NVTX
+#include <nvtx3/nvToolsExt.h>
+#define RANGE_PUSH(name) nvtxRangePushA(name)
+#define RANGE_POP() nvtxRangePop()
+#else
+#define RANGE_PUSH(name) ((void)(name))
+#define RANGE_POP() ((void)0)
+#endif
+
+// ----------------------------------------------------------------------------
+// the plan: every (variant, launch) of one shape
+
+typedef struct entry {
+    const convt_variant *variant;
+    convt_launch launch;
+    convt_record rec;
+    void *state;
+    bool done;   /* final status decided (skipped, failed, wrong) */
+} entry;
+
+/* Appends every launch in the product of v's knob value lists. */
+static int expand(const convt_config *cfg, const convt_variant *v, entry **list, int *n)
+{
+    int count[CONVT_MAX_KNOBS], at[CONVT_MAX_KNOBS] = {0};
+    const int64_t *vals[CONVT_MAX_KNOBS];
+    for (int k = 0; k < v->n_knobs; k++)
+        count[k] = convt_config_knob_values(cfg, v, k, &vals[k]);
+    for (;;) {
+        entry *grown = realloc(*list, (size_t)(*n + 1) * sizeof **list);
+        if (!grown)
+            return -1;
+        *list = grown;
+        entry *en = &(*list)[(*n)++];
+        memset(en, 0, sizeof *en);
+        en->variant = v;
+        for (int k = 0; k < v->n_knobs; k++)
+            en->launch.value[k] = vals[k][at[k]];
+        int k = v->n_knobs - 1;
+        while (k >= 0 && ++at[k] == count[k])
+            at[k--] = 0;
+        if (k < 0)
+            return 0;
+    }
+}
+
+static int plan_shape(const convt_config *cfg, const convt_backend *be, entry **list, int *n)
+{
+    *list = NULL;
+    *n = 0;
+    for (const convt_variant *const *v = convt_variants; *v; v++)
+        if ((*v)->backend == be->kind && convt_config_wants(cfg, *v) && expand(cfg, *v, list, n))
+            return -1;
+    return 0;
+}
+
+int convt_plan_print(const convt_config *cfg, const convt_backend *be,
+                     const convt_device_info *dev, FILE *out)
+{
+    convt_context ctx = {.stream = NULL, .dev = dev, .workspace_limit = cfg->workspace_limit};
+    int runs = 0;
+    for (int s = 0; s < cfg->n_shapes; s++) {
+        const convt_problem *p = &cfg->shapes[s];
+        char key[256];
+        convt_problem_key(p, key, sizeof key);
+        fprintf(out, "%s  (%s)  %.3f GFLOP, %.3f GB\n", p->name, key, convt_flops(p) / 1e9,
+                convt_min_bytes(p) / 1e9);
+        entry *list;
+        int n;
+        if (plan_shape(cfg, be, &list, &n))
+            return -1;
+        for (int i = 0; i < n; i++) {
+            char launch[256], why[512] = "";
+            convt_launch_format(list[i].variant, &list[i].launch, launch, sizeof launch);
+            bool ok = list[i].variant->supports(p, &list[i].launch, &ctx, why, sizeof why);
+            fprintf(out, "  %-16s %-5s %-24s %s%s\n", list[i].variant->name,
+                    convt_tier_name(list[i].variant->tier), launch, ok ? "run" : "skip: ",
+                    ok ? "" : why);
+            runs += ok;
+        }
+        if (n == 0)
+            fprintf(out, "  (no variant of the %s backend matches the config's \"variants\")\n",
+                    be->name);
+        free(list);
+    }
+    return runs;
+}
+
+// ----------------------------------------------------------------------------
+// one shape's buffers
+
+typedef struct shape_buffers {
+    float *x, *w, *b, *y;
+    double *ref, *mag;
+    void *workspace;
+    size_t workspace_bytes;
+} shape_buffers;
+
+static void free_buffers(const convt_backend *be, shape_buffers *sb)
+{
+    be->release(sb->x);
+    be->release(sb->w);
+    be->release(sb->b);
+    be->release(sb->y);
+    be->release(sb->ref);
+    be->release(sb->mag);
+    be->release(sb->workspace);
+    memset(sb, 0, sizeof *sb);
+}
+
+static double shape_bytes(const convt_problem *p)
+{
+    return 4.0 * (convt_x_elems(p) + convt_w_elems(p) + convt_b_elems(p) + convt_y_elems(p)) +
+           16.0 * convt_y_elems(p);
+}
+
+static int alloc_buffers(const convt_backend *be, const convt_problem *p, shape_buffers *sb,
+                         convt_err *e)
+{
+    memset(sb, 0, sizeof *sb);
+    if (!(sb->x = be->alloc(4 * (size_t)convt_x_elems(p), e)) ||
+        !(sb->w = be->alloc(4 * (size_t)convt_w_elems(p), e)) ||
+        (p->bias && !(sb->b = be->alloc(4 * (size_t)convt_b_elems(p), e))) ||
+        !(sb->y = be->alloc(4 * (size_t)convt_y_elems(p), e)) ||
+        !(sb->ref = be->alloc(8 * (size_t)convt_y_elems(p), e)) ||
+        !(sb->mag = be->alloc(8 * (size_t)convt_y_elems(p), e))) {
+        free_buffers(be, sb);
+        return -1;
+    }
+    return 0;
+}
+
+/* Seeds of (config seed, shape, trial, tensor): independent streams. */
+static uint64_t tensor_seed(uint64_t seed, int shape, int trial, int tensor)
+{
+    return convt_mix64(convt_mix64(convt_mix64(seed) ^ (uint64_t)shape) ^
+                       ((uint64_t)trial * 31 + (uint64_t)tensor));
+}
+
+static int fill_inputs(const convt_backend *be, const convt_problem *p, const shape_buffers *sb,
+                       uint64_t seed, int shape, int trial, convt_err *e)
+{
+    /* Uniform in [-1, 1): signed values make index bugs visible (a wrong
+     * tap changes the sum, rather than shifting a sum of positives). */
+    if (be->fill_uniform(sb->x, convt_x_elems(p), tensor_seed(seed, shape, trial, 1), -1, 1, e) ||
+        be->fill_uniform(sb->w, convt_w_elems(p), tensor_seed(seed, shape, trial, 2), -1, 1, e) ||
+        (p->bias &&
+         be->fill_uniform(sb->b, convt_b_elems(p), tensor_seed(seed, shape, trial, 3), -1, 1, e)))
+        return -1;
+    return be->synchronize(e);
+}
+
+typedef struct host_inputs {
+    float *x, *w, *b;
+} host_inputs;
+
+static void free_host(host_inputs *h)
+{
+    free(h->x);
+    free(h->w);
+    free(h->b);
+    memset(h, 0, sizeof *h);
+}
+
+static int download_inputs(const convt_backend *be, const convt_problem *p,
+                           const shape_buffers *sb, host_inputs *h, convt_err *e)
+{
+    memset(h, 0, sizeof *h);
+    size_t xb = 4 * (size_t)convt_x_elems(p), wb = 4 * (size_t)convt_w_elems(p),
+           bb = 4 * (size_t)convt_b_elems(p);
+    h->x = malloc(xb);
+    h->w = malloc(wb);
+    h->b = p->bias ? malloc(bb) : NULL;
+    if (!h->x || !h->w || (p->bias && !h->b)) {
+        free_host(h);
+        return convt_fail(e, "out of host memory copying the inputs (%.2f GiB)",
+                          (xb + wb + bb) / 1073741824.0);
+    }
+    if (be->to_host(h->x, sb->x, xb, e) || be->to_host(h->w, sb->w, wb, e) ||
+        (p->bias && be->to_host(h->b, sb->b, bb, e))) {
+        free_host(h);
+        return -1;
+    }
+    return 0;
+}
+
+/* The float64 reference into sb->ref/mag. Small problems (and every problem
+ * on the CPU backend) use the CPU reference; larger ones the GPU kernel,
+ * whose points are then spot-checked against the CPU at random indices. */
+static int make_reference(const convt_backend *be, const convt_config *cfg,
+                          const convt_problem *p, const shape_buffers *sb, int shape, int trial,
+                          const char **which, int *spots, double *spot_max, convt_err *e)
+{
+    convt_tensors t = {sb->x, sb->w, sb->b, sb->y};
+    *spots = 0;
+    *spot_max = 0;
+    if (be->kind == CONVT_BACKEND_CPU) {
+        *which = "cpu_f64";
+        return be->reference(p, &t, sb->ref, sb->mag, e);
+    }
+    host_inputs h;
+    if (download_inputs(be, p, sb, &h, e))
+        return -1;
+    int rc = -1;
+    int64_t count = convt_y_elems(p);
+    if (convt_flops(p) <= cfg->validation.cpu_reference_max_gflop * 1e9) {
+        *which = "cpu_f64";
+        double *ref = malloc(8 * (size_t)count), *mag = malloc(8 * (size_t)count);
+        if (!ref || !mag)
+            convt_fail(e, "out of host memory for the reference");
+        else {
+            convt_reference(p, h.x, h.w, h.b, ref, mag);
+            rc = be->to_device(sb->ref, ref, 8 * (size_t)count, e) ||
+                 be->to_device(sb->mag, mag, 8 * (size_t)count, e);
+        }
+        free(ref);
+        free(mag);
+        free_host(&h);
+        return rc ? -1 : 0;
+    }
+    *which = "gpu_f64";
+    if (be->reference(p, &t, sb->ref, sb->mag, e))
+        goto out;
+    uint64_t r = tensor_seed(cfg->seed, shape, trial, 9);
+    for (int i = 0; i < cfg->validation.spot_checks; i++) {
+        r = convt_mix64(r);
+        /* The last element too: the corner where tiling bugs live. */
+        int64_t idx = i == 0 ? count - 1 : (int64_t)(r % (uint64_t)count);
+        double gpu, gpu_mag, cpu, cpu_mag;
+        if (be->to_host(&gpu, sb->ref + idx, 8, e) || be->to_host(&gpu_mag, sb->mag + idx, 8, e))
+            goto out;
+        convt_reference_point(p, h.x, h.w, h.b, idx, &cpu, &cpu_mag);
+        double diff = fabs(gpu - cpu) / (cpu_mag > 0 ? cpu_mag : 1.0);
+        if (diff > *spot_max)
+            *spot_max = diff;
+        if (!(diff <= 1e-12)) {
+            convt_fail(e, "the GPU float64 reference disagrees with the CPU reference at flat "
+                          "index %lld: %.17g vs %.17g",
+                       (long long)idx, gpu, cpu);
+            goto out;
+        }
+        (*spots)++;
+    }
+    rc = 0;
+out:
+    free_host(&h);
+    return rc;
+}
+
+// ----------------------------------------------------------------------------
+// --dump
+
+static void sanitize(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < len; i++)
+        out[i] = (isalnum((unsigned char)in[i]) || in[i] == '-' || in[i] == '_' || in[i] == '.')
+                     ? in[i]
+                     : '_';
+    out[i] = 0;
+}
+
+static int dump_array(const convt_backend *be, const char *dir, const char *file,
+                      const void *dev_ptr, convt_npy_type type, int ndim, const int64_t *shape,
+                      convt_err *e)
+{
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++)
+        count *= shape[i];
+    size_t bytes = (size_t)count * (type == CONVT_NPY_F32 ? 4 : 8);
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        return convt_fail(e, "out of host memory dumping %s", file);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    int rc = be->to_host(host, dev_ptr, bytes, e) ||
+             convt_npy_write(path, type, host, ndim, shape, e);
+    free(host);
+    return rc ? -1 : 0;
+}
+
+static int shape_dump_dir(const char *root, const convt_problem *p, char *dir, size_t len,
+                          convt_err *e)
+{
+    char name[128];
+    sanitize(p->name, name, sizeof name);
+    snprintf(dir, len, "%s/%s", root, name);
+    if ((mkdir(root, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST))
+        return convt_fail(e, "%s: cannot create directory: %s", dir, strerror(errno));
+    return 0;
+}
+
+static int dump_inputs(const convt_backend *be, const char *dir, const convt_problem *p,
+                       const shape_buffers *sb, convt_err *e)
+{
+    int64_t xs[5] = {p->n, p->cin}, ws[5] = {p->cin, p->cout / p->groups}, bs[1] = {p->cout},
+            ys[5] = {p->n, p->cout};
+    for (int d = 0; d < p->dims; d++) {
+        xs[2 + d] = p->in[d];
+        ws[2 + d] = p->k[d];
+        ys[2 + d] = convt_out_size(p, d);
+    }
+    return dump_array(be, dir, "x.npy", sb->x, CONVT_NPY_F32, 2 + p->dims, xs, e) ||
+                   dump_array(be, dir, "w.npy", sb->w, CONVT_NPY_F32, 2 + p->dims, ws, e) ||
+                   (p->bias && dump_array(be, dir, "b.npy", sb->b, CONVT_NPY_F32, 1, bs, e)) ||
+                   dump_array(be, dir, "reference.npy", sb->ref, CONVT_NPY_F64, 2 + p->dims, ys,
+                              e)
+               ? -1
+               : 0;
+}
+
+static int dump_output(const convt_backend *be, const char *dir, const convt_problem *p,
+                       const entry *en, const shape_buffers *sb, convt_err *e)
+{
+    int64_t ys[5] = {p->n, p->cout};
+    for (int d = 0; d < p->dims; d++)
+        ys[2 + d] = convt_out_size(p, d);
+    char launch[256], file[400], safe[400];
+    convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+    snprintf(file, sizeof file, "%s__%s", en->variant->name, launch);
+    sanitize(file, safe, sizeof safe - 4);
+    strcat(safe, ".npy");
+    return dump_array(be, dir, safe, sb->y, CONVT_NPY_F32, 2 + p->dims, ys, e);
+}
+
+// ----------------------------------------------------------------------------
+// one shape
+
+typedef struct launch_closure {
+    const entry *en;
+    const convt_problem *p;
+    const convt_tensors *t;
+    const shape_buffers *sb;
+    const convt_context *ctx;
+} launch_closure;
+
+static int enqueue(void *arg, convt_err *e)
+{
+    const launch_closure *c = arg;
+    return c->en->variant->launch(c->p, &c->en->launch, c->t, c->sb->workspace, c->en->state,
+                                  c->ctx, e);
+}
+
+/* Final status of an entry: reason = prefix + message. */
+static void finish(entry *en, convt_status s, const char *prefix, const char *msg)
+{
+    en->rec.status = s;
+    snprintf(en->rec.reason, sizeof en->rec.reason, "%s%s", prefix, msg);
+    en->done = true;
+}
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+enum { SHAPE_OK = 0, SHAPE_LOST = 1 };
+
+/* Runs every entry not yet done. Returns SHAPE_LOST when the device context
+ * was lost (the entry responsible is marked failed), so the caller can
+ * recover and call again for the rest. */
+static int run_shape(const convt_config *cfg, const convt_backend *be,
+                     const convt_device_info *dev, const convt_run_options *opt, int si,
+                     entry *list, int n)
+{
+    const convt_problem *p = &cfg->shapes[si];
+    convt_err e = {{0}};
+    convt_context ctx = {.stream = be->stream(), .dev = dev, .workspace_limit = cfg->workspace_limit};
+    shape_buffers sb;
+    int result = SHAPE_OK;
+    char dump_dir[4096] = "";
+
+    for (int i = 0; i < n; i++) {
+        entry *en = &list[i];
+        char why[512] = "";
+        if (!en->done && !en->variant->supports(p, &en->launch, &ctx, why, sizeof why))
+            finish(en, CONVT_STATUS_SKIPPED, "", why);
+    }
+    double need = shape_bytes(p), have = (double)be->free_bytes();
+    if (need > 0.92 * have) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "the shape needs %.2f GiB (inputs, output, float64 reference), %.2f GiB free",
+                 need / 1073741824.0, have / 1073741824.0);
+        for (int i = 0; i < n; i++)
+            if (!list[i].done)
+                finish(&list[i], CONVT_STATUS_SKIPPED, "", why);
+        return SHAPE_OK;
+    }
+    if (alloc_buffers(be, p, &sb, &e)) {
+        for (int i = 0; i < n; i++)
+            if (!list[i].done)
+                finish(&list[i], CONVT_STATUS_FAILED, "allocating the shape's buffers: ",
+                       e.msg);
+        return be->lost() ? SHAPE_LOST : SHAPE_OK;
+    }
+    convt_tensors t = {sb.x, sb.w, sb.b, sb.y};
+    launch_closure clo = {NULL, p, &t, &sb, &ctx};
+
+#define CHECK_LOST(en)                                                                         \
+    if (be->lost()) {                                                                          \
+        result = SHAPE_LOST;                                                                   \
+        goto out;                                                                              \
+    }
+
+    /* Inputs before prepare: a search (cudnnFind) runs on real data. */
+    if (fill_inputs(be, p, &sb, cfg->seed, si, 0, &e)) {
+        for (int i = 0; i < n; i++)
+            if (!list[i].done)
+                finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
+        CHECK_LOST(NULL);
+        goto out;
+    }
+    size_t ws_max = 0;
+    for (int i = 0; i < n; i++) {
+        entry *en = &list[i];
+        if (en->done)
+            continue;
+        size_t ws = en->variant->workspace_size ? en->variant->workspace_size(p, &en->launch) : 0;
+        if (en->variant->prepare) {
+            double t0 = wall_ms();
+            if (en->variant->prepare(p, &en->launch, &t, &ctx, &en->state, &ws, &e)) {
+                finish(en, CONVT_STATUS_FAILED, "prepare: ", e.msg);
+                CHECK_LOST(en);
+                continue;
+            }
+            en->rec.prepare_ms = wall_ms() - t0;
+            if (en->variant->describe)
+                en->variant->describe(en->state, en->rec.detail, sizeof en->rec.detail);
+        }
+        if (ws > cfg->workspace_limit) {
+            char why[256];
+            snprintf(why, sizeof why, "needs %.1f MiB of workspace, above the limit of %.1f MiB "
+                     "(workspace_limit_mb)", ws / 1048576.0, cfg->workspace_limit / 1048576.0);
+            finish(en, CONVT_STATUS_SKIPPED, "", why);
+            continue;
+        }
+        en->rec.workspace = ws;
+        if (ws > ws_max)
+            ws_max = ws;
+    }
+    if (ws_max && !(sb.workspace = be->alloc(ws_max, &e))) {
+        for (int i = 0; i < n; i++)
+            if (!list[i].done && list[i].rec.workspace)
+                finish(&list[i], CONVT_STATUS_FAILED, "allocating the workspace: ", e.msg);
+        CHECK_LOST(NULL);
+    }
+    sb.workspace_bytes = ws_max;
+
+    /* Validation: every live entry on every trial's fresh inputs. */
+    for (int trial = 0; trial < cfg->validation.trials; trial++) {
+        if (trial > 0 && fill_inputs(be, p, &sb, cfg->seed, si, trial, &e)) {
+            for (int i = 0; i < n; i++)
+                if (!list[i].done)
+                    finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
+            CHECK_LOST(NULL);
+            goto out;
+        }
+        const char *which = "";
+        int spots;
+        double spot_max;
+        if (make_reference(be, cfg, p, &sb, si, trial, &which, &spots, &spot_max, &e)) {
+            for (int i = 0; i < n; i++)
+                if (!list[i].done)
+                    finish(&list[i], CONVT_STATUS_FAILED, "reference: ", e.msg);
+            CHECK_LOST(NULL);
+            goto out;
+        }
+        bool last = trial == cfg->validation.trials - 1;
+        if (last && opt->dump_dir &&
+            (shape_dump_dir(opt->dump_dir, p, dump_dir, sizeof dump_dir, &e) ||
+             dump_inputs(be, dump_dir, p, &sb, &e)))
+            fprintf(stderr, "convt-bench: warning: --dump: %s\n", e.msg);
+        for (int i = 0; i < n; i++) {
+            entry *en = &list[i];
+            if (en->done)
+                continue;
+            convt_record *r = &en->rec;
+            char name[512], launch[256];
+            convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+            snprintf(name, sizeof name, "validate %s %s %s", p->name, en->variant->name, launch);
+            clo.en = en;
+            RANGE_PUSH(name);
+            int bad = be->fill_nan(sb.y, convt_y_elems(p), &e) || enqueue(&clo, &e) ||
+                      be->synchronize(&e);
+            RANGE_POP();
+            if (bad) {
+                finish(en, CONVT_STATUS_FAILED, "", e.msg);
+                CHECK_LOST(en);
+                continue;
+            }
+            convt_error_stats st;
+            r->tol = cfg->validation.tol[en->variant->tier];
+            if (be->compare(sb.y, sb.ref, sb.mag, convt_y_elems(p), &r->tol, &st, &e)) {
+                finish(en, CONVT_STATUS_FAILED, "comparing: ", e.msg);
+                CHECK_LOST(en);
+                continue;
+            }
+            if (trial == 0 || convt_normwise_error(&st) > convt_normwise_error(&r->errors))
+                r->errors = st;
+            r->validated = true;
+            r->reference = which;
+            r->trials = trial + 1;
+            r->spot_checks = spots;
+            if (spot_max > r->spot_max_diff)
+                r->spot_max_diff = spot_max;
+            if (!convt_error_passes(&st, &r->tol)) {
+                char msg[512];
+                convt_error_describe(&st, &r->tol, msg, sizeof msg);
+                r->errors = st;
+                finish(en, CONVT_STATUS_WRONG, "", msg);
+            }
+            if (last && opt->dump_dir && dump_dir[0] && dump_output(be, dump_dir, p, en, &sb, &e))
+                fprintf(stderr, "convt-bench: warning: --dump: %s\n", e.msg);
+        }
+    }
+
+    /* Timing, on the last trial's inputs. */
+    for (int i = 0; i < n; i++) {
+        entry *en = &list[i];
+        if (en->done)
+            continue;
+        char name[512], launch[256];
+        convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+        snprintf(name, sizeof name, "%s %s %s", p->name, en->variant->name, launch);
+        clo.en = en;
+        RANGE_PUSH(name);
+        int bad = convt_measure(be, &cfg->measure, enqueue, &clo, &en->rec.timing, &e);
+        RANGE_POP();
+        if (bad) {
+            finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
+            CHECK_LOST(en);
+            continue;
+        }
+        en->rec.timed = true;
+        en->rec.status = CONVT_STATUS_OK;
+        en->done = true;
+    }
+out:
+    for (int i = 0; i < n; i++) {
+        if (list[i].state && list[i].variant->release)
+            list[i].variant->release(list[i].state);
+        list[i].state = NULL;
+    }
+    free_buffers(be, &sb);
+    return result;
+#undef CHECK_LOST
+}
+
+// ----------------------------------------------------------------------------
+// the sweep
+
+static void progress(const convt_run_options *opt, int si, int n_shapes, const entry *en,
+                     const convt_problem *p)
+{
+    if (opt->quiet)
+        return;
+    const convt_record *r = &en->rec;
+    char launch[256];
+    convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+    fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
+            n_shapes, p->name, en->variant->name, launch, convt_status_name(r->status));
+    if (r->status == CONVT_STATUS_OK)
+        fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e\n", r->timing.median_ms,
+                100 * r->timing.noise, r->timing.target_met ? "" : " (target not met)",
+                convt_normwise_error(&r->errors));
+    else
+        fprintf(stderr, " %s\n", r->reason);
+}
+
+int convt_run(const convt_config *cfg, const convt_backend *be, const convt_device_info *dev,
+              const convt_run_options *opt, convt_run_summary *sum, convt_err *e)
+{
+    memset(sum, 0, sizeof *sum);
+    convt_ceilings ceil = {0};
+    if (!opt->quiet)
+        fprintf(stderr, "convt-bench: measuring the device's ceilings (copy bandwidth, GEMM rates)\n");
+    if (be->measure_ceilings(&ceil, e)) {
+        /* Without ceilings there is no floor, but times are still true. */
+        fprintf(stderr, "convt-bench: warning: measuring ceilings failed: %s\n", e->msg);
+        if (be->lost() && be->recover(e))
+            return -1;
+        memset(&ceil, 0, sizeof ceil);
+        snprintf(ceil.method, sizeof ceil.method, "not measured: %s", e->msg);
+    } else if (!opt->quiet) {
+        fprintf(stderr, "convt-bench: copy %.0f GB/s, fp32 %.1f TFLOP/s, tf32 %.1f TFLOP/s\n",
+                ceil.copy_gbps, ceil.gemm_gflops[CONVT_TIER_FP32] / 1e3,
+                ceil.gemm_gflops[CONVT_TIER_TF32] / 1e3);
+    }
+    cJSON *doc = convt_results_create(cfg, be, dev, &ceil);
+    int rc = -1;
+    for (int si = 0; si < cfg->n_shapes; si++) {
+        const convt_problem *p = &cfg->shapes[si];
+        entry *list;
+        int n;
+        if (plan_shape(cfg, be, &list, &n)) {
+            convt_fail(e, "out of memory planning the sweep");
+            goto out;
+        }
+        for (int i = 0; i < n; i++) {
+            list[i].rec.problem = p;
+            list[i].rec.variant = list[i].variant;
+            list[i].rec.launch = list[i].launch;
+        }
+        /* A lost context fails the entry that lost it; the rest run again
+         * on a fresh context. Each pass finishes at least one entry. */
+        while (run_shape(cfg, be, dev, opt, si, list, n) == SHAPE_LOST) {
+            if (be->recover(e)) {
+                free(list);
+                goto out;
+            }
+            fprintf(stderr, "convt-bench: the device context was lost and has been reset; "
+                            "continuing\n");
+        }
+        for (int i = 0; i < n; i++) {
+            convt_results_add(doc, &list[i].rec, &ceil);
+            progress(opt, si, cfg->n_shapes, &list[i], p);
+            switch (list[i].rec.status) {
+            case CONVT_STATUS_OK: sum->ok++; break;
+            case CONVT_STATUS_SKIPPED: sum->skipped++; break;
+            case CONVT_STATUS_FAILED: sum->failed++; break;
+            case CONVT_STATUS_WRONG: sum->wrong++; break;
+            }
+        }
+        free(list);
+        if (convt_results_write(doc, cfg->output, e))
+            goto out;
+    }
+    cJSON *sel = convt_select(doc);
+    if (convt_results_write(sel, cfg->selection, e)) {
+        cJSON_Delete(sel);
+        goto out;
+    }
+    printf("\n");
+    convt_selection_print(sel, stdout);
+    cJSON_Delete(sel);
+    printf("\nresults: %s\nselection: %s\n", cfg->output, cfg->selection);
+    rc = 0;
+out:
+    cJSON_Delete(doc);
+    return rc;
+}

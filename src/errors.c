@@ -1,0 +1,12 @@
+#include "errors.h"
+
+int convt_fail(convt_err *e, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

@@ -1,0 +1,49 @@
+/* Functions written once and compiled for both the CPU (C11) and the GPU
+ * (CUDA): index math and the input generator must be the same function on
+ * both sides, or the reference would check a different computation. */
+#ifndef CONVT_SRC_HOSTDEVICE_H
+#define CONVT_SRC_HOSTDEVICE_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CONVT_HD __host__ __device__ __forceinline__
+#else
+#define CONVT_HD static inline
+#endif
+
+/* Gather form along one spatial dimension: the input position that output
+ * position o receives through tap k, or -1 when none. t is tested for >= 0
+ * before the division, because C division truncates toward zero and
+ * (-1)/2 == 0 would otherwise pass as a valid position. */
+CONVT_HD int64_t convt_gather_src(int64_t o, int64_t k, int64_t stride, int64_t pad,
+                                  int64_t dil, int64_t in)
+{
+    int64_t t = o + pad - k * dil;
+    if (t < 0 || t % stride != 0)
+        return -1;
+    int64_t i = t / stride;
+    return i < in ? i : -1;
+}
+
+/* Counter-based generator: element i of a stream is a pure function of
+ * (seed, i), so the GPU fills buffers in parallel and the CPU can recompute
+ * any element, with identical values. splitmix64's finaliser mixes well
+ * enough that neighbouring indices are uncorrelated. */
+CONVT_HD uint64_t convt_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform float in [lo, hi): the top 24 bits give every float32 step in [0,1). */
+CONVT_HD float convt_uniform(uint64_t seed, uint64_t i, float lo, float hi)
+{
+    uint64_t r = convt_mix64(seed ^ convt_mix64(i));
+    float u = (float)(r >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * u;
+}
+
+#endif

@@ -1,0 +1,107 @@
+#include "measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *v, int n)
+{
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Linear interpolation between order statistics (NumPy's default). */
+static double quantile_sorted(const double *v, int n, double q)
+{
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+    return lo + 1 < n ? v[lo] + (pos - lo) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
+void convt_timing_from_samples(double *v, int n, convt_timing *t)
+{
+    t->samples = n;
+    if (n == 0) {
+        t->median_ms = t->min_ms = t->max_ms = t->mean_ms = t->stddev_ms = NAN;
+        t->noise = INFINITY;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    t->mean_ms = sum / n;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (v[i] - t->mean_ms) * (v[i] - t->mean_ms);
+    t->stddev_ms = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+    t->min_ms = v[0];
+    t->max_ms = v[n - 1];
+    t->median_ms = median_sorted(v, n);
+    /* Interquartile range scaled to match stddev for Gaussian noise: one
+     * preempted sample does not inflate it the way it inflates stddev, and,
+     * unlike the median absolute deviation, a bimodal run (two clock states)
+     * cannot hide behind a majority of identical samples. */
+    double iqr = quantile_sorted(v, n, 0.75) - quantile_sorted(v, n, 0.25);
+    t->noise = t->median_ms > 0 ? iqr / 1.349 / t->median_ms : 0.0;
+}
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,
+                  void *arg, convt_timing *out, convt_err *e)
+{
+    double start = wall_s();
+    for (int i = 0; i < s->warmup; i++)
+        if (run(arg, e))
+            return -1;
+    if (be->synchronize(e))
+        return -1;
+    double *samples = malloc((size_t)s->max_samples * sizeof *samples);
+    double *scratch = malloc((size_t)s->max_samples * sizeof *scratch);
+    if (!samples || !scratch) {
+        free(samples);
+        free(scratch);
+        return convt_fail(e, "out of memory for %d samples", s->max_samples);
+    }
+    int n = 0, rc = -1;
+    convt_timing t = {0};
+    while (n < s->max_samples) {
+        if (s->cold_cache && be->flush_cache(e))
+            goto out;
+        double ms;
+        if (be->timer_start(e) || run(arg, e) || be->timer_stop(&ms, e))
+            goto out;
+        samples[n++] = ms;
+        double spent = wall_s() - start;
+        if (n < s->min_samples || spent < s->min_time_s)
+            continue;
+        if (spent >= s->max_time_s)
+            break;
+        for (int i = 0; i < n; i++)
+            scratch[i] = samples[i];
+        convt_timing_from_samples(scratch, n, &t);
+        if (t.noise <= s->target_noise)
+            break;
+    }
+    convt_timing_from_samples(samples, n, &t);
+    t.target_met = t.noise <= s->target_noise;
+    t.spent_s = wall_s() - start;
+    t.cold_cache = s->cold_cache;
+    *out = t;
+    rc = 0;
+out:
+    free(samples);
+    free(scratch);
+    return rc;
+}

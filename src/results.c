@@ -1,0 +1,240 @@
+#include "results.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "version.h"
+
+const char *convt_status_name(convt_status s)
+{
+    static const char *const names[] = {"ok", "skipped", "failed", "wrong"};
+    return (unsigned)s < 4 ? names[s] : "?";
+}
+
+static cJSON *int_array(const int64_t *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+    return a;
+}
+
+cJSON *convt_problem_to_json(const convt_problem *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    char key[256];
+    convt_problem_key(p, key, sizeof key);
+    cJSON_AddStringToObject(o, "name", p->name);
+    cJSON_AddStringToObject(o, "key", key);
+    cJSON_AddNumberToObject(o, "dims", p->dims);
+    cJSON_AddNumberToObject(o, "n", (double)p->n);
+    cJSON_AddNumberToObject(o, "cin", (double)p->cin);
+    cJSON_AddNumberToObject(o, "cout", (double)p->cout);
+    cJSON_AddNumberToObject(o, "groups", (double)p->groups);
+    cJSON_AddBoolToObject(o, "bias", p->bias);
+    cJSON_AddItemToObject(o, "in", int_array(p->in, p->dims));
+    cJSON_AddItemToObject(o, "k", int_array(p->k, p->dims));
+    cJSON_AddItemToObject(o, "stride", int_array(p->stride, p->dims));
+    cJSON_AddItemToObject(o, "pad", int_array(p->pad, p->dims));
+    cJSON_AddItemToObject(o, "out_pad", int_array(p->out_pad, p->dims));
+    cJSON_AddItemToObject(o, "dil", int_array(p->dil, p->dims));
+    int64_t out[5] = {p->n, p->cout};
+    for (int d = 0; d < p->dims; d++)
+        out[2 + d] = convt_out_size(p, d);
+    cJSON_AddItemToObject(o, "output", int_array(out, 2 + p->dims));
+    cJSON_AddNumberToObject(o, "gflop", convt_flops(p) / 1e9);
+    cJSON_AddNumberToObject(o, "min_gb", convt_min_bytes(p) / 1e9);
+    return o;
+}
+
+double convt_floor_ms(const convt_problem *p, convt_tier t, const convt_ceilings *c)
+{
+    double mem = c->copy_gbps > 0 ? convt_min_bytes(p) / (c->copy_gbps * 1e6) : 0;
+    double flop = c->gemm_gflops[t] > 0 ? convt_flops(p) / (c->gemm_gflops[t] * 1e6) : 0;
+    return mem > flop ? mem : flop;
+}
+
+static void add_finite(cJSON *o, const char *key, double v)
+{
+    /* JSON has no NaN or infinity: write null rather than an invalid file. */
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
+                            const convt_device_info *dev, const convt_ceilings *ceil)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "tool", "convt-bench");
+    cJSON_AddStringToObject(doc, "version", CONVT_VERSION);
+    cJSON_AddStringToObject(doc, "git_revision", CONVT_GIT_REVISION);
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(doc, "time", when);
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(doc, "host", host);
+    cJSON_AddStringToObject(doc, "backend", be->name);
+
+    cJSON *d = cJSON_AddObjectToObject(doc, "device");
+    cJSON_AddStringToObject(d, "name", dev->name);
+    if (dev->backend == CONVT_BACKEND_CUDA) {
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", dev->cc_major, dev->cc_minor);
+        cJSON_AddStringToObject(d, "compute_capability", cc);
+        cJSON_AddNumberToObject(d, "sm_count", dev->sm_count);
+        cJSON_AddNumberToObject(d, "sm_clock_mhz", dev->sm_clock_mhz);
+        cJSON_AddNumberToObject(d, "mem_clock_mhz", dev->mem_clock_mhz);
+        cJSON_AddNumberToObject(d, "mem_bus_bits", dev->mem_bus_bits);
+        cJSON_AddNumberToObject(d, "l2_bytes", (double)dev->l2_bytes);
+        cJSON_AddNumberToObject(d, "smem_per_block_optin", (double)dev->smem_per_block_optin);
+        cJSON_AddNumberToObject(d, "driver_version", dev->driver_version);
+        cJSON_AddNumberToObject(d, "runtime_version", dev->runtime_version);
+        cJSON_AddNumberToObject(d, "cudnn_version", dev->cudnn_version);
+        cJSON_AddNumberToObject(d, "cublas_version", dev->cublas_version);
+    } else {
+        cJSON_AddNumberToObject(d, "threads", dev->cpu_threads);
+        cJSON_AddNumberToObject(d, "last_level_cache_bytes", (double)dev->l2_bytes);
+    }
+    cJSON_AddNumberToObject(d, "memory_bytes", (double)dev->global_mem);
+
+    cJSON *c = cJSON_AddObjectToObject(doc, "ceilings");
+    cJSON_AddNumberToObject(c, "copy_gbps", ceil->copy_gbps);
+    cJSON_AddNumberToObject(c, "fp32_gflops", ceil->gemm_gflops[CONVT_TIER_FP32]);
+    cJSON_AddNumberToObject(c, "tf32_gflops", ceil->gemm_gflops[CONVT_TIER_TF32]);
+    cJSON_AddStringToObject(c, "method", ceil->method);
+
+    cJSON_AddStringToObject(doc, "config_path", cfg->path ? cfg->path : "");
+    cJSON_AddItemToObject(doc, "config", cJSON_Duplicate(cfg->json, true));
+    cJSON_AddNumberToObject(doc, "seed", (double)cfg->seed);
+    cJSON_AddItemToObject(doc, "records", cJSON_CreateArray());
+    return doc;
+}
+
+void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *ceil)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "shape", convt_problem_to_json(r->problem));
+    cJSON_AddStringToObject(o, "variant", r->variant->name);
+    cJSON_AddStringToObject(o, "tier", convt_tier_name(r->variant->tier));
+    cJSON_AddBoolToObject(o, "deterministic", r->variant->deterministic);
+    cJSON *l = cJSON_AddObjectToObject(o, "launch");
+    for (int i = 0; i < r->variant->n_knobs; i++)
+        cJSON_AddNumberToObject(l, r->variant->knobs[i].name, (double)r->launch.value[i]);
+    char launch[256];
+    convt_launch_format(r->variant, &r->launch, launch, sizeof launch);
+    cJSON_AddStringToObject(o, "launch_key", launch);
+    cJSON_AddStringToObject(o, "status", convt_status_name(r->status));
+    if (r->reason[0])
+        cJSON_AddStringToObject(o, "reason", r->reason);
+    if (r->detail[0])
+        cJSON_AddStringToObject(o, "detail", r->detail);
+
+    if (r->validated) {
+        cJSON *v = cJSON_AddObjectToObject(o, "validation");
+        cJSON_AddStringToObject(v, "reference", r->reference);
+        cJSON_AddNumberToObject(v, "trials", r->trials);
+        add_finite(v, "normwise_rel_err", convt_normwise_error(&r->errors));
+        add_finite(v, "max_abs_err", r->errors.max_abs_err);
+        add_finite(v, "worst_ratio", r->errors.worst_ratio);
+        cJSON_AddNumberToObject(v, "worst_index", (double)r->errors.worst_index);
+        cJSON_AddNumberToObject(v, "bad", (double)r->errors.bad);
+        cJSON_AddNumberToObject(v, "nonfinite", (double)r->errors.nonfinite);
+        cJSON_AddNumberToObject(v, "compared", (double)r->errors.count);
+        cJSON_AddNumberToObject(v, "rtol", r->tol.rtol);
+        cJSON_AddNumberToObject(v, "atol", r->tol.atol);
+        cJSON_AddNumberToObject(v, "normwise_tol", r->tol.normwise);
+        if (r->spot_checks) {
+            cJSON_AddNumberToObject(v, "spot_checks", r->spot_checks);
+            add_finite(v, "spot_max_diff", r->spot_max_diff);
+        }
+    }
+    if (r->prepare_ms > 0)
+        cJSON_AddNumberToObject(o, "prepare_ms", r->prepare_ms);
+    cJSON_AddNumberToObject(o, "workspace_bytes", (double)r->workspace);
+    if (r->timed) {
+        const convt_timing *t = &r->timing;
+        cJSON *tj = cJSON_AddObjectToObject(o, "timing");
+        cJSON_AddNumberToObject(tj, "samples", t->samples);
+        add_finite(tj, "median_ms", t->median_ms);
+        add_finite(tj, "min_ms", t->min_ms);
+        add_finite(tj, "max_ms", t->max_ms);
+        add_finite(tj, "mean_ms", t->mean_ms);
+        add_finite(tj, "stddev_ms", t->stddev_ms);
+        add_finite(tj, "noise", t->noise);
+        cJSON_AddBoolToObject(tj, "target_met", t->target_met);
+        cJSON_AddNumberToObject(tj, "spent_s", t->spent_s);
+        cJSON_AddStringToObject(tj, "cache", t->cold_cache ? "cold" : "warm");
+        cJSON_AddStringToObject(tj, "method",
+                                r->variant->backend == CONVT_BACKEND_CUDA ? "cuda_events"
+                                                                          : "monotonic_clock");
+        double s = t->median_ms * 1e-3;
+        add_finite(o, "gflops", convt_flops(r->problem) / s / 1e9);
+        add_finite(o, "gbps", convt_min_bytes(r->problem) / s / 1e9);
+        double floor = convt_floor_ms(r->problem, r->variant->tier, ceil);
+        add_finite(o, "floor_ms", floor);
+        add_finite(o, "floor_fraction", floor / t->median_ms);
+    }
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "records"), o);
+}
+
+static int make_parent_dirs(const char *path, convt_err *e)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *s = dir + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(dir, 0777) && errno != EEXIST)
+            return convt_fail(e, "%s: cannot create directory: %s", dir, strerror(errno));
+        *s = '/';
+    }
+    return 0;
+}
+
+int convt_results_write(const cJSON *doc, const char *path, convt_err *e)
+{
+    if (make_parent_dirs(path, e))
+        return -1;
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return convt_fail(e, "%s: out of memory printing the results", path);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        free(text);
+        return convt_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
+    }
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        done += (size_t)w;
+    }
+    free(text);
+    bool ok = done == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path)) {
+        int err = errno;
+        unlink(tmp);
+        return convt_fail(e, "%s: cannot write: %s", path, strerror(err));
+    }
+    return 0;
+}

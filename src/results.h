@@ -1,0 +1,70 @@
+/* Results: one record per (shape, variant, launch), in a JSON document that
+ * also says what ran where (DESIGN.md, "Records"). The document is rewritten
+ * atomically (temporary file, fsync, rename) after every shape, so a crash
+ * keeps everything that finished. */
+#ifndef CONVT_SRC_RESULTS_H
+#define CONVT_SRC_RESULTS_H
+
+#include <stdbool.h>
+
+#include "backend.h"
+#include "measure.h"
+#include "sweep_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum convt_status {
+    CONVT_STATUS_OK,
+    CONVT_STATUS_SKIPPED,  /* supports() said no, or the shape does not fit: reason says why */
+    CONVT_STATUS_FAILED,   /* an error while preparing or running: reason holds it */
+    CONVT_STATUS_WRONG     /* ran, but validation failed: reason and errors say how */
+} convt_status;
+
+const char *convt_status_name(convt_status s);
+
+typedef struct convt_record {
+    const convt_problem *problem;
+    const convt_variant *variant;
+    convt_launch launch;
+    convt_status status;
+    char reason[1024];
+    char detail[256];          /* variant's own note (e.g. cuDNN algorithm) */
+    /* validation */
+    bool validated;
+    const char *reference;     /* "cpu_f64" or "gpu_f64" */
+    int trials;
+    convt_error_stats errors;  /* worst trial */
+    convt_tolerance tol;
+    int spot_checks;
+    double spot_max_diff;      /* GPU reference vs CPU, relative to magnitude */
+    /* timing */
+    bool timed;
+    convt_timing timing;
+    double prepare_ms;
+    size_t workspace;
+} convt_record;
+
+typedef struct cJSON cJSON;
+
+/* The document's head: tool, git revision, time, host, device, ceilings, the
+ * config as read, the seed. Caller owns the result (cJSON_Delete). */
+cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
+                            const convt_device_info *dev, const convt_ceilings *ceil);
+/* Appends rec's JSON (shape, variant, launch, status, errors, timing,
+ * throughput, floor) to the document's "records". */
+void convt_results_add(cJSON *doc, const convt_record *rec, const convt_ceilings *ceil);
+/* Writes doc to path atomically; creates the directory if missing. */
+int convt_results_write(const cJSON *doc, const char *path, convt_err *e);
+
+/* The floor of p in tier t: max(bytes / copy rate, FLOPs / GEMM rate). */
+double convt_floor_ms(const convt_problem *p, convt_tier t, const convt_ceilings *c);
+
+/* The shape as JSON in the config's own vocabulary, plus its key and output. */
+cJSON *convt_problem_to_json(const convt_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

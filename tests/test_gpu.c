@@ -1,0 +1,173 @@
+/* GPU tests: every CUDA variant against the float64 reference on random
+ * shapes over every parameter plus the named edge cases, once with the CPU
+ * reference and once with the GPU reference (spot-checked against the CPU),
+ * and the GPU reference against the CPU reference element by element.
+ * Skipped (exit 77) where no CUDA device answers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "build_config.h"
+#include "driver.h"
+#include "reference.h"
+#include "shape_random.h"
+#include "sweep_config.h"
+#include "test_util.h"
+
+#if CONVT_HAVE_CUDA
+static convt_device_info dev;
+static char dir[256];
+
+/* 220 random shapes and the edge cases, every CUDA variant. */
+#define SWEEP_TEXT \
+    "{\"variants\": [\"gather\", \"cudnn_*\"], \"seed\": 77," \
+    " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
+    " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
+    " \"random\": {\"count\": 220, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
+    " \"sweeps\": [" \
+    "  {\"name\": \"groups\", \"base\": {\"n\": 2, \"cin\": 8, \"cout\": 8, \"in\": [9, 11]," \
+    "   \"k\": 3, \"stride\": 2, \"pad\": 1, \"out_pad\": 1, \"bias\": true}," \
+    "   \"axes\": {\"groups\": [1, 2, 4, 8], \"n\": [1, 3]}}," \
+    "  {\"name\": \"stride_gt_k\", \"base\": {\"n\": 1, \"cin\": 5, \"cout\": 3, \"in\": [7]," \
+    "   \"k\": 2}, \"axes\": {\"stride\": [3, 5, 7], \"out_pad\": [0, 2]}}," \
+    "  {\"name\": \"dil_stride\", \"base\": {\"n\": 2, \"cin\": 4, \"cout\": 6, \"in\": [5, 6, 7]," \
+    "   \"k\": [3, 2, 3]}, \"axes\": {\"stride\": [[2, 3, 2]], \"dil\": [[2, 2, 3], [3, 1, 2]]," \
+    "   \"pad\": [0, [2, 1, 2]], \"bias\": [false, true]}}," \
+    "  {\"name\": \"odd\", \"base\": {\"n\": 1, \"cin\": 3, \"cout\": 5, \"in\": [127, 33]," \
+    "   \"k\": [5, 3]}, \"axes\": {\"out_pad\": [[0, 0], [1, 0]], \"stride\": [[2, 1], [3, 2]]}}" \
+    " ]}"
+
+static cJSON *run_sweep(double cpu_gflop, const char *name, int *ok, int *total)
+{
+    char text[4096], path[512];
+    snprintf(text, sizeof text, SWEEP_TEXT, cpu_gflop);
+    convt_config cfg;
+    convt_err e;
+    if (convt_config_parse(text, "gpu-test", &cfg, &e))
+        fail_msg("%s", e.msg);
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    free(cfg.output);
+    cfg.output = strdup(path);
+    free(cfg.selection);
+    snprintf(path, sizeof path, "%s/%s.selection.json", dir, name);
+    cfg.selection = strdup(path);
+    convt_run_options opt = {.quiet = true};
+    convt_run_summary sum;
+    if (convt_run(&cfg, &convt_backend_cuda, &dev, &opt, &sum, &e))
+        fail_msg("%s", e.msg);
+    cJSON *doc = read_json(cfg.output);
+    assert_non_null(doc);
+    *ok = sum.ok;
+    *total = sum.ok + sum.skipped + sum.failed + sum.wrong;
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    int bad = 0;
+    for (const cJSON *r = recs->child; r; r = r->next) {
+        const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
+        if (strcmp(st, "ok")) {
+            const cJSON *reason = cJSON_GetObjectItemCaseSensitive(r, "reason");
+            fprintf(stderr, "%s %s: %s: %s\n",
+                    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "shape"),
+                                                     "key")->valuestring,
+                    cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, st,
+                    reason ? reason->valuestring : "");
+            bad++;
+        }
+    }
+    printf("%s: %d of %d runs ok (%d shapes)\n", name, sum.ok, *total, cfg.n_shapes);
+    convt_config_finish(&cfg);
+    assert_int_equal(bad, 0);
+    return doc;
+}
+
+static void variants_against_cpu_reference(void **state)
+{
+    (void)state;
+    int ok, total;
+    cJSON *doc = run_sweep(1e9, "cpu_reference", &ok, &total);
+    assert_true(ok >= 3 * 200);
+    cJSON_Delete(doc);
+}
+
+static void variants_against_gpu_reference(void **state)
+{
+    (void)state;
+    int ok, total;
+    cJSON *doc = run_sweep(0, "gpu_reference", &ok, &total);
+    /* every record used the GPU reference and passed its spot checks */
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    for (const cJSON *r = recs->child; r; r = r->next) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "validation");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(v, "reference")->valuestring,
+                            "gpu_f64");
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(v, "spot_checks")->valuedouble, 32);
+    }
+    cJSON_Delete(doc);
+}
+
+/* The GPU reference kernel against the CPU reference, every element. */
+static void gpu_reference_equals_cpu_reference(void **state)
+{
+    (void)state;
+    const convt_backend *be = &convt_backend_cuda;
+    convt_random_spec spec = {.dims_mask = 7, .max_output_elems = 40000, .max_channels = 16};
+    convt_err e;
+    for (int i = 0; i < 60; i++) {
+        convt_problem p = convt_random_problem(99, (uint64_t)i, &spec);
+        int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
+        float *x = be->alloc(4 * nx, &e), *w = be->alloc(4 * nw, &e),
+              *b = p.bias ? be->alloc(4 * p.cout, &e) : NULL;
+        double *ref = be->alloc(8 * ny, &e), *mag = be->alloc(8 * ny, &e);
+        assert_int_equal(be->fill_uniform(x, nx, 1 + i, -1, 1, &e), 0);
+        assert_int_equal(be->fill_uniform(w, nw, 2 + i, -1, 1, &e), 0);
+        if (b)
+            assert_int_equal(be->fill_uniform(b, p.cout, 3 + i, -1, 1, &e), 0);
+        convt_tensors t = {x, w, b, NULL};
+        assert_int_equal(be->reference(&p, &t, ref, mag, &e), 0);
+        float *hx = malloc(4 * nx), *hw = malloc(4 * nw), *hb = p.bias ? malloc(4 * p.cout) : NULL;
+        double *gref = malloc(8 * ny), *cref = malloc(8 * ny), *cmag = malloc(8 * ny);
+        assert_int_equal(be->to_host(hx, x, 4 * nx, &e), 0);
+        assert_int_equal(be->to_host(hw, w, 4 * nw, &e), 0);
+        if (b)
+            assert_int_equal(be->to_host(hb, b, 4 * p.cout, &e), 0);
+        assert_int_equal(be->to_host(gref, ref, 8 * ny, &e), 0);
+        convt_reference(&p, hx, hw, hb, cref, cmag);
+        for (int64_t j = 0; j < ny; j++)
+            if (fabs(gref[j] - cref[j]) > 1e-12 * (cmag[j] + 1e-30))
+                fail_msg("shape %d index %lld: gpu %.17g cpu %.17g", i, (long long)j, gref[j],
+                         cref[j]);
+        free(hx), free(hw), free(hb), free(gref), free(cref), free(cmag);
+        be->release(x), be->release(w), be->release(b), be->release(ref), be->release(mag);
+    }
+}
+
+int main(void)
+{
+    convt_err e;
+    if (convt_backend_cuda.init(&dev, &e)) {
+        printf("SKIP: %s\n", e.msg);
+        return 77;
+    }
+    temp_dir(dir, sizeof dir);
+    printf("device: %s\n", dev.name);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gpu_reference_equals_cpu_reference),
+        cmocka_unit_test(variants_against_cpu_reference),
+        cmocka_unit_test(variants_against_gpu_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void)
+{
+    printf("SKIP: built without CUDA\n");
+    return 77;
+}
+#endif

@@ -1,0 +1,161 @@
+/* Timing statistics, the results document and its atomic write, and the
+ * selection derived from it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "results.h"
+#include "select.h"
+#include "test_util.h"
+
+static void timing_statistics(void **state)
+{
+    (void)state;
+    double v[] = {3, 1, 2, 5, 4};
+    convt_timing t;
+    convt_timing_from_samples(v, 5, &t);
+    assert_int_equal(t.samples, 5);
+    assert_true(t.median_ms == 3 && t.min_ms == 1 && t.max_ms == 5 && t.mean_ms == 3);
+    assert_true(fabs(t.stddev_ms - sqrt(2.5)) < 1e-12);
+    /* quartiles 2 and 4: noise = 2 / 1.349 / 3 */
+    assert_true(fabs(t.noise - 2 / 1.349 / 3) < 1e-12);
+    /* One outlier barely moves the robust noise... */
+    double w[] = {10, 10.01, 9.99, 10.02, 9.98, 10, 55};
+    convt_timing_from_samples(w, 7, &t);
+    assert_true(t.noise < 0.003);
+    assert_true(t.stddev_ms > 10);
+    /* ...but two interleaved clock states are noise, however many agree. */
+    double bi[] = {1, 2, 1, 2, 1, 1, 2};
+    convt_timing_from_samples(bi, 7, &t);
+    assert_true(t.noise > 0.3);
+}
+
+/* A fake backend whose "launch" takes a known time lets the adaptive loop
+ * be tested without a device. */
+static double fake_ms[64];
+static int fake_at;
+static int fake_start(convt_err *e) { (void)e; return 0; }
+static int fake_stop(double *ms, convt_err *e) { (void)e; *ms = fake_ms[fake_at++ % 64]; return 0; }
+static int fake_sync(convt_err *e) { (void)e; return 0; }
+static int fake_flush(convt_err *e) { (void)e; return 0; }
+static int nop(void *arg, convt_err *e) { (void)arg, (void)e; return 0; }
+
+static void adaptive_sampling_stops_on_low_noise(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = fake_start, .timer_stop = fake_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    for (int i = 0; i < 64; i++)
+        fake_ms[i] = 1.0 + 1e-4 * (i % 3);
+    convt_measure_settings s = {.warmup = 1, .min_samples = 5, .max_samples = 50,
+                                .max_time_s = 10, .target_noise = 0.005, .cold_cache = true};
+    convt_timing t;
+    convt_err e;
+    fake_at = 0;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_int_equal(t.samples, 5); /* quiet from the start: stops at the minimum */
+    assert_true(t.target_met);
+    for (int i = 0; i < 64; i++) /* noisy: runs to max_samples and says so */
+        fake_ms[i] = 1.0 + (i % 2);
+    fake_at = 0;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_int_equal(t.samples, 50);
+    assert_false(t.target_met);
+}
+
+static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
+                     double ms)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON *s = cJSON_AddObjectToObject(r, "shape");
+    cJSON_AddStringToObject(s, "key", key);
+    cJSON_AddStringToObject(s, "name", key);
+    cJSON_AddStringToObject(r, "variant", variant);
+    cJSON_AddStringToObject(r, "tier", tier);
+    cJSON_AddStringToObject(r, "status", status);
+    cJSON_AddObjectToObject(r, "launch");
+    cJSON_AddStringToObject(r, "launch_key", "-");
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "timing"), "median_ms", ms);
+    return r;
+}
+
+static void selection_picks_fastest_valid(void **state)
+{
+    (void)state;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *recs = cJSON_AddArrayToObject(doc, "records");
+    cJSON_AddItemToArray(recs, record("A", "gather", "fp32", "ok", 4.0));
+    cJSON_AddItemToArray(recs, record("A", "cudnn_fp32", "fp32", "ok", 2.0));
+    cJSON_AddItemToArray(recs, record("A", "fastbroken", "fp32", "wrong", 0.1)); /* never wins */
+    cJSON_AddItemToArray(recs, record("A", "mine", "fp32", "ok", 1.0));
+    cJSON_AddItemToArray(recs, record("A", "cudnn_tf32", "tf32", "ok", 0.5)); /* other tier */
+    cJSON_AddItemToArray(recs, record("B", "gather", "fp32", "failed", 1.0));
+    cJSON *sel = convt_select(doc);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sel, "selections");
+    assert_int_equal(cJSON_GetArraySize(rows), 3);
+    const cJSON *a32 = cJSON_GetArrayItem(rows, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(a32, "variant")->valuestring, "mine");
+    assert_true(cJSON_GetObjectItemCaseSensitive(a32, "speedup")->valuedouble == 2.0);
+    const cJSON *a16 = cJSON_GetArrayItem(rows, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(a16, "tier")->valuestring, "tf32");
+    assert_true(cJSON_GetObjectItemCaseSensitive(a16, "speedup")->valuedouble == 1.0);
+    const cJSON *b = cJSON_GetArrayItem(rows, 2);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(b, "variant")));
+    cJSON_Delete(sel);
+    cJSON_Delete(doc);
+}
+
+static void results_write_is_atomic_and_complete(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/sub/dir/results.json", dir); /* directories made */
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "tool", "convt-bench");
+    convt_err e;
+    assert_int_equal(convt_results_write(doc, path, &e), 0);
+    cJSON_AddNumberToObject(doc, "second", 2);
+    assert_int_equal(convt_results_write(doc, path, &e), 0); /* replaces */
+    cJSON *back = read_json(path);
+    assert_non_null(back);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(back, "second"));
+    cJSON_Delete(back);
+    /* An unwritable place is an error with the path in it, not a crash. */
+    assert_int_equal(convt_results_write(doc, "/proc/no/such/place.json", &e), -1);
+    assert_non_null(strstr(e.msg, "/proc/no"));
+    cJSON_Delete(doc);
+}
+
+static void floor_is_the_larger_of_two_limits(void **state)
+{
+    (void)state;
+    convt_problem p = convt_problem_default(1);
+    p.n = 1, p.cin = 1000, p.cout = 1000, p.in[0] = 1000, p.k[0] = 1;
+    convt_ceilings c = {.copy_gbps = 1000, .gemm_gflops = {1000, 8000}};
+    /* 2 GFLOP; 4*(1e6 + 1e6 + 1e6) = 12 MB -> 2 ms of math, 0.012 ms of memory */
+    assert_true(fabs(convt_floor_ms(&p, CONVT_TIER_FP32, &c) - 2.0) < 1e-9);
+    assert_true(fabs(convt_floor_ms(&p, CONVT_TIER_TF32, &c) - 0.25) < 1e-9);
+    c.copy_gbps = 1; /* now memory-bound: 12 ms */
+    assert_true(fabs(convt_floor_ms(&p, CONVT_TIER_TF32, &c) - 12.0) < 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(timing_statistics),
+        cmocka_unit_test(adaptive_sampling_stops_on_low_noise),
+        cmocka_unit_test(selection_picks_fastest_valid),
+        cmocka_unit_test(results_write_is_atomic_and_complete),
+        cmocka_unit_test(floor_is_the_larger_of_two_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

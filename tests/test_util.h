@@ -1,0 +1,21 @@
+/* Helpers shared by the tests: paths, temporary files, running the binary. */
+#ifndef CONVT_TESTS_TEST_UTIL_H
+#define CONVT_TESTS_TEST_UTIL_H
+
+#include <stddef.h>
+
+typedef struct cJSON cJSON;
+
+/* $CONVT_SOURCE_ROOT/rel (meson sets it; "." otherwise). */
+void source_path(const char *rel, char *buf, size_t len);
+/* A fresh directory under /tmp, removed by nobody: tests are cheap. */
+void temp_dir(char *buf, size_t len);
+void write_file(const char *path, const char *text);
+/* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
+char *read_file(const char *path);
+cJSON *read_json(const char *path);
+/* Runs "$CONVT_BENCH args" with stdout+stderr captured into *output
+ * (malloc'd); returns the exit status. */
+int run_bench(const char *args, char **output);
+
+#endif
