@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Everything convt-bench needs on a GPU machine without network, in one call:
+# unpack the carried Debian packages (cJSON, cmocka, which such machines lack),
+# configure, build, run every test (the GPU ones included), run the
+# KernelBench sweep, and leave logs and results in $OUT.
+#
+#   bash tools/gpu-run.sh [OUT_DIR]        (default: ./gpu-out)
+#
+# Fetch the packages beforehand on a machine with network:
+#   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
+# Set CONVT_CONFIGS to run other sweeps (space-separated, default
+# configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests.
+set -uo pipefail
+OUT=${1:-${OUT:-$PWD/gpu-out}}
+mkdir -p "$OUT"
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+deps=/tmp/convt-deps
+if ls .deps/*.deb >/dev/null 2>&1; then
+  mkdir -p "$deps"
+  for f in .deps/*.deb; do dpkg -x "$f" "$deps"; done
+  export PKG_CONFIG_PATH="$deps/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export PKG_CONFIG_SYSROOT_DIR="$deps"
+  export CPATH="$deps/usr/include${CPATH:+:$CPATH}"
+  export LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+  nvcc --version | tail -1
+} > "$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+
+build=build-gpu
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled > "$OUT/setup.log" 2>&1 \
+    || { tail -40 "$OUT/setup.log"; exit 1; }
+fi
+ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/build.log" | head -60; exit 1; }
+grep -E 'warning' "$OUT/build.log" | head -20
+
+status=0
+if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
+  meson test -C "$build" --print-errorlogs --num-processes 4 > "$OUT/tests.log" 2>&1 || status=1
+  grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):' "$OUT/tests.log"
+  grep -E 'runs ok|SKIP' "$build/meson-logs/testlog.txt" | head
+  cp "$build/meson-logs/testlog.txt" "$OUT/testlog.txt"
+fi
+
+for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
+  name=$(basename "$cfg" .json)
+  "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1 || status=1
+  grep -vE '^\[' "$OUT/$name.log" | tail -45
+done
+nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >> "$OUT/device.txt" 2>&1
+exit $status
