@@ -12,6 +12,10 @@
  * fastest algorithm whose math mode fits the tier: cudnn_fp32 sets
  * CUDNN_FMA_MATH (strict float32, PyTorch's allow_tf32=False), cudnn_tf32
  * CUDNN_DEFAULT_MATH (TF32 tensor cores allowed, PyTorch's default).
+ * Knob `search`: 1 (default) runs cudnnFind as above; 0 takes the first
+ * algorithm of cuDNN's heuristic (cudnnGetConvolutionBackwardDataAlgorithm_v7)
+ * that fits, which costs milliseconds instead of seconds per shape: the GPU
+ * tests use it to cover hundreds of shapes.
  * One-dimensional problems run as 2-D with a leading size-1 dimension,
  * since cuDNN's descriptors start at 4 dimensions. */
 #include <stdio.h>
@@ -205,8 +209,32 @@ static int find_algorithm(const convt_variant *v, const convt_tensors *t,
                       v->tier == CONVT_TIER_FP32 ? "FMA (strict float32)" : "any");
 }
 
+/* cuDNN's heuristic ranking, without running anything. */
+static int heuristic_algorithm(const convt_variant *v, const convt_context *ctx, cudnn_state *s,
+                               convt_err *e)
+{
+    enum { MAX_ALGOS = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT };
+    cudnnConvolutionBwdDataAlgoPerf_t perf[MAX_ALGOS];
+    int returned = 0;
+    CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, s->w_desc, s->x_desc, s->conv,
+                                                          s->y_desc, MAX_ALGOS, &returned, perf),
+              e);
+    s->algos_tried = returned;
+    for (int i = 0; i < returned; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > ctx->workspace_limit ||
+            !math_fits(v->tier, perf[i].mathType))
+            continue;
+        s->algo = perf[i].algo;
+        s->workspace = perf[i].memory;
+        s->math = perf[i].mathType;
+        CUDNN_TRY(cudnnSetConvolutionMathType(s->conv, s->math), e);
+        return 0;
+    }
+    return convt_fail(e, "cuDNN's heuristic offered %d algorithms, none usable", returned);
+}
+
 static int cudnn_prepare_tier(const convt_variant *v, const convt_problem *p,
-                              const convt_tensors *t, const convt_context *ctx, void **state,
+                              const convt_launch *l, const convt_tensors *t, const convt_context *ctx, void **state,
                               size_t *workspace, convt_err *e)
 {
     if (get_handle(e))
@@ -220,7 +248,8 @@ static int cudnn_prepare_tier(const convt_variant *v, const convt_problem *p,
         cudnn_release(s);
         return convt_fail(e, "cudnnSetStream: %s", cudnnGetErrorString(st));
     }
-    if (make_descriptors(p, s, e) || find_algorithm(v, t, ctx, s, e)) {
+    if (make_descriptors(p, s, e) ||
+        (l->value[0] ? find_algorithm(v, t, ctx, s, e) : heuristic_algorithm(v, ctx, s, e))) {
         cudnn_release(s);
         return -1;
     }
@@ -250,9 +279,9 @@ static void cudnn_describe(const void *state, char *buf, size_t len)
     const cudnn_state *s = state;
     static const char *const math[] = {"DEFAULT", "TENSOR_OP", "TENSOR_OP_ALLOW_CONVERSION",
                                        "FMA"};
-    snprintf(buf, len, "algo=%d math=%s workspace=%zu find_ms=%.3f found=%d", (int)s->algo,
-             (unsigned)s->math < 4 ? math[s->math] : "?", s->workspace, s->find_ms,
-             s->algos_tried);
+    snprintf(buf, len, "algo=%d math=%s workspace=%zu %s_ms=%.3f candidates=%d", (int)s->algo,
+             (unsigned)s->math < 4 ? math[s->math] : "?", s->workspace,
+             s->find_ms > 0 ? "find" : "heuristic", s->find_ms, s->algos_tried);
 }
 
 extern const convt_variant convt_variant_cudnn_fp32, convt_variant_cudnn_tf32;
@@ -260,15 +289,13 @@ extern const convt_variant convt_variant_cudnn_fp32, convt_variant_cudnn_tf32;
 static int prepare_fp32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                         const convt_context *ctx, void **state, size_t *ws, convt_err *e)
 {
-    (void)l;
-    return cudnn_prepare_tier(&convt_variant_cudnn_fp32, p, t, ctx, state, ws, e);
+    return cudnn_prepare_tier(&convt_variant_cudnn_fp32, p, l, t, ctx, state, ws, e);
 }
 
 static int prepare_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                         const convt_context *ctx, void **state, size_t *ws, convt_err *e)
 {
-    (void)l;
-    return cudnn_prepare_tier(&convt_variant_cudnn_tf32, p, t, ctx, state, ws, e);
+    return cudnn_prepare_tier(&convt_variant_cudnn_tf32, p, l, t, ctx, state, ws, e);
 }
 
 const convt_variant convt_variant_cudnn_fp32 = {
@@ -277,6 +304,11 @@ const convt_variant convt_variant_cudnn_fp32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = false,
+    .n_knobs = 1,
+    .knobs = {{.name = "search",
+               .help = "1: cudnnFind (measured), 0: cuDNN's heuristic",
+               .n_defaults = 1,
+               .defaults = {1}}},
     .supports = cudnn_supports,
     .prepare = prepare_fp32,
     .launch = cudnn_launch,
@@ -290,6 +322,11 @@ const convt_variant convt_variant_cudnn_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false,
+    .n_knobs = 1,
+    .knobs = {{.name = "search",
+               .help = "1: cudnnFind (measured), 0: cuDNN's heuristic",
+               .n_defaults = 1,
+               .defaults = {1}}},
     .supports = cudnn_supports,
     .prepare = prepare_tf32,
     .launch = cudnn_launch,

@@ -29,6 +29,7 @@ static char dir[256];
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
     "{\"variants\": [\"gather\", \"cudnn_*\"], \"seed\": 77," \
+    " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}}," \
     " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
     " \"random\": {\"count\": 220, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
@@ -59,7 +60,7 @@ static cJSON *run_sweep(double cpu_gflop, const char *name, int *ok, int *total)
     free(cfg.selection);
     snprintf(path, sizeof path, "%s/%s.selection.json", dir, name);
     cfg.selection = strdup(path);
-    convt_run_options opt = {.quiet = true};
+    convt_run_options opt = {.quiet = false};
     convt_run_summary sum;
     if (convt_run(&cfg, &convt_backend_cuda, &dev, &opt, &sum, &e))
         fail_msg("%s", e.msg);

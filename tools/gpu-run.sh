@@ -42,17 +42,19 @@ ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/
 grep -E 'warning' "$OUT/build.log" | head -20
 
 status=0
-if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
-  meson test -C "$build" --print-errorlogs --num-processes 4 > "$OUT/tests.log" 2>&1 || status=1
-  grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):' "$OUT/tests.log"
-  grep -E 'runs ok|SKIP' "$build/meson-logs/testlog.txt" | head
-  cp "$build/meson-logs/testlog.txt" "$OUT/testlog.txt"
-fi
-
 for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   name=$(basename "$cfg" .json)
-  "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1 || status=1
+  timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
+    > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
 done
+if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
+  timeout ${CONVT_TEST_TIMEOUT:-240} meson test -C "$build" --print-errorlogs --num-processes 4 \
+    > "$OUT/tests.log" 2>&1 || status=1
+  grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):' "$OUT/tests.log"
+  grep -E 'runs ok|SKIP' "$build/meson-logs/testlog.txt" | head
+  cp "$build/meson-logs/testlog.txt" "$OUT/testlog.txt" 2>/dev/null
+fi
+
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >> "$OUT/device.txt" 2>&1
 exit $status
