@@ -129,7 +129,9 @@ static int make_descriptors(const convt_problem *p, cudnn_state *s, convt_err *e
         fdim[2 + i] = d < 0 ? 1 : (int)p->k[d];
         pad[i] = d < 0 ? 0 : (int)p->pad[d];
         stride[i] = d < 0 ? 1 : (int)p->stride[d];
-        dil[i] = d < 0 ? 1 : (int)p->dil[d];
+        /* A one-tap kernel has no dilation to speak of; cuDNN 9.14's
+         * heuristic raised SIGFPE on k=1 with dil=2 (seen on the H100). */
+        dil[i] = d < 0 || p->k[d] == 1 ? 1 : (int)p->dil[d];
     }
     CUDNN_TRY(cudnnSetFilterNdDescriptor(s->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nd + 2,
                                          fdim),
