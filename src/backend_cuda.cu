@@ -182,7 +182,7 @@ static int cuda_init(convt_device_info *info, convt_err *e)
     CUDA_TRY(cudaGetDeviceProperties(&prop, device_id), e);
     memset(info, 0, sizeof *info);
     info->backend = CONVT_BACKEND_CUDA;
-    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    snprintf(info->name, sizeof info->name, "%.127s", prop.name);
     info->sm_count = prop.multiProcessorCount;
     info->cc_major = prop.major;
     info->cc_minor = prop.minor;

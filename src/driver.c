@@ -16,6 +16,7 @@
 #include "reference.h"
 #include "results.h"
 #include "select.h"
+#include "watchdog.h"
 
 #if CONVT_HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>
@@ -376,6 +377,18 @@ static double wall_ms(void)
 
 enum { SHAPE_OK = 0, SHAPE_LOST = 1 };
 
+/* Arms the watchdog for one blocking step of one run. */
+static void arm(const convt_config *cfg, double extra_s, const convt_problem *p, const entry *en,
+                const char *step)
+{
+    char what[512], launch[256] = "";
+    if (en)
+        convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+    snprintf(what, sizeof what, "%s of %s%s%s%s%s", step, p->name, en ? " / " : "",
+             en ? en->variant->name : "", en ? " " : "", launch);
+    convt_watchdog_arm(cfg->measure.hang_timeout_s + extra_s, what);
+}
+
 /* Runs every entry not yet done. Returns SHAPE_LOST when the device context
  * was lost (the entry responsible is marked failed), so the caller can
  * recover and call again for the rest. */
@@ -439,7 +452,10 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         size_t ws = en->variant->workspace_size ? en->variant->workspace_size(p, &en->launch) : 0;
         if (en->variant->prepare) {
             double t0 = wall_ms();
-            if (en->variant->prepare(p, &en->launch, &t, &ctx, &en->state, &ws, &e)) {
+            arm(cfg, 0, p, en, "prepare");
+            int failed = en->variant->prepare(p, &en->launch, &t, &ctx, &en->state, &ws, &e);
+            convt_watchdog_disarm();
+            if (failed) {
                 finish(en, CONVT_STATUS_FAILED, "prepare: ", e.msg);
                 CHECK_LOST(en);
                 continue;
@@ -479,7 +495,10 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         const char *which = "";
         int spots;
         double spot_max;
-        if (make_reference(be, cfg, p, &sb, si, trial, &which, &spots, &spot_max, &e)) {
+        arm(cfg, 0, p, NULL, "the reference");
+        int ref_failed = make_reference(be, cfg, p, &sb, si, trial, &which, &spots, &spot_max, &e);
+        convt_watchdog_disarm();
+        if (ref_failed) {
             for (int i = 0; i < n; i++)
                 if (!list[i].done)
                     finish(&list[i], CONVT_STATUS_FAILED, "reference: ", e.msg);
@@ -501,8 +520,10 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             snprintf(name, sizeof name, "validate %s %s %s", p->name, en->variant->name, launch);
             clo.en = en;
             RANGE_PUSH(name);
+            arm(cfg, 0, p, en, "the validation run");
             int bad = be->fill_nan(sb.y, convt_y_elems(p), &e) || enqueue(&clo, &e) ||
                       be->synchronize(&e);
+            convt_watchdog_disarm();
             RANGE_POP();
             if (bad) {
                 finish(en, CONVT_STATUS_FAILED, "", e.msg);
@@ -545,7 +566,9 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         snprintf(name, sizeof name, "%s %s %s", p->name, en->variant->name, launch);
         clo.en = en;
         RANGE_PUSH(name);
+        arm(cfg, cfg->measure.max_time_s + cfg->measure.min_time_s, p, en, "timing");
         int bad = convt_measure(be, &cfg->measure, enqueue, &clo, &en->rec.timing, &e);
+        convt_watchdog_disarm();
         RANGE_POP();
         if (bad) {
             finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
@@ -603,12 +626,17 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
         memset(&ceil, 0, sizeof ceil);
         snprintf(ceil.method, sizeof ceil.method, "not measured: %s", e->msg);
     } else if (!opt->quiet) {
-        fprintf(stderr, "convt-bench: copy %.0f GB/s, fp32 %.1f TFLOP/s, tf32 %.1f TFLOP/s\n",
-                ceil.copy_gbps, ceil.gemm_gflops[CONVT_TIER_FP32] / 1e3,
-                ceil.gemm_gflops[CONVT_TIER_TF32] / 1e3);
+        fprintf(stderr, "convt-bench: copy %.0f GB/s, fp32 %.1f GFLOP/s, tf32 %.1f GFLOP/s\n",
+                ceil.copy_gbps, ceil.gemm_gflops[CONVT_TIER_FP32],
+                ceil.gemm_gflops[CONVT_TIER_TF32]);
     }
     cJSON *doc = convt_results_create(cfg, be, dev, &ceil);
     int rc = -1;
+    if (convt_watchdog_start(cfg->output)) {
+        convt_fail(e, "cannot start the watchdog thread");
+        cJSON_Delete(doc);
+        return -1;
+    }
     for (int si = 0; si < cfg->n_shapes; si++) {
         const convt_problem *p = &cfg->shapes[si];
         entry *list;
@@ -657,6 +685,7 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
     printf("\nresults: %s\nselection: %s\n", cfg->output, cfg->selection);
     rc = 0;
 out:
+    convt_watchdog_stop();
     cJSON_Delete(doc);
     return rc;
 }

@@ -35,6 +35,7 @@ typedef struct convt_measure_settings {
     double max_time_s;     /* budget per run; sampling stops when spent */
     double target_noise;   /* stop once the robust relative noise is below this */
     bool cold_cache;       /* flush the last-level cache before every sample */
+    double hang_timeout_s; /* a device step longer than this is a hang (watchdog.h) */
 } convt_measure_settings;
 
 typedef struct convt_validation_settings {

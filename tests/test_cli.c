@@ -122,6 +122,29 @@ static void a_sweep_records_everything(void **state)
     free(data);
 }
 
+/* A step that outlives measure.hang_timeout_s ends the run with status 3 and
+ * a message naming the run and the results file; earlier shapes are kept. */
+static void watchdog_turns_a_hang_into_exit_3(void **state)
+{
+    (void)state;
+    char cfg[512], args[1024], path[512], *out;
+    snprintf(cfg, sizeof cfg, "%s/hang.json", dir);
+    write_file(cfg, "{\"variants\": [\"cpu_gather\"], \"measure\": {\"hang_timeout_s\": 0.3,"
+                    " \"max_time_s\": 0.05, \"max_samples\": 2, \"min_samples\": 1, \"cache\": \"warm\"},"
+                    " \"shapes\": [{\"name\": \"quick\", \"n\": 1, \"cin\": 2, \"cout\": 2, \"in\": [8], \"k\": [3]},"
+                    " {\"name\": \"slow\", \"n\": 4, \"cin\": 64, \"cout\": 64, \"in\": [96, 96], \"k\": [5, 5]}]}");
+    snprintf(args, sizeof args, "--backend cpu --config %s --out %s/hang-r.json", cfg, dir);
+    int st = run_bench(args, &out);
+    if (st != 3 || !strstr(out, "did not finish within") || !strstr(out, "of slow"))
+        fail_msg("exit %d:\n%s", st, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/hang-r.json", dir);
+    cJSON *doc = read_json(path); /* the quick shape was recorded before the hang */
+    assert_non_null(doc);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "records")), 1);
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     temp_dir(dir, sizeof dir);
@@ -129,6 +152,7 @@ int main(void)
         cmocka_unit_test(help_version_list),
         cmocka_unit_test(dry_run_lists_the_plan),
         cmocka_unit_test(a_sweep_records_everything),
+        cmocka_unit_test(watchdog_turns_a_hang_into_exit_3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
