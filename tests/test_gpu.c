@@ -135,6 +135,8 @@ static void variants_against_gpu_reference(void **state)
     /* every record used the GPU reference and passed its spot checks */
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     for (const cJSON *r = recs->child; r; r = r->next) {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok"))
+            continue; /* stated skips carry no validation */
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "validation");
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(v, "reference")->valuestring,
                             "gpu_f64");

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what convt-bench needs to build on Debian/Ubuntu (if missing) and
+# configures the build tree. Sourced by tools/run-default and tools/test.
+# The CUDA Toolkit is used when nvcc is found (PATH or /usr/local/cuda);
+# without it the build is CPU-only.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [ -d /usr/local/cuda/bin ] && ! command -v nvcc >/dev/null; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
+need=()
+command -v meson >/dev/null || need+=(meson)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v pkg-config >/dev/null || need+=(pkgconf)
+command -v cc >/dev/null || need+=(gcc)
+pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
+pkg-config --exists cmocka 2>/dev/null || need+=(libcmocka-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+fi
+
+BUILD=${BUILD:-build}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  meson setup "$BUILD" >&2
+fi
+ninja -C "$BUILD" >&2
