@@ -168,6 +168,29 @@ static bool math_fits(convt_tier tier, cudnnMathType_t m)
     return tier == CONVT_TIER_TF32 || m == CUDNN_FMA_MATH;
 }
 
+/* The first of cuDNN's ranked candidates that ran, fits the workspace limit
+ * and has a math mode the tier allows. */
+static int choose(const convt_variant *v, const convt_context *ctx, cudnn_state *s,
+                  const cudnnConvolutionBwdDataAlgoPerf_t *perf, int returned, const char *source,
+                  convt_err *e)
+{
+    s->algos_tried = returned;
+    for (int i = 0; i < returned; i++) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > ctx->workspace_limit ||
+            !math_fits(v->tier, perf[i].mathType))
+            continue;
+        s->algo = perf[i].algo;
+        s->workspace = perf[i].memory;
+        s->math = perf[i].mathType;
+        CUDNN_TRY(cudnnSetConvolutionMathType(s->conv, s->math), e);
+        return 0;
+    }
+    return convt_fail(e, "%s offered %d algorithms, none usable within %.0f MiB of workspace "
+                         "with %s math",
+                      source, returned, ctx->workspace_limit / 1048576.0,
+                      v->tier == CONVT_TIER_FP32 ? "FMA (strict float32)" : "any");
+}
+
 static int find_algorithm(const convt_variant *v, const convt_tensors *t,
                           const convt_context *ctx, cudnn_state *s, convt_err *e)
 {
@@ -205,21 +228,7 @@ static int find_algorithm(const convt_variant *v, const convt_tensors *t,
         CUDA_TRY(cudaFree(ws), e);
     CUDNN_TRY(st, e);
     s->find_ms = ms;
-    s->algos_tried = returned;
-    for (int i = 0; i < returned; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > ctx->workspace_limit ||
-            !math_fits(v->tier, perf[i].mathType))
-            continue;
-        s->algo = perf[i].algo;
-        s->workspace = perf[i].memory;
-        s->math = perf[i].mathType;
-        CUDNN_TRY(cudnnSetConvolutionMathType(s->conv, s->math), e);
-        return 0;
-    }
-    return convt_fail(e, "cudnnFind returned %d algorithms, none usable within %.0f MiB of "
-                         "workspace with %s math",
-                      returned, ctx->workspace_limit / 1048576.0,
-                      v->tier == CONVT_TIER_FP32 ? "FMA (strict float32)" : "any");
+    return choose(v, ctx, s, perf, returned, "cudnnFind", e);
 }
 
 /* cuDNN's heuristic ranking, without running anything. */
@@ -232,18 +241,7 @@ static int heuristic_algorithm(const convt_variant *v, const convt_context *ctx,
     CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, s->w_desc, s->x_desc, s->conv,
                                                           s->y_desc, MAX_ALGOS, &returned, perf),
               e);
-    s->algos_tried = returned;
-    for (int i = 0; i < returned; i++) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].memory > ctx->workspace_limit ||
-            !math_fits(v->tier, perf[i].mathType))
-            continue;
-        s->algo = perf[i].algo;
-        s->workspace = perf[i].memory;
-        s->math = perf[i].mathType;
-        CUDNN_TRY(cudnnSetConvolutionMathType(s->conv, s->math), e);
-        return 0;
-    }
-    return convt_fail(e, "cuDNN's heuristic offered %d algorithms, none usable", returned);
+    return choose(v, ctx, s, perf, returned, "cuDNN's heuristic", e);
 }
 
 static int cudnn_prepare_tier(const convt_variant *v, const convt_problem *p,
