@@ -11,6 +11,9 @@ extern const convt_variant convt_variant_cpu_gather;
 extern const convt_variant convt_variant_cpu_scatter;
 #if CONVT_HAVE_CUDA
 extern const convt_variant convt_variant_gather;
+extern const convt_variant convt_variant_scatter_atomic;
+extern const convt_variant convt_variant_im2col_gemm;
+extern const convt_variant convt_variant_im2col_gemm_tf32;
 #endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
@@ -22,6 +25,9 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_cpu_scatter,
 #if CONVT_HAVE_CUDA
     &convt_variant_gather,
+    &convt_variant_scatter_atomic,
+    &convt_variant_im2col_gemm,
+    &convt_variant_im2col_gemm_tf32,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,

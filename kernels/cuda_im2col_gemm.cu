@@ -1,0 +1,217 @@
+/* im2col_gemm, im2col_gemm_tf32: the GEMM formulation of Caffe and PyTorch's
+ * slow path.
+ *
+ * Per group g and image n, one matrix product makes every (output channel,
+ * tap) contribution of every input position:
+ *     cols[col*taps + k][p] = sum_ci w[ci][col][k] * x[n][ci][p]
+ * (M = cout/groups * taps rows, P = prod(L_in) columns, K = cin/groups),
+ * computed by cuBLAS, strided-batched over a chunk of images. col2im then
+ * gathers: y[n][co][o] = bias + sum over the taps k that reach o of
+ * cols[col*taps + k][i(o, k)], with the same divisibility test as `gather`;
+ * no atomics, bias fused. The columns live in the workspace, declared through
+ * the interface: `images` images at a time (0: all of them); a shape whose
+ * workspace exceeds workspace_limit_mb is skipped with that reason.
+ * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
+ * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
+ *
+ *   convt-bench --config configs/kernelbench-l1.json   (variants: ["im2col_gemm*"]) */
+#include <cublas_v2.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "hostdevice.h"
+#include "variant.h"
+
+static cublasHandle_t handle;
+static int handle_generation = -1;
+
+static int get_handle(convt_err *e)
+{
+    if (handle && handle_generation == convt_cuda_generation)
+        return 0;
+    handle = NULL; /* a handle of a reset context is gone with it */
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasCreate failed");
+    handle_generation = convt_cuda_generation;
+    return 0;
+}
+
+static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
+{
+    return l->value[1] <= 0 || l->value[1] > p->n ? p->n : l->value[1];
+}
+
+static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
+{
+    int64_t m = p->cout / p->groups * convt_taps(p);
+    return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
+           (size_t)convt_in_spatial(p) * sizeof(float);
+}
+
+static bool im2col_supports(const convt_problem *p, const convt_launch *l,
+                            const convt_context *ctx, char *why, size_t why_len)
+{
+    int64_t block = l->value[0];
+    if (block < 32 || block > ctx->dev->max_threads_per_block || block % 32) {
+        snprintf(why, why_len, "block = %lld must be a multiple of 32 in [32, %d]",
+                 (long long)block, ctx->dev->max_threads_per_block);
+        return false;
+    }
+    int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
+    if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64) {
+        snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
+        return false;
+    }
+    size_t ws = im2col_workspace(p, l);
+    if (ws > ctx->workspace_limit) {
+        snprintf(why, why_len,
+                 "the columns need %.1f MiB of workspace for %lld image(s) at a time, above the "
+                 "limit of %.0f MiB (workspace_limit_mb)",
+                 ws / 1048576.0, (long long)images_per_chunk(p, l),
+                 ctx->workspace_limit / 1048576.0);
+        return false;
+    }
+    return true;
+}
+
+static int im2col_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                          const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)p, (void)l, (void)t, (void)ctx, (void)state, (void)workspace;
+    return get_handle(e); /* cublasCreate allocates: never inside launch */
+}
+
+struct col2im_args {
+    int64_t cout, cout_g, groups, taps, P, n0, count;
+    convt_shape3 s;
+};
+
+/* One thread per output element of the chunk. */
+__global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
+                              const float *__restrict__ b, float *__restrict__ y)
+{
+    int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (idx >= a.count)
+        return;
+    const convt_shape3 &s = a.s;
+    int64_t o2 = idx % s.out[2], r = idx / s.out[2];
+    int64_t o1 = r % s.out[1];
+    r /= s.out[1];
+    int64_t o0 = r % s.out[0];
+    r /= s.out[0];
+    int64_t co = r % a.cout, nl = r / a.cout; /* image within the chunk */
+    int64_t g = co / a.cout_g, col = co - g * a.cout_g;
+    const float *c = cols + ((nl * a.groups + g) * a.cout_g + col) * a.taps * a.P;
+    float acc = b ? b[co] : 0.0f;
+    for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
+        int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
+        if (i0 < 0)
+            continue;
+        for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
+            int64_t i1 = convt_gather_src(o1, k1, s.stride[1], s.pad[1], s.dil[1], s.in[1]);
+            if (i1 < 0)
+                continue;
+            for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
+                int64_t i2 = convt_gather_src(o2, k2, s.stride[2], s.pad[2], s.dil[2], s.in[2]);
+                if (i2 < 0)
+                    continue;
+                int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
+                acc += c[k * a.P + (i0 * s.in[1] + i1) * s.in[2] + i2];
+            }
+        }
+    }
+    y[(a.n0 * a.cout) * (s.out[0] * s.out[1] * s.out[2]) + idx] = acc;
+}
+
+static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *p,
+                              const convt_launch *l, const convt_tensors *t, void *workspace,
+                              const convt_context *ctx, convt_err *e)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    float *cols = (float *)workspace;
+    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    const int64_t taps = convt_taps(p), P = convt_in_spatial(p), M = cout_g * taps;
+    const int64_t chunk = images_per_chunk(p, l);
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasSetStream failed");
+    col2im_args a;
+    a.cout = p->cout;
+    a.cout_g = cout_g;
+    a.groups = p->groups;
+    a.taps = taps;
+    a.P = P;
+    a.s = convt_problem_as_3d(p);
+    int block = (int)l->value[0];
+    for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
+        int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
+        for (int64_t g = 0; g < p->groups; g++) {
+            /* Column-major view: cols^T (P x M) = x^T (P x K) * w_g (K x M). */
+            cublasStatus_t s = cublasGemmStridedBatchedEx(
+                handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, &one,
+                t->x + (n0 * p->cin + g * cin_g) * P, CUDA_R_32F, (int)P, p->cin * P,
+                t->w + g * cin_g * M, CUDA_R_32F, (int)M, 0, &zero, cols + g * M * P, CUDA_R_32F,
+                (int)P, p->groups * M * P, (int)count, compute, CUBLAS_GEMM_DEFAULT);
+            if (s != CUBLAS_STATUS_SUCCESS)
+                return convt_fail(e, "cublasGemmStridedBatchedEx (group %lld): status %d",
+                                  (long long)g, (int)s);
+        }
+        a.n0 = n0;
+        a.count = count * p->cout * convt_out_spatial(p);
+        col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(a, cols, t->b,
+                                                                                   t->y);
+        CUDA_TRY_LAUNCH(e);
+    }
+    return 0;
+}
+
+static int launch_fp32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)state;
+    return im2col_launch_tier(CUBLAS_COMPUTE_32F, p, l, t, workspace, ctx, e);
+}
+
+static int launch_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)state;
+    return im2col_launch_tier(CUBLAS_COMPUTE_32F_FAST_TF32, p, l, t, workspace, ctx, e);
+}
+
+#define IM2COL_KNOBS                                                                          \
+    .n_knobs = 2,                                                                             \
+    .knobs = {{.name = "block", .help = "col2im threads per block", .n_defaults = 1,          \
+               .defaults = {256}},                                                            \
+              {.name = "images", .help = "images per GEMM batch (0: all; bounds the workspace)", \
+               .n_defaults = 2, .defaults = {1, 0}}}
+
+extern "C" const convt_variant convt_variant_im2col_gemm = {
+    .name = "im2col_gemm",
+    .summary = "cuBLAS GEMM W^T X into columns per group (strict float32), col2im gathers + bias",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    IM2COL_KNOBS,
+    .supports = im2col_supports,
+    .workspace_size = im2col_workspace,
+    .prepare = im2col_prepare,
+    .launch = launch_fp32,
+    .release = NULL,
+    .describe = NULL,
+};
+
+extern "C" const convt_variant convt_variant_im2col_gemm_tf32 = {
+    .name = "im2col_gemm_tf32",
+    .summary = "the same GEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    IM2COL_KNOBS,
+    .supports = im2col_supports,
+    .workspace_size = im2col_workspace,
+    .prepare = im2col_prepare,
+    .launch = launch_tf32,
+    .release = NULL,
+    .describe = NULL,
+};
