@@ -35,11 +35,11 @@ static char dir[256];
 
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
-    "{\"variants\": [\"*\"], \"seed\": 77," \
+    "{\"variants\": %s, \"seed\": 77," \
     " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}}," \
     " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
-    " \"random\": {\"count\": 300, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
+    " \"random\": {\"count\": %d, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
     " \"sweeps\": [" \
     "  {\"name\": \"groups\", \"base\": {\"n\": 2, \"cin\": 8, \"cout\": 8, \"in\": [9, 11]," \
     "   \"k\": 3, \"stride\": 2, \"pad\": 1, \"out_pad\": 1, \"bias\": true}," \
@@ -79,10 +79,17 @@ static void drop_known_hangs(convt_config *cfg)
     cfg->n_shapes = kept;
 }
 
-static cJSON *run_sweep(double cpu_gflop, const char *name, int *ok, int *total)
+/* Our own variants on 300 random shapes; the cuDNN baselines on the first
+ * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
+ * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
+#define OWN_VARIANTS "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\"]"
+#define CUDNN_VARIANTS "[\"cudnn_*\"]"
+
+static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const char *name,
+                        int *ok, int *total)
 {
     char text[4096], path[512];
-    snprintf(text, sizeof text, SWEEP_TEXT, cpu_gflop);
+    snprintf(text, sizeof text, SWEEP_TEXT, variants, cpu_gflop, count);
     convt_config cfg;
     convt_err e;
     if (convt_config_parse(text, "gpu-test", &cfg, &e))
@@ -128,8 +135,11 @@ static void variants_against_cpu_reference(void **state)
 {
     (void)state;
     int ok, total;
-    cJSON *doc = run_sweep(1e6, "cpu_reference", &ok, &total);
-    assert_true(ok >= 8 * 300); /* skips carry stated reasons */
+    cJSON *doc = run_sweep(OWN_VARIANTS, 300, 1e6, "own_cpu_reference", &ok, &total);
+    assert_true(ok >= 6 * 300); /* skips carry stated reasons */
+    cJSON_Delete(doc);
+    doc = run_sweep(CUDNN_VARIANTS, 220, 1e6, "cudnn_cpu_reference", &ok, &total);
+    assert_true(ok >= 2 * 200);
     cJSON_Delete(doc);
 }
 
@@ -137,7 +147,7 @@ static void variants_against_gpu_reference(void **state)
 {
     (void)state;
     int ok, total;
-    cJSON *doc = run_sweep(0, "gpu_reference", &ok, &total);
+    cJSON *doc = run_sweep(OWN_VARIANTS, 300, 0, "gpu_reference", &ok, &total);
     /* every record used the GPU reference and passed its spot checks */
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     for (const cJSON *r = recs->child; r; r = r->next) {
