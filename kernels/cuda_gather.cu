@@ -5,6 +5,9 @@
  * position o when t = o + pad - k*dil is >= 0 and divisible by the stride
  * (convt_gather_src). 64-bit indices throughout: no shape wraps. float32
  * accumulation in a fixed order, so the result is deterministic.
+ * Knob `outs`: each thread computes that many consecutive outputs along the
+ * innermost dimension, sharing the index arithmetic of the outer dimensions
+ * and the weight loads of each tap among them.
  * This is the plain baseline every faster variant is measured against.
  *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["gather"]) */
@@ -17,23 +20,31 @@ struct gather_args {
     convt_shape3 s;
 };
 
+template <int OUTS>
 __global__ void gather_kernel(gather_args a, const float *__restrict__ x,
                               const float *__restrict__ w, const float *__restrict__ b,
                               float *__restrict__ y)
 {
     int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= a.count)
+    if (idx >= a.count) /* a.count: threads, ceil(out2 / OUTS) per output row */
         return;
     const convt_shape3 &s = a.s;
-    int64_t o2 = idx % s.out[2], r = idx / s.out[2];
+    int64_t blocks2 = (s.out[2] + OUTS - 1) / OUTS;
+    int64_t ob = idx % blocks2, r = idx / blocks2;
     int64_t o1 = r % s.out[1];
     r /= s.out[1];
     int64_t o0 = r % s.out[0];
     r /= s.out[0];
     int64_t co = r % a.cout, n = r / a.cout;
     int64_t g = co / a.cout_g, col = co - g * a.cout_g;
+    int64_t o2_0 = ob * OUTS;
+    const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
+    const int64_t taps = s.k[0] * s.k[1] * s.k[2];
 
-    float acc = b ? b[co] : 0.0f;
+    float acc[OUTS];
+#pragma unroll
+    for (int j = 0; j < OUTS; j++)
+        acc[j] = b ? b[co] : 0.0f;
     for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
         int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
         if (i0 < 0)
@@ -43,20 +54,36 @@ __global__ void gather_kernel(gather_args a, const float *__restrict__ x,
             if (i1 < 0)
                 continue;
             for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
-                int64_t i2 = convt_gather_src(o2, k2, s.stride[2], s.pad[2], s.dil[2], s.in[2]);
-                if (i2 < 0)
+                int64_t i2[OUTS];
+                bool any = false;
+#pragma unroll
+                for (int j = 0; j < OUTS; j++) {
+                    i2[j] = o2_0 + j < s.out[2]
+                                ? convt_gather_src(o2_0 + j, k2, s.stride[2], s.pad[2], s.dil[2],
+                                                   s.in[2])
+                                : -1;
+                    any |= i2[j] >= 0;
+                }
+                if (!any)
                     continue;
-                int64_t xoff = (i0 * s.in[1] + i1) * s.in[2] + i2;
+                int64_t xrow = (i0 * s.in[1] + i1) * s.in[2];
                 int64_t woff = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
-                int64_t taps = s.k[0] * s.k[1] * s.k[2];
-                for (int64_t ci = g * a.cin_g; ci < (g + 1) * a.cin_g; ci++)
-                    acc += x[(n * a.cin + ci) * in_plane + xoff] *
-                           w[(ci * a.cout_g + col) * taps + woff];
+                for (int64_t ci = g * a.cin_g; ci < (g + 1) * a.cin_g; ci++) {
+                    float wv = w[(ci * a.cout_g + col) * taps + woff];
+                    const float *xc = x + (n * a.cin + ci) * in_plane + xrow;
+#pragma unroll
+                    for (int j = 0; j < OUTS; j++)
+                        if (i2[j] >= 0)
+                            acc[j] += xc[i2[j]] * wv;
+                }
             }
         }
     }
-    y[idx] = acc;
+    float *yrow = y + ((n * a.cout + co) * s.out[0] + o0) * s.out[1] * s.out[2] + o1 * s.out[2];
+#pragma unroll
+    for (int j = 0; j < OUTS; j++)
+        if (o2_0 + j < s.out[2])
+            yrow[o2_0 + j] = acc[j];
 }
 
 static bool gather_supports(const convt_problem *p, const convt_launch *l,
@@ -69,7 +96,14 @@ static bool gather_supports(const convt_problem *p, const convt_launch *l,
                  (long long)block, ctx->dev->max_threads_per_block);
         return false;
     }
-    int64_t blocks = (convt_y_elems(p) + block - 1) / block;
+    int64_t outs = l->value[1];
+    if (outs != 1 && outs != 2 && outs != 4) {
+        snprintf(why, why_len, "outs = %lld must be 1, 2 or 4 (compiled widths)", (long long)outs);
+        return false;
+    }
+    int64_t threads = convt_y_elems(p) / convt_out_size(p, p->dims - 1) *
+                      ((convt_out_size(p, p->dims - 1) + outs - 1) / outs);
+    int64_t blocks = (threads + block - 1) / block;
     if (blocks > 0x7fffffff) {
         snprintf(why, why_len, "needs %lld blocks, above the grid limit 2^31-1",
                  (long long)blocks);
@@ -87,11 +121,18 @@ static int gather_launch(const convt_problem *p, const convt_launch *l, const co
     a.cout = p->cout;
     a.cin_g = p->cin / p->groups;
     a.cout_g = p->cout / p->groups;
-    a.count = convt_y_elems(p);
     a.s = convt_problem_as_3d(p);
+    int outs = (int)l->value[1];
+    a.count = convt_y_elems(p) / a.s.out[2] * ((a.s.out[2] + outs - 1) / outs);
     int block = (int)l->value[0];
     unsigned grid = (unsigned)((a.count + block - 1) / block);
-    gather_kernel<<<grid, block, 0, (cudaStream_t)ctx->stream>>>(a, t->x, t->w, t->b, t->y);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (outs == 4)
+        gather_kernel<4><<<grid, block, 0, st>>>(a, t->x, t->w, t->b, t->y);
+    else if (outs == 2)
+        gather_kernel<2><<<grid, block, 0, st>>>(a, t->x, t->w, t->b, t->y);
+    else
+        gather_kernel<1><<<grid, block, 0, st>>>(a, t->x, t->w, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -102,11 +143,15 @@ extern "C" const convt_variant convt_variant_gather = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 1,
+    .n_knobs = 2,
     .knobs = {{.name = "block",
                .help = "threads per block",
+               .n_defaults = 2,
+               .defaults = {128, 256}},
+              {.name = "outs",
+               .help = "consecutive outputs per thread along the innermost dimension (1, 2, 4)",
                .n_defaults = 3,
-               .defaults = {128, 256, 512}}},
+               .defaults = {1, 2, 4}}},
     .supports = gather_supports,
     .workspace_size = NULL,
     .prepare = NULL,

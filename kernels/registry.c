@@ -14,6 +14,7 @@ extern const convt_variant convt_variant_gather;
 extern const convt_variant convt_variant_scatter_atomic;
 extern const convt_variant convt_variant_im2col_gemm;
 extern const convt_variant convt_variant_im2col_gemm_tf32;
+extern const convt_variant convt_variant_tiled_smem;
 #endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
@@ -28,6 +29,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_scatter_atomic,
     &convt_variant_im2col_gemm,
     &convt_variant_im2col_gemm_tf32,
+    &convt_variant_tiled_smem,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,

@@ -82,7 +82,7 @@ static void drop_known_hangs(convt_config *cfg)
 /* Our own variants on 300 random shapes; the cuDNN baselines on the first
  * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
  * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
-#define OWN_VARIANTS "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\"]"
+#define OWN_VARIANTS "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\"]"
 #define CUDNN_VARIANTS "[\"cudnn_*\"]"
 
 static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const char *name,

@@ -1,0 +1,276 @@
+/* tiled_smem: output tiles with their input window and weights staged in
+ * shared memory.
+ *
+ * A block owns one image n and group g, a tile of `tile_co` output channels
+ * of that group and `tile_w` consecutive output positions along the
+ * innermost dimension (one thread each, at fixed outer coordinates o0, o1).
+ * For every outer tap (k0, k1) that reaches (o0, o1) and every chunk of
+ * `tile_ci` input channels, the block stages the input window its outputs
+ * read, x[n][ci][i0][i1][lo..hi), and the weights w[ci][tile][k0][k1][:] in
+ * shared memory; each thread then accumulates its `tile_co` outputs in
+ * registers. Taps that cannot contribute are never visited: output o2
+ * receives tap k2 only when k2*dil == o2 + pad (mod stride), so each thread
+ * solves that congruence once and steps through its taps by
+ * stride / gcd(stride, dil). Deterministic; fp32 tier.
+ *
+ *   convt-bench --config configs/kernelbench-l1.json   (variants: ["tiled_smem"]) */
+#include "cuda_check.h"
+#include "hostdevice.h"
+#include "variant.h"
+
+struct tiled_args {
+    int64_t cin, cout, cin_g, cout_g, groups, co_tiles, w_tiles;
+    convt_shape3 s;
+    int tile_ci, win_max;
+};
+
+/* Input positions the tile's outputs [a, a + tile_w) can read: at most
+ * (tile_w - 1 + (K - 1)*dil) / stride + 2 of them. */
+static int window_max(const convt_shape3 &s, int tile_w)
+{
+    return (int)((tile_w - 1 + (s.k[2] - 1) * s.dil[2]) / s.stride[2] + 2);
+}
+
+static size_t smem_bytes(const convt_shape3 &s, int tile_w, int tile_co, int tile_ci)
+{
+    return sizeof(float) * ((size_t)tile_ci * window_max(s, tile_w) +
+                            (size_t)tile_ci * tile_co * (size_t)s.k[2]);
+}
+
+__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+template <int TCO>
+__global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
+                             const float *__restrict__ w, const float *__restrict__ b,
+                             float *__restrict__ y)
+{
+    extern __shared__ float smem[];
+    const convt_shape3 &s = a.s;
+    float *xs = smem;                                 /* [tile_ci][win_max] */
+    float *ws = smem + (size_t)a.tile_ci * a.win_max; /* [tile_ci][TCO][K2] */
+
+    int64_t bx = blockIdx.x;
+    int64_t wt = bx % a.w_tiles, row = bx / a.w_tiles;
+    int64_t o1 = row % s.out[1], o0 = row / s.out[1];
+    int64_t by = blockIdx.y;
+    int64_t ct = by % a.co_tiles, r = by / a.co_tiles;
+    int64_t g = r % a.groups, n = r / a.groups;
+    int64_t tile_a = wt * blockDim.x;
+    int64_t o2 = tile_a + threadIdx.x;
+    int64_t col0 = ct * TCO;
+
+    /* This thread's taps along the innermost dimension: k2*dil = o2+pad (mod stride). */
+    const int64_t K2 = s.k[2], st2 = s.stride[2], d2 = s.dil[2], p2 = s.pad[2];
+    int64_t gd = 1, step = st2, k2_first = K2; /* K2: no tap reaches o2 */
+    {
+        int64_t aa = d2, bb = st2;
+        while (bb) {
+            int64_t t = aa % bb;
+            aa = bb;
+            bb = t;
+        }
+        gd = aa;
+        step = st2 / gd;
+        for (int64_t k = 0; k < step && k < K2; k++)
+            if ((o2 + p2 - k * d2) % st2 == 0) {
+                k2_first = k;
+                break;
+            }
+    }
+    int64_t win_lo = floor_div(tile_a + p2 - (K2 - 1) * d2, st2);
+    if (win_lo < 0)
+        win_lo = 0;
+    int64_t win_hi = (tile_a + blockDim.x - 1 + p2) / st2 + 1;
+    if (win_hi > s.in[2])
+        win_hi = s.in[2];
+    int64_t win = win_hi - win_lo;
+
+    float acc[TCO];
+#pragma unroll
+    for (int c = 0; c < TCO; c++) {
+        int64_t col = col0 + c;
+        acc[c] = (b && col < a.cout_g) ? b[g * a.cout_g + col] : 0.0f;
+    }
+    const int64_t taps = s.k[0] * s.k[1] * K2;
+    for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
+        int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
+        if (i0 < 0)
+            continue; /* uniform across the block */
+        for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
+            int64_t i1 = convt_gather_src(o1, k1, s.stride[1], s.pad[1], s.dil[1], s.in[1]);
+            if (i1 < 0)
+                continue;
+            for (int64_t c0 = 0; c0 < a.cin_g; c0 += a.tile_ci) {
+                int64_t nci = a.cin_g - c0 < a.tile_ci ? a.cin_g - c0 : a.tile_ci;
+                __syncthreads(); /* the previous chunk is no longer read */
+                for (int64_t e = threadIdx.x; e < (int64_t)a.tile_ci * a.win_max; e += blockDim.x) {
+                    int64_t cl = e / a.win_max, j = e % a.win_max;
+                    int64_t ci = g * a.cin_g + c0 + cl;
+                    xs[e] = (cl < nci && j < win)
+                                ? x[(((n * a.cin + ci) * s.in[0] + i0) * s.in[1] + i1) * s.in[2] +
+                                    win_lo + j]
+                                : 0.0f;
+                }
+                for (int64_t e = threadIdx.x; e < (int64_t)a.tile_ci * TCO * K2; e += blockDim.x) {
+                    int64_t k2 = e % K2, c = (e / K2) % TCO, cl = e / (K2 * TCO);
+                    int64_t ci = g * a.cin_g + c0 + cl, col = col0 + c;
+                    ws[e] = (cl < nci && col < a.cout_g)
+                                ? w[(ci * a.cout_g + col) * taps + (k0 * s.k[1] + k1) * K2 + k2]
+                                : 0.0f;
+                }
+                __syncthreads();
+                if (o2 >= s.out[2])
+                    continue;
+                for (int64_t cl = 0; cl < nci; cl++)
+                    for (int64_t k2 = k2_first; k2 < K2; k2 += step) {
+                        int64_t t = o2 + p2 - k2 * d2;
+                        if (t < 0)
+                            break; /* t only falls as k2 grows */
+                        int64_t i2 = t / st2;
+                        if (i2 >= s.in[2])
+                            continue;
+                        float xv = xs[cl * a.win_max + (i2 - win_lo)];
+                        const float *wr = ws + (cl * TCO) * K2 + k2;
+#pragma unroll
+                        for (int c = 0; c < TCO; c++)
+                            acc[c] += xv * wr[c * K2];
+                    }
+            }
+        }
+    }
+    if (o2 >= s.out[2])
+        return;
+    int64_t plane = s.out[0] * s.out[1] * s.out[2];
+#pragma unroll
+    for (int c = 0; c < TCO; c++) {
+        int64_t col = col0 + c;
+        if (col < a.cout_g)
+            y[(n * a.cout + g * a.cout_g + col) * plane + (o0 * s.out[1] + o1) * s.out[2] + o2] =
+                acc[c];
+    }
+}
+
+static bool tiled_supports(const convt_problem *p, const convt_launch *l,
+                           const convt_context *ctx, char *why, size_t why_len)
+{
+    int64_t tw = l->value[0], tco = l->value[1], tci = l->value[2];
+    if (tw < 32 || tw > ctx->dev->max_threads_per_block || tw % 32) {
+        snprintf(why, why_len, "tile_w = %lld must be a multiple of 32 in [32, %d]",
+                 (long long)tw, ctx->dev->max_threads_per_block);
+        return false;
+    }
+    if (tco != 4 && tco != 8 && tco != 16) {
+        snprintf(why, why_len, "tile_co = %lld must be 4, 8 or 16 (compiled tile widths)",
+                 (long long)tco);
+        return false;
+    }
+    if (tci < 1) {
+        snprintf(why, why_len, "tile_ci = %lld must be at least 1", (long long)tci);
+        return false;
+    }
+    convt_shape3 s = convt_problem_as_3d(p);
+    size_t smem = smem_bytes(s, (int)tw, (int)tco, (int)tci);
+    if (smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
+                 smem / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    int64_t co_tiles = (p->cout / p->groups + tco - 1) / tco;
+    if (p->n * p->groups * co_tiles > 65535) {
+        snprintf(why, why_len, "n x groups x channel tiles = %lld exceeds the grid's y limit 65535",
+                 (long long)(p->n * p->groups * co_tiles));
+        return false;
+    }
+    int64_t w_tiles = (s.out[2] + tw - 1) / tw;
+    if (w_tiles * s.out[0] * s.out[1] > 0x7fffffff) {
+        snprintf(why, why_len, "needs more than 2^31-1 blocks along x");
+        return false;
+    }
+    return true;
+}
+
+template <int TCO>
+static int launch_tco(const tiled_args &a, dim3 grid, int threads, size_t smem,
+                      const convt_tensors *t, cudaStream_t st, convt_err *e)
+{
+    tiled_kernel<TCO><<<grid, threads, smem, st>>>(a, t->x, t->w, t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
+/* Raising the dynamic shared-memory limit is a per-function attribute: done
+ * once, in prepare, never in launch. */
+template <int TCO>
+static int raise_smem(size_t smem, convt_err *e)
+{
+    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)smem),
+             e);
+    return 0;
+}
+
+static int tiled_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                         const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)ctx, (void)state, (void)workspace;
+    convt_shape3 s = convt_problem_as_3d(p);
+    size_t smem = smem_bytes(s, (int)l->value[0], (int)l->value[1], (int)l->value[2]);
+    if (smem <= 48 * 1024)
+        return 0;
+    switch (l->value[1]) {
+    case 4: return raise_smem<4>(smem, e);
+    case 8: return raise_smem<8>(smem, e);
+    default: return raise_smem<16>(smem, e);
+    }
+}
+
+static int tiled_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                        void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)workspace, (void)state;
+    int tw = (int)l->value[0], tco = (int)l->value[1];
+    tiled_args a;
+    a.cin = p->cin;
+    a.cout = p->cout;
+    a.cin_g = p->cin / p->groups;
+    a.cout_g = p->cout / p->groups;
+    a.groups = p->groups;
+    a.s = convt_problem_as_3d(p);
+    a.tile_ci = (int)l->value[2];
+    a.win_max = window_max(a.s, tw);
+    a.co_tiles = (a.cout_g + tco - 1) / tco;
+    a.w_tiles = (a.s.out[2] + tw - 1) / tw;
+    dim3 grid((unsigned)(a.w_tiles * a.s.out[0] * a.s.out[1]),
+              (unsigned)(p->n * p->groups * a.co_tiles));
+    size_t smem = smem_bytes(a.s, tw, tco, a.tile_ci);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    switch (tco) {
+    case 4: return launch_tco<4>(a, grid, tw, smem, t, st, e);
+    case 8: return launch_tco<8>(a, grid, tw, smem, t, st, e);
+    default: return launch_tco<16>(a, grid, tw, smem, t, st, e);
+    }
+}
+
+extern "C" const convt_variant convt_variant_tiled_smem = {
+    .name = "tiled_smem",
+    .summary = "output tile x channel tile per block; input window and weights staged in shared memory; only reachable taps visited",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 3,
+    .knobs = {{.name = "tile_w", .help = "output positions per block along the innermost dimension (= threads)",
+               .n_defaults = 2, .defaults = {128, 256}},
+              {.name = "tile_co", .help = "output channels per block (4, 8 or 16), accumulated in registers",
+               .n_defaults = 2, .defaults = {8, 16}},
+              {.name = "tile_ci", .help = "input channels staged per shared-memory chunk",
+               .n_defaults = 1, .defaults = {8}}},
+    .supports = tiled_supports,
+    .workspace_size = NULL,
+    .prepare = tiled_prepare,
+    .launch = tiled_launch,
+    .release = NULL,
+    .describe = NULL,
+};
