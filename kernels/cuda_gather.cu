@@ -249,7 +249,7 @@ extern "C" const convt_variant convt_variant_gather = {
     .deterministic = true,
     .n_knobs = 3,
     /* block 128 was fastest on 14 of the 17 KernelBench problems on the H100
-     * (results/h100-2026-11-22-kernelbench-l1-gather-tiled.json); 256 and 512
+     * (results/history/h100-2026-11-22-kernelbench-l1-gather-tiled.json); 256, 512
      * stay reachable through a sweep file's "launch". */
     .knobs = {{.name = "block",
                .help = "threads per block",

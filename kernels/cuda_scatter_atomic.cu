@@ -135,7 +135,7 @@ extern "C" const convt_variant convt_variant_scatter_atomic = {
     .n_knobs = 2,
     /* Defaults from the H100 sweep of kb57-kb64 over block {128, 256} x
      * cout_per_thread {1, 4, 16}: block 128 with 16 won every problem, 1 was
-     * slowest (results/h100-2026-11-22-kernelbench-l1-all-variants-part1.json). */
+     * slowest (results/history/h100-2026-11-22-kernelbench-l1-all-variants-part1.json). */
     .knobs = {{.name = "block", .help = "threads per block", .n_defaults = 1, .defaults = {128}},
               {.name = "cout_per_thread",
                .help = "output channels of the group each thread adds into",
