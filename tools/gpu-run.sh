@@ -8,6 +8,7 @@
 #
 # Fetch the packages beforehand on a machine with network:
 #   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
+# Without .git in the tree, export CONVT_GIT_REVISION so results record it.
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
 # configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests.
 set -uo pipefail
