@@ -181,11 +181,8 @@ static bool gather_supports(const convt_problem *p, const convt_launch *l,
 {
     (void)p;
     int64_t block = l->value[0];
-    if (block < 32 || block > ctx->dev->max_threads_per_block || block % 32) {
-        snprintf(why, why_len, "block = %lld must be a multiple of 32 in [32, %d]",
-                 (long long)block, ctx->dev->max_threads_per_block);
+    if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
-    }
     int64_t outs = l->value[1];
     if (outs != 1 && outs != 2 && outs != 4) {
         snprintf(why, why_len, "outs = %lld must be 1, 2 or 4 (compiled widths)", (long long)outs);

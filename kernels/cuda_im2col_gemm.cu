@@ -52,11 +52,8 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
     int64_t block = l->value[0];
-    if (block < 32 || block > ctx->dev->max_threads_per_block || block % 32) {
-        snprintf(why, why_len, "block = %lld must be a multiple of 32 in [32, %d]",
-                 (long long)block, ctx->dev->max_threads_per_block);
+    if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
-    }
     int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
     if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64) {
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");

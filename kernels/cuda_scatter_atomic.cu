@@ -75,11 +75,8 @@ static bool scatter_supports(const convt_problem *p, const convt_launch *l,
                              const convt_context *ctx, char *why, size_t why_len)
 {
     int64_t block = l->value[0], cpt = l->value[1];
-    if (block < 32 || block > ctx->dev->max_threads_per_block || block % 32) {
-        snprintf(why, why_len, "block = %lld must be a multiple of 32 in [32, %d]",
-                 (long long)block, ctx->dev->max_threads_per_block);
+    if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
-    }
     if (cpt < 1) {
         snprintf(why, why_len, "cout_per_thread = %lld must be at least 1", (long long)cpt);
         return false;

@@ -157,11 +157,8 @@ static bool tiled_supports(const convt_problem *p, const convt_launch *l,
                            const convt_context *ctx, char *why, size_t why_len)
 {
     int64_t tw = l->value[0], tco = l->value[1], tci = l->value[2];
-    if (tw < 32 || tw > ctx->dev->max_threads_per_block || tw % 32) {
-        snprintf(why, why_len, "tile_w = %lld must be a multiple of 32 in [32, %d]",
-                 (long long)tw, ctx->dev->max_threads_per_block);
+    if (!convt_check_block(tw, "tile_w", ctx, why, why_len))
         return false;
-    }
     if (tco != 4 && tco != 8 && tco != 16) {
         snprintf(why, why_len, "tile_co = %lld must be 4, 8 or 16 (compiled tile widths)",
                  (long long)tco);

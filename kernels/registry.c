@@ -85,3 +85,13 @@ void convt_launch_format(const convt_variant *v, const convt_launch *l, char *bu
         at += (size_t)w;
     }
 }
+
+bool convt_check_block(int64_t threads, const char *knob, const convt_context *ctx, char *why,
+                       size_t why_len)
+{
+    if (threads >= 32 && threads <= ctx->dev->max_threads_per_block && threads % 32 == 0)
+        return true;
+    snprintf(why, why_len, "%s = %lld must be a multiple of 32 in [32, %d]", knob,
+             (long long)threads, ctx->dev->max_threads_per_block);
+    return false;
+}

@@ -112,6 +112,10 @@ const convt_variant *convt_variant_find(const char *name);
 int convt_knob_index(const convt_variant *v, const char *name);
 /* The launch whose knob i is the first default of knob i. */
 convt_launch convt_launch_first_default(const convt_variant *v);
+/* The check every CUDA variant makes of a thread-count knob: a multiple of
+ * 32 (whole warps) within the device's limit; false with the reason in why. */
+bool convt_check_block(int64_t threads, const char *knob, const convt_context *ctx, char *why,
+                       size_t why_len);
 /* "block=256,outs=2" (or "-" without knobs). */
 void convt_launch_format(const convt_variant *v, const convt_launch *l, char *buf, size_t len);
 

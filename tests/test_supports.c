@@ -1,0 +1,109 @@
+/* Every variant's supports(), run on the host with a described device (no
+ * GPU needed): default launches of a plain shape are accepted, and every
+ * refusal comes with a reason that names the knob or limit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "build_config.h"
+#include "variant.h"
+
+/* An H100 as cudaGetDeviceProperties describes it. */
+static const convt_device_info h100 = {.name = "described H100",
+                                       .backend = CONVT_BACKEND_CUDA,
+                                       .sm_count = 132,
+                                       .max_threads_per_block = 1024,
+                                       .smem_per_block = 48 * 1024,
+                                       .smem_per_block_optin = 227 * 1024};
+
+static convt_context ctx_with(size_t workspace)
+{
+    return (convt_context){.dev = &h100, .workspace_limit = workspace};
+}
+
+static convt_problem plain(void)
+{
+    convt_problem p = convt_problem_default(2);
+    p.n = 2, p.cin = 16, p.cout = 32, p.in[0] = 20, p.in[1] = 24, p.k[0] = p.k[1] = 3;
+    p.stride[0] = 2, p.pad[0] = 1, p.out_pad[0] = 1, p.bias = true;
+    return p;
+}
+
+/* Expects v to refuse l on p with a reason containing `fragment`. */
+static void refuses(const char *variant, const convt_problem *p, const char *knob, int64_t value,
+                    size_t workspace, const char *fragment)
+{
+    const convt_variant *v = convt_variant_find(variant);
+    if (!v)
+        return; /* not built into this binary */
+    convt_launch l = convt_launch_first_default(v);
+    if (knob)
+        l.value[convt_knob_index(v, knob)] = value;
+    convt_context ctx = ctx_with(workspace);
+    char why[512] = "";
+    if (v->supports(p, &l, &ctx, why, sizeof why))
+        fail_msg("%s accepted %s = %lld", variant, knob ? knob : "(defaults)", (long long)value);
+    if (!strstr(why, fragment))
+        fail_msg("%s: reason \"%s\" lacks \"%s\"", variant, why, fragment);
+}
+
+static void every_default_launch_is_accepted(void **state)
+{
+    (void)state;
+    convt_problem p = plain();
+    convt_context ctx = ctx_with((size_t)4 << 30);
+    int variants = 0;
+    for (const convt_variant *const *v = convt_variants; *v; v++) {
+        /* the product of every knob's defaults */
+        int at[CONVT_MAX_KNOBS] = {0};
+        for (;;) {
+            convt_launch l = {{0}};
+            for (int k = 0; k < (*v)->n_knobs; k++)
+                l.value[k] = (*v)->knobs[k].defaults[at[k]];
+            char why[512] = "";
+            if (!(*v)->supports(&p, &l, &ctx, why, sizeof why))
+                fail_msg("%s refused a default launch: %s", (*v)->name, why);
+            int k = (*v)->n_knobs - 1;
+            while (k >= 0 && ++at[k] == (*v)->knobs[k].n_defaults)
+                at[k--] = 0;
+            if (k < 0)
+                break;
+        }
+        variants++;
+    }
+    assert_true(variants >= 2);
+}
+
+static void refusals_name_their_reason(void **state)
+{
+    (void)state;
+    convt_problem p = plain();
+    size_t ws = (size_t)4 << 30;
+    refuses("gather", &p, "block", 100, ws, "block = 100 must be a multiple of 32");
+    refuses("gather", &p, "block", 2048, ws, "in [32, 1024]");
+    refuses("gather", &p, "outs", 3, ws, "outs = 3 must be 1, 2 or 4");
+    refuses("gather", &p, "wcache", 2, ws, "wcache = 2 must be 0 or 1");
+    refuses("scatter_atomic", &p, "cout_per_thread", 64, ws, "exceeds the 32 output channels");
+    refuses("scatter_atomic", &p, "block", 0, ws, "block = 0");
+    refuses("tiled_smem", &p, "tile_co", 5, ws, "tile_co = 5 must be 4, 8 or 16");
+    refuses("tiled_smem", &p, "tile_w", 48, ws, "tile_w = 48 must be a multiple of 32");
+    refuses("tiled_smem", &p, "tile_ci", 100000, ws, "KiB of shared memory, the device allows");
+    refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
+    refuses("im2col_gemm_tf32", &p, "block", 31, ws, "block = 31");
+    convt_problem q = plain();
+    q.stride[1] = 1, q.dil[1] = 3, q.out_pad[1] = 2; /* PyTorch allows it, cuDNN cannot */
+    refuses("cudnn_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
+    refuses("cudnn_tf32", &q, NULL, 0, ws, "cuDNN's backward-data cannot express it");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_default_launch_is_accepted),
+        cmocka_unit_test(refusals_name_their_reason),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
