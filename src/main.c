@@ -5,10 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "backend.h"
+#include "compare.h"
 #include "build_config.h"
 #include "driver.h"
 #include "sweep_config.h"
+#include "textfile.h"
 #include "version.h"
 
 enum exit_code {
@@ -23,6 +27,8 @@ static void usage(FILE *f)
     fprintf(f,
 "usage: convt-bench --config FILE [options]\n"
 "       convt-bench --list\n"
+"       convt-bench compare BASELINE.json CURRENT.json [--threshold PCT]\n"
+"                           [--markdown] [--strict]\n"
 "\n"
 "Sweeps the shapes of a JSON config over every selected variant and launch\n"
 "configuration; validates each run against a float64 reference, times it,\n"
@@ -44,6 +50,13 @@ static void usage(FILE *f)
 "  -q, --quiet         no progress lines on stderr\n"
 "  -h, --help          this text\n"
 "  -V, --version       version, git revision, and what this binary was built with\n"
+"\n"
+"compare: matches records by shape, variant, launch and tier; a record\n"
+"regresses when its median is slower by more than max(PCT, the noise both runs\n"
+"recorded for it), default PCT 5; a record that turned wrong or failed\n"
+"regresses too; the best time per shape and tier is compared the same way.\n"
+"Exit 0: no regression; 1: some regression; 2: unreadable input, or different\n"
+"devices or toolkits with --strict (otherwise a warning).\n"
 "\n"
 "exit status:\n"
 "  0  every run passed validation (or was skipped, with its reason recorded)\n"
@@ -129,8 +142,76 @@ static char *replace_string(char *old, const char *value)
     return s;
 }
 
+static cJSON *read_results(const char *path)
+{
+    convt_err e = {{0}};
+    char *text = convt_read_text_file(path, &e);
+    if (!text) {
+        fprintf(stderr, "convt-bench compare: %s\n", e.msg);
+        return NULL;
+    }
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "records"))) {
+        fprintf(stderr, "convt-bench compare: %s: not a convt-bench results file (%s)\n", path,
+                doc ? "no \"records\" array" : "not valid JSON");
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int compare_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"threshold", required_argument, NULL, 't'},
+                                             {"markdown", no_argument, NULL, 'm'},
+                                             {"strict", no_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    convt_compare_options opt = {.threshold = 0.05};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:msh", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 't':
+            opt.threshold = strtod(optarg, &end) / 100.0;
+            if (!*optarg || *end || !(opt.threshold >= 0)) {
+                fprintf(stderr, "convt-bench compare: --threshold: expected a percentage >= 0, "
+                                "got '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'm': opt.markdown = true; break;
+        case 's': opt.strict = true; break;
+        case 'h': usage(stdout); return EXIT_ALL_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr, "convt-bench compare: expected BASELINE.json CURRENT.json; try "
+                        "'convt-bench --help'\n");
+        return EXIT_USAGE;
+    }
+    cJSON *base = read_results(argv[optind]), *cur = base ? read_results(argv[optind + 1]) : NULL;
+    if (!base || !cur) {
+        cJSON_Delete(base);
+        return EXIT_USAGE;
+    }
+    convt_compare_summary sum;
+    int rc = convt_compare(base, cur, &opt, stdout, &sum);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+    if (rc)
+        return EXIT_USAGE;
+    return sum.regressed || sum.turned_bad || sum.winners_regressed ? EXIT_RUN_PROBLEM
+                                                                    : EXIT_ALL_OK;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "compare"))
+        return compare_main(argc - 1, argv + 1);
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
         {"backend", required_argument, NULL, 'b'}, {"seed", required_argument, NULL, 's'},

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shape_random.h"
+#include "textfile.h"
 
 /* The largest number of shapes a file may expand to: a cartesian sweep that
  * explodes is almost always a mistake, and would run for days. */
@@ -822,38 +823,9 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
 int convt_config_load(const char *path, convt_config *cfg, convt_err *e)
 {
     convt_config_init(cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return convt_fail(e, "%s: cannot open: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *grown = realloc(text, cap);
-            if (!grown) {
-                free(text);
-                fclose(f);
-                return convt_fail(e, "%s: out of memory reading the file", path);
-            }
-            text = grown;
-        }
-        size_t got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(text);
-        return convt_fail(e, "%s: read error", path);
-    }
-    text[len] = 0;
-    if (strlen(text) != len) {
-        free(text);
-        return convt_fail(e, "%s: the file contains a NUL byte; expected JSON text", path);
-    }
+    char *text = convt_read_text_file(path, e);
+    if (!text)
+        return -1;
     int rc = convt_config_parse(text, path, cfg, e);
     free(text);
     return rc;

@@ -1,0 +1,44 @@
+/* compare: today's results against a stored baseline, for CI.
+ *
+ * Records match by (shape key, variant, launch, tier). A record regresses
+ * when its median got slower by more than max(threshold, noise), where noise
+ * is the sum of the relative noises the two runs recorded for it: a change
+ * inside what either run could not resolve is not a finding. A record that
+ * was ok and is now wrong or failed is a regression whatever its time. Per
+ * shape and tier, the best time (the winner) is compared the same way.
+ * Records present on one side only are listed, not judged. */
+#ifndef CONVT_SRC_COMPARE_H
+#define CONVT_SRC_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cJSON cJSON;
+
+typedef struct convt_compare_options {
+    double threshold;   /* relative, e.g. 0.05 for 5% */
+    bool markdown;      /* a markdown table instead of plain text */
+    bool strict;        /* refuse different GPUs or toolkits instead of warning */
+} convt_compare_options;
+
+typedef struct convt_compare_summary {
+    int matched, regressed, improved, unchanged;
+    int turned_bad;            /* ok in the baseline, wrong or failed now */
+    int winners_regressed;
+    int only_baseline, only_current;
+    bool environment_differs;  /* device, driver, runtime or cuDNN */
+} convt_compare_summary;
+
+/* Writes the report to out; returns 0 when the environments may be compared
+ * (always, unless strict and they differ: then -1 and nothing is judged). */
+int convt_compare(const cJSON *baseline, const cJSON *current, const convt_compare_options *opt,
+                  FILE *out, convt_compare_summary *sum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,191 @@
+/* compare on synthetic results: identical files pass; a 10% slowdown beyond
+ * the recorded noise fails; noise-only differences pass; a record that
+ * turned wrong fails; missing records are listed; a different device warns,
+ * or refuses with --strict. Through the library and through the binary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "test_util.h"
+
+static cJSON *rec(const char *key, const char *variant, const char *status, double ms,
+                  double noise)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON *s = cJSON_AddObjectToObject(r, "shape");
+    cJSON_AddStringToObject(s, "key", key);
+    cJSON_AddStringToObject(s, "name", key);
+    cJSON_AddStringToObject(r, "variant", variant);
+    cJSON_AddStringToObject(r, "launch_key", "block=128");
+    cJSON_AddStringToObject(r, "tier", "fp32");
+    cJSON_AddStringToObject(r, "status", status);
+    if (!strcmp(status, "ok")) {
+        cJSON *t = cJSON_AddObjectToObject(r, "timing");
+        cJSON_AddNumberToObject(t, "median_ms", ms);
+        cJSON_AddNumberToObject(t, "noise", noise);
+    } else {
+        cJSON_AddStringToObject(r, "reason", "normwise error 3e-2 exceeds 1e-5");
+    }
+    return r;
+}
+
+/* A results document with records A/gather and A/fast and B/gather. */
+static cJSON *doc(const char *gpu, double a_gather, double a_fast, double noise,
+                  const char *a_fast_status)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "backend", "cuda");
+    cJSON *dev = cJSON_AddObjectToObject(d, "device");
+    cJSON_AddStringToObject(dev, "name", gpu);
+    cJSON_AddNumberToObject(dev, "cudnn_version", 91400);
+    cJSON *r = cJSON_AddArrayToObject(d, "records");
+    cJSON_AddItemToArray(r, rec("A", "gather", "ok", a_gather, noise));
+    cJSON_AddItemToArray(r, rec("A", "fast", a_fast_status, a_fast, noise));
+    cJSON_AddItemToArray(r, rec("B", "gather", "ok", 2.0, noise));
+    return d;
+}
+
+static convt_compare_summary run(cJSON *base, cJSON *cur, bool strict, int *rc)
+{
+    convt_compare_options opt = {.threshold = 0.05, .strict = strict};
+    convt_compare_summary sum;
+    FILE *sink = fopen("/dev/null", "w");
+    *rc = convt_compare(base, cur, &opt, sink, &sum);
+    fclose(sink);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+    return sum;
+}
+
+static void identical_results_pass(void **state)
+{
+    (void)state;
+    int rc;
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s.matched, 3);
+    assert_int_equal(s.unchanged, 3);
+    assert_int_equal(s.regressed + s.turned_bad + s.winners_regressed, 0);
+    assert_false(s.environment_differs);
+}
+
+static void a_slowdown_beyond_noise_fails(void **state)
+{
+    (void)state;
+    int rc; /* the winner of A (fast) is 10% slower, noise 0.5% per run */
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1.1, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(s.regressed, 1);
+    assert_int_equal(s.winners_regressed, 1);
+}
+
+static void noise_only_differences_pass(void **state)
+{
+    (void)state;
+    int rc; /* 3% slower under a 5% threshold */
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1.03, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(s.regressed + s.winners_regressed, 0);
+    /* 8% slower, but each run recorded 5% noise: 10% allowed */
+    s = run(doc("H100", 4, 1, 0.05, "ok"), doc("H100", 4, 1.08, 0.05, "ok"), false, &rc);
+    assert_int_equal(s.regressed + s.winners_regressed, 0);
+    /* 8% faster is reported as faster, never as a failure */
+    s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 0.92, 0.005, "ok"), false, &rc);
+    assert_int_equal(s.improved, 1);
+    assert_int_equal(s.regressed, 0);
+}
+
+static void a_record_that_turned_wrong_fails(void **state)
+{
+    (void)state;
+    int rc;
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"),
+                                  doc("H100", 4, 0.5, 0.005, "wrong"), false, &rc);
+    assert_int_equal(s.turned_bad, 1);
+}
+
+static void missing_records_are_listed(void **state)
+{
+    (void)state;
+    cJSON *base = doc("H100", 4, 1, 0.005, "ok"), *cur = doc("H100", 4, 1, 0.005, "ok");
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(cur, "records"), 2); /* B */
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(cur, "records"),
+                         rec("C", "gather", "ok", 1, 0.01));
+    int rc;
+    convt_compare_summary s = run(base, cur, false, &rc);
+    assert_int_equal(s.only_baseline, 1);
+    assert_int_equal(s.only_current, 1);
+    assert_int_equal(s.matched, 2);
+}
+
+static void different_devices_warn_or_refuse(void **state)
+{
+    (void)state;
+    int rc;
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H200", 4, 1, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(rc, 0);
+    assert_true(s.environment_differs);
+    s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H200", 4, 1, 0.005, "ok"), true, &rc);
+    assert_int_equal(rc, -1);
+}
+
+/* The binary's exit statuses, and its report, from files. */
+static void binary_exit_statuses(void **state)
+{
+    (void)state;
+    char dir[256], a[512], b[512], w[512], args[2048];
+    temp_dir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/base.json", dir);
+    snprintf(b, sizeof b, "%s/slow.json", dir);
+    snprintf(w, sizeof w, "%s/h200.json", dir);
+    cJSON *d1 = doc("H100", 4, 1, 0.005, "ok"), *d2 = doc("H100", 4, 1.1, 0.005, "ok"),
+          *d3 = doc("H200", 4, 1, 0.005, "ok");
+    char *t1 = cJSON_Print(d1), *t2 = cJSON_Print(d2), *t3 = cJSON_Print(d3);
+    write_file(a, t1);
+    write_file(b, t2);
+    write_file(w, t3);
+    free(t1), free(t2), free(t3);
+    cJSON_Delete(d1), cJSON_Delete(d2), cJSON_Delete(d3);
+    char *out;
+    snprintf(args, sizeof args, "compare %s %s", a, a);
+    assert_int_equal(run_bench(args, &out), 0);
+    free(out);
+    snprintf(args, sizeof args, "compare --markdown %s %s", a, b);
+    assert_int_equal(run_bench(args, &out), 1);
+    assert_non_null(strstr(out, "| A | fast | block=128 | fp32 | 1.0000 | 1.1000 | REGRESSION"));
+    free(out);
+    snprintf(args, sizeof args, "compare --threshold 15 %s %s", a, b); /* 10% < 15% */
+    assert_int_equal(run_bench(args, &out), 0);
+    free(out);
+    snprintf(args, sizeof args, "compare --strict %s %s", a, w);
+    assert_int_equal(run_bench(args, &out), 2);
+    assert_non_null(strstr(out, "device.name differs"));
+    free(out);
+    snprintf(args, sizeof args, "compare %s %s/missing.json", a, dir);
+    assert_int_equal(run_bench(args, &out), 2);
+    assert_non_null(strstr(out, "missing.json: cannot open"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(identical_results_pass),
+        cmocka_unit_test(a_slowdown_beyond_noise_fails),
+        cmocka_unit_test(noise_only_differences_pass),
+        cmocka_unit_test(a_record_that_turned_wrong_fails),
+        cmocka_unit_test(missing_records_are_listed),
+        cmocka_unit_test(different_devices_warn_or_refuse),
+        cmocka_unit_test(binary_exit_statuses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
