@@ -25,6 +25,17 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
+# matplotlib draws plots/ (plots/plot_results.py); pip first, Debian's package
+# where pip may not install into the system Python.
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+  echo "setup: installing matplotlib" >&2
+  python3 -m pip install --quiet matplotlib >&2 2>/dev/null || {
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-matplotlib >&2
+  }
+fi
+
 BUILD=${BUILD:-build}
 if [ ! -f "$BUILD/build.ninja" ]; then
   meson setup "$BUILD" >&2
