@@ -7,6 +7,9 @@
  *
  *   convt-bench --backend cpu --config configs/sweep.json */
 #include <stddef.h>
+#include <time.h>
+
+#include "build_config.h"
 
 #include "cpu_common.h"
 #include "hostdevice.h"
@@ -18,6 +21,20 @@ static bool cpu_gather_supports(const convt_problem *p, const convt_launch *l,
     (void)p, (void)l, (void)ctx, (void)why, (void)why_len;
     return true;
 }
+
+#if CONVT_PLANTED_DELAY_US > 0
+/* A planted slowdown (meson -Dplanted_delay_us=N, testing only): proves that
+ * compare catches a real regression (tools/check-slowdown.sh). */
+static void planted_delay(void)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 <
+           CONVT_PLANTED_DELAY_US);
+}
+#endif
 
 static int cpu_gather_launch(const convt_problem *p, const convt_launch *l,
                              const convt_tensors *t, void *workspace, void *state,
@@ -31,6 +48,9 @@ static int cpu_gather_launch(const convt_problem *p, const convt_launch *l,
     float *y = t->y;
     int nt = cpu_threads(l->value[0]);
     (void)nt;
+#if CONVT_PLANTED_DELAY_US > 0
+    planted_delay();
+#endif
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int64_t row = 0; row < rows; row++) {
         int64_t o1 = row % s.out[1], r = row / s.out[1];
