@@ -1,36 +1,25 @@
 #include "compare.h"
+#include "json_access.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static const cJSON *timing(const cJSON *r) { return cJSON_GetObjectItemCaseSensitive(r, "timing"); }
 static const char *key_of(const cJSON *r)
 {
-    return str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key");
+    return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key");
 }
 static const char *name_of(const cJSON *r)
 {
-    return str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
+    return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
 }
 
 static bool same_record(const cJSON *a, const cJSON *b)
 {
-    return !strcmp(key_of(a), key_of(b)) && !strcmp(str(a, "variant"), str(b, "variant")) &&
-           !strcmp(str(a, "launch_key"), str(b, "launch_key")) &&
-           !strcmp(str(a, "tier"), str(b, "tier"));
+    return !strcmp(key_of(a), key_of(b)) && !strcmp(json_str(a, "variant"), json_str(b, "variant")) &&
+           !strcmp(json_str(a, "launch_key"), json_str(b, "launch_key")) &&
+           !strcmp(json_str(a, "tier"), json_str(b, "tier"));
 }
 
 static const cJSON *find_same(const cJSON *records, const cJSON *r)
@@ -43,14 +32,14 @@ static const cJSON *find_same(const cJSON *records, const cJSON *r)
 
 static bool ok_timed(const cJSON *r)
 {
-    return !strcmp(str(r, "status"), "ok") && isfinite(num(timing(r), "median_ms"));
+    return !strcmp(json_str(r, "status"), "ok") && isfinite(json_num(timing(r), "median_ms"));
 }
 
 /* What a record's change must exceed to count: the threshold, or the noise
  * the two runs recorded for it together, whichever is larger. */
 static double allowance(const cJSON *a, const cJSON *b, double threshold)
 {
-    double na = num(timing(a), "noise"), nb = num(timing(b), "noise");
+    double na = json_num(timing(a), "noise"), nb = json_num(timing(b), "noise");
     double noise = (isfinite(na) ? na : 0) + (isfinite(nb) ? nb : 0);
     return noise > threshold ? noise : threshold;
 }
@@ -59,8 +48,8 @@ static const cJSON *fastest(const cJSON *records, const char *key, const char *t
 {
     const cJSON *best = NULL;
     for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
-        if (ok_timed(r) && !strcmp(key_of(r), key) && !strcmp(str(r, "tier"), tier) &&
-            (!best || num(timing(r), "median_ms") < num(timing(best), "median_ms")))
+        if (ok_timed(r) && !strcmp(key_of(r), key) && !strcmp(json_str(r, "tier"), tier) &&
+            (!best || json_num(timing(r), "median_ms") < json_num(timing(best), "median_ms")))
             best = r;
     return best;
 }
@@ -80,7 +69,7 @@ static bool environment_differs(const cJSON *a, const cJSON *b, FILE *out, bool 
                                        "cudnn_version", NULL};
     const cJSON *da = cJSON_GetObjectItemCaseSensitive(a, "device");
     const cJSON *db = cJSON_GetObjectItemCaseSensitive(b, "device");
-    bool differs = strcmp(str(a, "backend"), str(b, "backend")) != 0;
+    bool differs = strcmp(json_str(a, "backend"), json_str(b, "backend")) != 0;
     for (const char *const *k = keys; *k; k++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(da, *k);
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(db, *k);
@@ -128,15 +117,15 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         sum->matched++;
         char bm[32] = "-", cm[32] = "-", verdict[160];
         if (ok_timed(b))
-            snprintf(bm, sizeof bm, "%.4f", num(timing(b), "median_ms"));
+            snprintf(bm, sizeof bm, "%.4f", json_num(timing(b), "median_ms"));
         if (ok_timed(c))
-            snprintf(cm, sizeof cm, "%.4f", num(timing(c), "median_ms"));
-        const char *cs = str(c, "status");
-        if (!strcmp(str(b, "status"), "ok") && (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
+            snprintf(cm, sizeof cm, "%.4f", json_num(timing(c), "median_ms"));
+        const char *cs = json_str(c, "status");
+        if (!strcmp(json_str(b, "status"), "ok") && (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
             sum->turned_bad++;
-            snprintf(verdict, sizeof verdict, "REGRESSION: now %s: %.80s", cs, str(c, "reason"));
+            snprintf(verdict, sizeof verdict, "REGRESSION: now %s: %.80s", cs, json_str(c, "reason"));
         } else if (ok_timed(b) && ok_timed(c)) {
-            double change = num(timing(c), "median_ms") / num(timing(b), "median_ms") - 1;
+            double change = json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1;
             double allow = allowance(b, c, opt->threshold);
             if (change > allow) {
                 sum->regressed++;
@@ -151,10 +140,10 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                          100 * allow);
             }
         } else {
-            snprintf(verdict, sizeof verdict, "%s -> %s", str(b, "status"), cs);
+            snprintf(verdict, sizeof verdict, "%s -> %s", json_str(b, "status"), cs);
             sum->unchanged++;
         }
-        row(out, md, name_of(c), str(c, "variant"), str(c, "launch_key"), str(c, "tier"), bm, cm,
+        row(out, md, name_of(c), json_str(c, "variant"), json_str(c, "launch_key"), json_str(c, "tier"), bm, cm,
             verdict);
     }
     for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
@@ -167,23 +156,23 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
     for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next) {
         bool first = true; /* each (key, tier) once */
         for (const cJSON *q = crec->child; q != c; q = q->next)
-            first &= strcmp(key_of(q), key_of(c)) || strcmp(str(q, "tier"), str(c, "tier"));
+            first &= strcmp(key_of(q), key_of(c)) || strcmp(json_str(q, "tier"), json_str(c, "tier"));
         if (!first)
             continue;
         for (int t = 0; t < 2; t++) {
-            if (strcmp(str(c, "tier"), tiers[t]))
+            if (strcmp(json_str(c, "tier"), tiers[t]))
                 continue;
             const cJSON *bw = fastest(brec, key_of(c), tiers[t]);
             const cJSON *cw = fastest(crec, key_of(c), tiers[t]);
             if (!bw || !cw)
                 continue;
-            double change = num(timing(cw), "median_ms") / num(timing(bw), "median_ms") - 1;
+            double change = json_num(timing(cw), "median_ms") / json_num(timing(bw), "median_ms") - 1;
             double allow = allowance(bw, cw, opt->threshold);
             bool worse = change > allow;
             sum->winners_regressed += worse;
             fprintf(out, "%s%s %s: %s %.4f ms -> %s %.4f ms (%+.1f%%)%s\n", md ? "- " : "  ",
-                    name_of(c), tiers[t], str(bw, "variant"), num(timing(bw), "median_ms"),
-                    str(cw, "variant"), num(timing(cw), "median_ms"), 100 * change,
+                    name_of(c), tiers[t], json_str(bw, "variant"), json_num(timing(bw), "median_ms"),
+                    json_str(cw, "variant"), json_num(timing(cw), "median_ms"), 100 * change,
                     worse ? "  REGRESSION" : "");
         }
     }
@@ -192,11 +181,11 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
             if (!find_same(crec, b))
                 fprintf(out, "%sonly in the baseline: %s %s %s %s\n", md ? "- " : "  ",
-                        name_of(b), str(b, "variant"), str(b, "launch_key"), str(b, "tier"));
+                        name_of(b), json_str(b, "variant"), json_str(b, "launch_key"), json_str(b, "tier"));
         for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next)
             if (!find_same(brec, c))
                 fprintf(out, "%sonly in the current run: %s %s %s %s\n", md ? "- " : "  ",
-                        name_of(c), str(c, "variant"), str(c, "launch_key"), str(c, "tier"));
+                        name_of(c), json_str(c, "variant"), json_str(c, "launch_key"), json_str(c, "tier"));
     }
     fprintf(out,
             "\n%d matched: %d regressed, %d turned wrong or failed, %d faster, %d same; %d "
