@@ -1,6 +1,7 @@
 /* Timing one run: warm-up, then samples until the noise is low enough or the
  * budget is spent (nvbench's habit), each sample a pair of backend timer
- * marks around one launch, the cache flushed before it when asked. */
+ * marks around one launch (or, for runs too short to resolve, a batch of
+ * launches divided by its size), the cache flushed before it when asked. */
 #ifndef CONVT_SRC_MEASURE_H
 #define CONVT_SRC_MEASURE_H
 
@@ -21,6 +22,7 @@ typedef struct convt_timing {
     bool target_met;     /* noise <= target when sampling stopped */
     double spent_s;      /* wall time spent sampling, warm-up included */
     bool cold_cache;
+    int batch;           /* launches per sample: 1, or more for runs under batch_below_us */
 } convt_timing;
 
 /* Order statistics and moments of n samples (sorted in place). */

@@ -179,6 +179,9 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         cJSON_AddStringToObject(tj, "method",
                                 r->variant->backend == CONVT_BACKEND_CUDA ? "cuda_events"
                                                                           : "monotonic_clock");
+        /* > 1: each sample timed this many back-to-back launches and divided
+         * (runs under measure.batch_below_us); only the first was cold. */
+        cJSON_AddNumberToObject(tj, "launches_per_sample", t->batch);
         double s = t->median_ms * 1e-3;
         add_finite(o, "gflops", convt_flops(r->problem) / s / 1e9);
         add_finite(o, "gbps", convt_min_bytes(r->problem) / s / 1e9);

@@ -36,6 +36,7 @@ typedef struct convt_measure_settings {
     double target_noise;   /* stop once the robust relative noise is below this */
     bool cold_cache;       /* flush the last-level cache before every sample */
     double hang_timeout_s; /* a device step longer than this is a hang (watchdog.h) */
+    double batch_below_us; /* runs shorter than this are timed in batches (0: never) */
 } convt_measure_settings;
 
 typedef struct convt_validation_settings {

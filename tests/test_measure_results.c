@@ -56,7 +56,8 @@ static void adaptive_sampling_stops_on_low_noise(void **state)
     for (int i = 0; i < 64; i++)
         fake_ms[i] = 1.0 + 1e-4 * (i % 3);
     convt_measure_settings s = {.warmup = 1, .min_samples = 5, .max_samples = 50,
-                                .max_time_s = 10, .target_noise = 0.005, .cold_cache = true};
+                                .max_time_s = 10, .target_noise = 0.005, .cold_cache = true,
+                                .batch_below_us = 0};
     convt_timing t;
     convt_err e;
     fake_at = 0;
@@ -69,6 +70,36 @@ static void adaptive_sampling_stops_on_low_noise(void **state)
     assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
     assert_int_equal(t.samples, 50);
     assert_false(t.target_met);
+}
+
+/* A fake launch that "takes" 2 us: a fake timer that reports 2 us per launch
+ * between its marks. */
+static int launches_since_start;
+static int count_start(convt_err *e) { (void)e; launches_since_start = 0; return 0; }
+static int count_stop(double *ms, convt_err *e)
+{
+    (void)e;
+    *ms = 0.002 * launches_since_start;
+    return 0;
+}
+static int count_launch(void *arg, convt_err *e) { (void)arg, (void)e; launches_since_start++; return 0; }
+
+static void short_runs_are_timed_in_batches(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = count_start, .timer_stop = count_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    convt_measure_settings s = {.warmup = 1, .min_samples = 5, .max_samples = 20,
+                                .max_time_s = 10, .target_noise = 0.005, .cold_cache = true,
+                                .batch_below_us = 20};
+    convt_timing t;
+    convt_err e;
+    assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
+    assert_int_equal(t.batch, 100);                /* 200 us per sample / 2 us */
+    assert_true(fabs(t.median_ms - 0.002) < 1e-12); /* per launch, not per batch */
+    s.batch_below_us = 1;                           /* 2 us is above: one launch per sample */
+    assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
+    assert_int_equal(t.batch, 1);
 }
 
 static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
@@ -153,6 +184,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(timing_statistics),
         cmocka_unit_test(adaptive_sampling_stops_on_low_noise),
+        cmocka_unit_test(short_runs_are_timed_in_batches),
         cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),
