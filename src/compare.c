@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const cJSON *timing(const cJSON *r) { return cJSON_GetObjectItemCaseSensitive(r, "timing"); }
@@ -42,6 +43,42 @@ static double allowance(const cJSON *a, const cJSON *b, double threshold)
     double na = json_num(timing(a), "noise"), nb = json_num(timing(b), "noise");
     double noise = (isfinite(na) ? na : 0) + (isfinite(nb) ? nb : 0);
     return noise > threshold ? noise : threshold;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distribution of |change| over the records timed on both sides, and the
+ * share of them whose change stays within the noise the runs recorded: how
+ * far two runs of the same thing disagree, which is what any threshold has
+ * to sit above. */
+static void spread(const cJSON *brec, const cJSON *crec, convt_compare_summary *sum)
+{
+    int n = 0, within = 0;
+    for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next)
+        n++;
+    double *d = malloc((size_t)(n ? n : 1) * sizeof *d);
+    n = 0;
+    for (const cJSON *c = crec ? crec->child : NULL; c && d; c = c->next) {
+        const cJSON *b = find_same(brec, c);
+        if (!b || !ok_timed(b) || !ok_timed(c))
+            continue;
+        double change = fabs(json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1);
+        within += change <= allowance(b, c, 0);
+        d[n++] = change;
+    }
+    sum->spread_count = n;
+    if (n) {
+        qsort(d, (size_t)n, sizeof *d, cmp_double);
+        sum->spread_median = d[n / 2];
+        sum->spread_p95 = d[(int)ceil(0.95 * n) - 1];
+        sum->spread_max = d[n - 1];
+        sum->within_noise = (double)within / n;
+    }
+    free(d);
 }
 
 static const cJSON *fastest(const cJSON *records, const char *key, const char *tier)
@@ -187,6 +224,14 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                 fprintf(out, "%sonly in the current run: %s %s %s %s\n", md ? "- " : "  ",
                         name_of(c), json_str(c, "variant"), json_str(c, "launch_key"), json_str(c, "tier"));
     }
+    spread(brec, crec, sum);
+    if (sum->spread_count)
+        fprintf(out,
+                "\n%srun-to-run spread over %d records timed on both sides: |change| median "
+                "%.1f%%, 95th percentile %.1f%%, max %.1f%%; %.0f%% within the noise both runs "
+                "recorded\n",
+                md ? "- " : "", sum->spread_count, 100 * sum->spread_median,
+                100 * sum->spread_p95, 100 * sum->spread_max, 100 * sum->within_noise);
     fprintf(out,
             "\n%d matched: %d regressed, %d turned wrong or failed, %d faster, %d same; %d "
             "winner%s regressed; %d only in the baseline, %d only in the current run\n",

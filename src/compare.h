@@ -31,6 +31,10 @@ typedef struct convt_compare_summary {
     int winners_regressed;
     int only_baseline, only_current;
     bool environment_differs;  /* device, driver, runtime or cuDNN */
+    /* Run-to-run spread over the records ok on both sides: |current/baseline - 1|. */
+    int spread_count;
+    double spread_median, spread_p95, spread_max;
+    double within_noise;       /* fraction whose change is within the two runs' recorded noise */
 } convt_compare_summary;
 
 /* Writes the report to out; returns 0 when the environments may be compared

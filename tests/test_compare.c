@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,21 @@ static void identical_results_pass(void **state)
     assert_int_equal(s.unchanged, 3);
     assert_int_equal(s.regressed + s.turned_bad + s.winners_regressed, 0);
     assert_false(s.environment_differs);
+}
+
+static void spread_of_identical_and_changed_runs(void **state)
+{
+    (void)state;
+    int rc;
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(s.spread_count, 3);
+    assert_true(s.spread_max == 0 && s.within_noise == 1.0);
+    /* one of three records 10% slower with 1% noise: outside; two unchanged */
+    s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1.1, 0.005, "ok"), false, &rc);
+    assert_true(fabs(s.spread_max - 0.1) < 1e-9);
+    assert_true(fabs(s.within_noise - 2.0 / 3) < 1e-9);
+    assert_true(s.spread_median == 0);
 }
 
 static void a_slowdown_beyond_noise_fails(void **state)
@@ -180,6 +196,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identical_results_pass),
+        cmocka_unit_test(spread_of_identical_and_changed_runs),
         cmocka_unit_test(a_slowdown_beyond_noise_fails),
         cmocka_unit_test(noise_only_differences_pass),
         cmocka_unit_test(a_record_that_turned_wrong_fails),
