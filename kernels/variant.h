@@ -62,6 +62,7 @@ typedef struct convt_device_info {
     int max_threads_per_block;
     int driver_version, runtime_version, cudnn_version, cublas_version;
     int cpu_threads;
+    bool nvml;          /* clocks and throttle reasons readable (gpu_clocks.h) */
 } convt_device_info;
 
 typedef struct convt_context {

@@ -11,6 +11,7 @@
 
 #include "build_config.h"
 #include "errors.h"
+#include "gpu_clocks.h"
 #include "problem.h"
 #include "validate.h"
 #include "variant.h"
@@ -67,6 +68,9 @@ typedef struct convt_backend {
     int (*measure_ceilings)(convt_ceilings *c, convt_err *e);
     /* The stream variants enqueue on (NULL on the CPU). */
     void *(*stream)(void);
+    /* Optional: the device's clock now, read between samples; NULL or -1
+     * when the backend cannot tell (the CPU; a GPU without NVML). */
+    int (*read_clock)(convt_clock_reading *r);
 } convt_backend;
 
 extern const convt_backend convt_backend_cpu;

@@ -208,12 +208,14 @@ static int cuda_init(convt_device_info *info, convt_err *e)
     }
     info->cublas_version = cublas_version;
     flush_len = 2 * info->l2_bytes;
+    info->nvml = convt_gpu_clocks_open(device_id);
     return create_resources(e);
 }
 
 static void cuda_shutdown(void)
 {
     destroy_resources();
+    convt_gpu_clocks_close();
 }
 
 static int cuda_recover(convt_err *e)
@@ -458,6 +460,8 @@ out:
 
 static void *cuda_stream(void) { return (void *)stream; }
 
+static int cuda_read_clock(convt_clock_reading *r) { return convt_gpu_clocks_read(r); }
+
 extern "C" const convt_backend convt_backend_cuda = {
     .name = "cuda",
     .kind = CONVT_BACKEND_CUDA,
@@ -480,4 +484,5 @@ extern "C" const convt_backend convt_backend_cuda = {
     .flush_cache = cuda_flush_cache,
     .measure_ceilings = cuda_measure_ceilings,
     .stream = cuda_stream,
+    .read_clock = cuda_read_clock,
 };

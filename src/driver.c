@@ -604,9 +604,10 @@ static void progress(const convt_run_options *opt, int si, int n_shapes, const e
     fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
             n_shapes, p->name, en->variant->name, launch, convt_status_name(r->status));
     if (r->status == CONVT_STATUS_OK)
-        fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e\n", r->timing.median_ms,
+        fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", r->timing.median_ms,
                 100 * r->timing.noise, r->timing.target_met ? "" : " (target not met)",
-                convt_normwise_error(&r->errors));
+                convt_normwise_error(&r->errors),
+                r->timing.throttled_samples ? "  (GPU throttling during some samples)" : "");
     else
         fprintf(stderr, " %s\n", r->reason);
 }

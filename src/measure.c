@@ -92,9 +92,18 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
             batch = want > BATCH_MAX ? BATCH_MAX : (int)ceil(want);
         }
     }
+    int clocked = 0, throttled = 0;
+    unsigned mhz_min = 0, mhz_max = 0;
     while (n < s->max_samples) {
         if (s->cold_cache && be->flush_cache(e))
             goto out;
+        convt_clock_reading clk;
+        if (be->read_clock && be->read_clock(&clk) == 0) {
+            mhz_min = clocked == 0 || clk.sm_mhz < mhz_min ? clk.sm_mhz : mhz_min;
+            mhz_max = clk.sm_mhz > mhz_max ? clk.sm_mhz : mhz_max;
+            throttled += clk.throttled;
+            clocked++;
+        }
         double ms;
         if (be->timer_start(e))
             goto out;
@@ -120,6 +129,10 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
     t.spent_s = wall_s() - start;
     t.cold_cache = s->cold_cache;
     t.batch = batch;
+    t.clock_samples = clocked;
+    t.sm_mhz_min = mhz_min;
+    t.sm_mhz_max = mhz_max;
+    t.throttled_samples = throttled;
     *out = t;
     rc = 0;
 out:

@@ -23,6 +23,10 @@ typedef struct convt_timing {
     double spent_s;      /* wall time spent sampling, warm-up included */
     bool cold_cache;
     int batch;           /* launches per sample: 1, or more for runs under batch_below_us */
+    /* Device clock read before each sample, where the backend can (NVML). */
+    int clock_samples;   /* samples with a reading; 0: none could be read */
+    unsigned sm_mhz_min, sm_mhz_max;
+    int throttled_samples; /* taken while power, thermal or hardware slowdown was active */
 } convt_timing;
 
 /* Order statistics and moments of n samples (sorted in place). */

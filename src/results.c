@@ -103,6 +103,7 @@ cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
         cJSON_AddNumberToObject(d, "runtime_version", dev->runtime_version);
         cJSON_AddNumberToObject(d, "cudnn_version", dev->cudnn_version);
         cJSON_AddNumberToObject(d, "cublas_version", dev->cublas_version);
+        cJSON_AddBoolToObject(d, "nvml", dev->nvml);
     } else {
         cJSON_AddNumberToObject(d, "threads", dev->cpu_threads);
         cJSON_AddNumberToObject(d, "last_level_cache_bytes", (double)dev->l2_bytes);
@@ -182,6 +183,11 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         /* > 1: each sample timed this many back-to-back launches and divided
          * (runs under measure.batch_below_us); only the first was cold. */
         cJSON_AddNumberToObject(tj, "launches_per_sample", t->batch);
+        if (t->clock_samples) {
+            cJSON_AddNumberToObject(tj, "sm_mhz_min", t->sm_mhz_min);
+            cJSON_AddNumberToObject(tj, "sm_mhz_max", t->sm_mhz_max);
+            cJSON_AddNumberToObject(tj, "throttled_samples", t->throttled_samples);
+        }
         double s = t->median_ms * 1e-3;
         add_finite(o, "gflops", convt_flops(r->problem) / s / 1e9);
         add_finite(o, "gbps", convt_min_bytes(r->problem) / s / 1e9);

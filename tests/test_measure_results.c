@@ -102,6 +102,40 @@ static void short_runs_are_timed_in_batches(void **state)
     assert_int_equal(t.batch, 1);
 }
 
+/* Clock readings: every third sample "throttled" at a lower clock. */
+static int clock_reads;
+static int fake_clock(convt_clock_reading *r)
+{
+    int i = clock_reads++;
+    r->throttled = i % 3 == 2;
+    r->sm_mhz = r->throttled ? 1500 : 1980;
+    return 0;
+}
+
+static void clocks_and_throttling_are_recorded(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = fake_start, .timer_stop = fake_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush,
+                        .read_clock = fake_clock};
+    for (int i = 0; i < 64; i++)
+        fake_ms[i] = 1.0 + (i % 2); /* noisy: runs to max_samples */
+    convt_measure_settings s = {.warmup = 0, .min_samples = 9, .max_samples = 9,
+                                .max_time_s = 10, .target_noise = 0.005};
+    convt_timing t;
+    convt_err e;
+    fake_at = 0;
+    clock_reads = 0;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_int_equal(t.clock_samples, 9);
+    assert_int_equal(t.throttled_samples, 3);
+    assert_int_equal(t.sm_mhz_min, 1500);
+    assert_int_equal(t.sm_mhz_max, 1980);
+    be.read_clock = NULL; /* the CPU: nothing recorded */
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_int_equal(t.clock_samples, 0);
+}
+
 static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
                      double ms)
 {
@@ -185,6 +219,7 @@ int main(void)
         cmocka_unit_test(timing_statistics),
         cmocka_unit_test(adaptive_sampling_stops_on_low_noise),
         cmocka_unit_test(short_runs_are_timed_in_batches),
+        cmocka_unit_test(clocks_and_throttling_are_recorded),
         cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),
