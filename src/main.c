@@ -62,12 +62,14 @@ static void usage(FILE *f)
 "  0  every run passed validation (or was skipped, with its reason recorded)\n"
 "  1  the sweep finished, but some run failed or gave a wrong result\n"
 "  2  bad command line or config file: nothing ran\n"
-"  3  the sweep could not run or finish (no backend, results not writable)\n"
+"  3  the sweep could not run or finish (no backend, results not writable, or\n"
+"     a device step hung past measure.hang_timeout_s)\n"
 "\n"
 "examples:\n"
 "  convt-bench --config configs/sweep.json\n"
 "  convt-bench --config configs/kernelbench-l1.json --out results/h100.json\n"
-"  convt-bench --config configs/sweep.json --dry-run\n");
+"  convt-bench --config configs/sweep.json --dry-run\n"
+"  convt-bench compare --markdown results/baseline.json results/today.json\n");
 }
 
 static void list_variants(void)
