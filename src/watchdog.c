@@ -32,9 +32,10 @@ static void *watch(void *arg)
         if (now.tv_sec > deadline.tv_sec ||
             (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) {
             fprintf(stderr,
-                    "convt-bench: %s did not finish within %.3g s: the device is hung in this "
-                    "run (a kernel that never ends). Results of the shapes before this one are in "
-                    "%s. Exclude this variant or shape and run again.\n",
+                    "convt-bench: %s did not finish within %.3g s (measure.hang_timeout_s). On a "
+                    "GPU this is usually a kernel that never ends; on the CPU, a step that is "
+                    "just slow (raise hang_timeout_s). Results of the shapes before this one are "
+                    "in %s. Exclude this variant or shape, or raise the limit, and run again.\n",
                     what_now, limit_s, results);
             fflush(stderr);
             _exit(3);
