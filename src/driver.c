@@ -31,9 +31,7 @@
 // the plan: every (variant, launch) of one shape
 
 typedef struct entry {
-    const convt_variant *variant;
-    convt_launch launch;
-    convt_record rec;
+    convt_record rec;   /* its variant and launch say what this entry runs */
     void *state;
     bool done;   /* final status decided (skipped, failed, wrong) */
 } entry;
@@ -52,9 +50,9 @@ static int expand(const convt_config *cfg, const convt_variant *v, entry **list,
         *list = grown;
         entry *en = &(*list)[(*n)++];
         memset(en, 0, sizeof *en);
-        en->variant = v;
+        en->rec.variant = v;
         for (int k = 0; k < v->n_knobs; k++)
-            en->launch.value[k] = vals[k][at[k]];
+            en->rec.launch.value[k] = vals[k][at[k]];
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == count[k])
             at[k--] = 0;
@@ -90,10 +88,10 @@ int convt_plan_print(const convt_config *cfg, const convt_backend *be,
             return -1;
         for (int i = 0; i < n; i++) {
             char launch[256], why[512] = "";
-            convt_launch_format(list[i].variant, &list[i].launch, launch, sizeof launch);
-            bool ok = list[i].variant->supports(p, &list[i].launch, &ctx, why, sizeof why);
-            fprintf(out, "  %-16s %-5s %-24s %s%s\n", list[i].variant->name,
-                    convt_tier_name(list[i].variant->tier), launch, ok ? "run" : "skip: ",
+            convt_launch_format(list[i].rec.variant, &list[i].rec.launch, launch, sizeof launch);
+            bool ok = list[i].rec.variant->supports(p, &list[i].rec.launch, &ctx, why, sizeof why);
+            fprintf(out, "  %-16s %-5s %-24s %s%s\n", list[i].rec.variant->name,
+                    convt_tier_name(list[i].rec.variant->tier), launch, ok ? "run" : "skip: ",
                     ok ? "" : why);
             runs += ok;
         }
@@ -112,7 +110,6 @@ typedef struct shape_buffers {
     float *x, *w, *b, *y;
     double *ref, *mag;
     void *workspace;
-    size_t workspace_bytes;
 } shape_buffers;
 
 static void free_buffers(const convt_backend *be, shape_buffers *sb)
@@ -335,8 +332,8 @@ static int dump_output(const convt_backend *be, const char *dir, const convt_pro
     for (int d = 0; d < p->dims; d++)
         ys[2 + d] = convt_out_size(p, d);
     char launch[256], file[400], safe[400];
-    convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
-    snprintf(file, sizeof file, "%s__%s", en->variant->name, launch);
+    convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
+    snprintf(file, sizeof file, "%s__%s", en->rec.variant->name, launch);
     sanitize(file, safe, sizeof safe - 4);
     strcat(safe, ".npy");
     return dump_array(be, dir, safe, sb->y, CONVT_NPY_F32, 2 + p->dims, ys, e);
@@ -356,7 +353,7 @@ typedef struct launch_closure {
 static int enqueue(void *arg, convt_err *e)
 {
     const launch_closure *c = arg;
-    return c->en->variant->launch(c->p, &c->en->launch, c->t, c->sb->workspace, c->en->state,
+    return c->en->rec.variant->launch(c->p, &c->en->rec.launch, c->t, c->sb->workspace, c->en->state,
                                   c->ctx, e);
 }
 
@@ -383,9 +380,9 @@ static void arm(const convt_config *cfg, double extra_s, const convt_problem *p,
 {
     char what[512], launch[256] = "";
     if (en)
-        convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+        convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
     snprintf(what, sizeof what, "%s of %s%s%s%s%s", step, p->name, en ? " / " : "",
-             en ? en->variant->name : "", en ? " " : "", launch);
+             en ? en->rec.variant->name : "", en ? " " : "", launch);
     convt_watchdog_arm(cfg->measure.hang_timeout_s + extra_s, what);
 }
 
@@ -406,7 +403,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
     for (int i = 0; i < n; i++) {
         entry *en = &list[i];
         char why[512] = "";
-        if (!en->done && !en->variant->supports(p, &en->launch, &ctx, why, sizeof why))
+        if (!en->done && !en->rec.variant->supports(p, &en->rec.launch, &ctx, why, sizeof why))
             finish(en, CONVT_STATUS_SKIPPED, "", why);
     }
     double need = shape_bytes(p), have = (double)be->free_bytes();
@@ -430,7 +427,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
     convt_tensors t = {sb.x, sb.w, sb.b, sb.y};
     launch_closure clo = {NULL, p, &t, &sb, &ctx};
 
-#define CHECK_LOST(en)                                                                         \
+#define CHECK_LOST()                                                                           \
     if (be->lost()) {                                                                          \
         result = SHAPE_LOST;                                                                   \
         goto out;                                                                              \
@@ -441,7 +438,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         for (int i = 0; i < n; i++)
             if (!list[i].done)
                 finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
-        CHECK_LOST(NULL);
+        CHECK_LOST();
         goto out;
     }
     size_t ws_max = 0;
@@ -449,20 +446,20 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         entry *en = &list[i];
         if (en->done)
             continue;
-        size_t ws = en->variant->workspace_size ? en->variant->workspace_size(p, &en->launch) : 0;
-        if (en->variant->prepare) {
+        size_t ws = en->rec.variant->workspace_size ? en->rec.variant->workspace_size(p, &en->rec.launch) : 0;
+        if (en->rec.variant->prepare) {
             double t0 = wall_ms();
             arm(cfg, 0, p, en, "prepare");
-            int failed = en->variant->prepare(p, &en->launch, &t, &ctx, &en->state, &ws, &e);
+            int failed = en->rec.variant->prepare(p, &en->rec.launch, &t, &ctx, &en->state, &ws, &e);
             convt_watchdog_disarm();
             if (failed) {
                 finish(en, CONVT_STATUS_FAILED, "prepare: ", e.msg);
-                CHECK_LOST(en);
+                CHECK_LOST();
                 continue;
             }
             en->rec.prepare_ms = wall_ms() - t0;
-            if (en->variant->describe)
-                en->variant->describe(en->state, en->rec.detail, sizeof en->rec.detail);
+            if (en->rec.variant->describe)
+                en->rec.variant->describe(en->state, en->rec.detail, sizeof en->rec.detail);
         }
         if (ws > cfg->workspace_limit) {
             char why[256];
@@ -479,9 +476,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         for (int i = 0; i < n; i++)
             if (!list[i].done && list[i].rec.workspace)
                 finish(&list[i], CONVT_STATUS_FAILED, "allocating the workspace: ", e.msg);
-        CHECK_LOST(NULL);
+        CHECK_LOST();
     }
-    sb.workspace_bytes = ws_max;
 
     /* Validation: every live entry on every trial's fresh inputs. */
     for (int trial = 0; trial < cfg->validation.trials; trial++) {
@@ -489,7 +485,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             for (int i = 0; i < n; i++)
                 if (!list[i].done)
                     finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
-            CHECK_LOST(NULL);
+            CHECK_LOST();
             goto out;
         }
         const char *which = "";
@@ -502,7 +498,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             for (int i = 0; i < n; i++)
                 if (!list[i].done)
                     finish(&list[i], CONVT_STATUS_FAILED, "reference: ", e.msg);
-            CHECK_LOST(NULL);
+            CHECK_LOST();
             goto out;
         }
         bool last = trial == cfg->validation.trials - 1;
@@ -516,8 +512,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
                 continue;
             convt_record *r = &en->rec;
             char name[512], launch[256];
-            convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
-            snprintf(name, sizeof name, "validate %s %s %s", p->name, en->variant->name, launch);
+            convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
+            snprintf(name, sizeof name, "validate %s %s %s", p->name, en->rec.variant->name, launch);
             clo.en = en;
             RANGE_PUSH(name);
             arm(cfg, 0, p, en, "the validation run");
@@ -527,14 +523,14 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             RANGE_POP();
             if (bad) {
                 finish(en, CONVT_STATUS_FAILED, "", e.msg);
-                CHECK_LOST(en);
+                CHECK_LOST();
                 continue;
             }
             convt_error_stats st;
-            r->tol = cfg->validation.tol[en->variant->tier];
+            r->tol = cfg->validation.tol[en->rec.variant->tier];
             if (be->compare(sb.y, sb.ref, sb.mag, convt_y_elems(p), &r->tol, &st, &e)) {
                 finish(en, CONVT_STATUS_FAILED, "comparing: ", e.msg);
-                CHECK_LOST(en);
+                CHECK_LOST();
                 continue;
             }
             if (trial == 0 || convt_normwise_error(&st) > convt_normwise_error(&r->errors))
@@ -562,8 +558,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         if (en->done)
             continue;
         char name[512], launch[256];
-        convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
-        snprintf(name, sizeof name, "%s %s %s", p->name, en->variant->name, launch);
+        convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
+        snprintf(name, sizeof name, "%s %s %s", p->name, en->rec.variant->name, launch);
         clo.en = en;
         RANGE_PUSH(name);
         arm(cfg, cfg->measure.max_time_s + cfg->measure.min_time_s, p, en, "timing");
@@ -572,7 +568,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         RANGE_POP();
         if (bad) {
             finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
-            CHECK_LOST(en);
+            CHECK_LOST();
             continue;
         }
         en->rec.timed = true;
@@ -581,8 +577,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
     }
 out:
     for (int i = 0; i < n; i++) {
-        if (list[i].state && list[i].variant->release)
-            list[i].variant->release(list[i].state);
+        if (list[i].state && list[i].rec.variant->release)
+            list[i].rec.variant->release(list[i].state);
         list[i].state = NULL;
     }
     free_buffers(be, &sb);
@@ -600,9 +596,9 @@ static void progress(const convt_run_options *opt, int si, int n_shapes, const e
         return;
     const convt_record *r = &en->rec;
     char launch[256];
-    convt_launch_format(en->variant, &en->launch, launch, sizeof launch);
+    convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
     fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
-            n_shapes, p->name, en->variant->name, launch, convt_status_name(r->status));
+            n_shapes, p->name, en->rec.variant->name, launch, convt_status_name(r->status));
     if (r->status == CONVT_STATUS_OK)
         fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", r->timing.median_ms,
                 100 * r->timing.noise, r->timing.target_met ? "" : " (target not met)",
@@ -648,8 +644,6 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
         }
         for (int i = 0; i < n; i++) {
             list[i].rec.problem = p;
-            list[i].rec.variant = list[i].variant;
-            list[i].rec.launch = list[i].launch;
         }
         /* A lost context fails the entry that lost it; the rest run again
          * on a fresh context. Each pass finishes at least one entry. */

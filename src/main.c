@@ -286,11 +286,8 @@ int main(int argc, char **argv)
     }
     if (out) {
         cfg.output = replace_string(cfg.output, out);
-        char sel[4096];
-        const char *dot = strrchr(out, '.');
-        size_t stem = dot && dot > strrchr(out, '/') ? (size_t)(dot - out) : strlen(out);
-        snprintf(sel, sizeof sel, "%.*s.selection.json", (int)stem, out);
-        cfg.selection = replace_string(cfg.selection, sel);
+        free(cfg.selection);
+        cfg.selection = convt_selection_path(out);
     }
     convt_device_info dev;
     const convt_backend *be = open_backend(cfg.backend, &dev, opt.quiet);

@@ -775,15 +775,7 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
         }
     }
     cfg->output = dup_string(output);
-    if (selection) {
-        cfg->selection = dup_string(selection);
-    } else { /* results/x.json -> results/x.selection.json */
-        size_t n = strlen(output);
-        cfg->selection = malloc(n + 16);
-        const char *dot = strrchr(output, '.');
-        size_t stem = dot && dot > strrchr(output, '/') ? (size_t)(dot - output) : n;
-        snprintf(cfg->selection, n + 16, "%.*s.selection.json", (int)stem, output);
-    }
+    cfg->selection = selection ? dup_string(selection) : convt_selection_path(output);
     const cJSON *variants = cJSON_GetObjectItemCaseSensitive(root, "variants");
     if (variants) {
         if (parse_variants(&w, variants, cfg))
@@ -846,6 +838,18 @@ void convt_config_finish(convt_config *cfg)
     free(cfg->shapes);
     cJSON_Delete(cfg->json);
     memset(cfg, 0, sizeof *cfg);
+}
+
+char *convt_selection_path(const char *output)
+{
+    size_t n = strlen(output);
+    char *path = malloc(n + 16);
+    if (!path)
+        return NULL;
+    const char *dot = strrchr(output, '.'), *slash = strrchr(output, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - output) : n;
+    snprintf(path, n + 16, "%.*s.selection.json", (int)stem, output);
+    return path;
 }
 
 int convt_config_knob_values(const convt_config *cfg, const convt_variant *v, int k,

@@ -80,6 +80,10 @@ int convt_config_load(const char *path, convt_config *cfg, convt_err *e);
 int convt_config_parse(const char *text, const char *path, convt_config *cfg, convt_err *e);
 void convt_config_finish(convt_config *cfg);
 
+/* Where the selection table of results file `output` goes:
+ * "results/x.json" -> "results/x.selection.json". malloc'd; the caller frees. */
+char *convt_selection_path(const char *output);
+
 /* The knob values a sweep tries for knob k of v: the override or the defaults. */
 int convt_config_knob_values(const convt_config *cfg, const convt_variant *v, int k,
                              const int64_t **values);
