@@ -42,7 +42,13 @@ __device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b)
     return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-template <int TCO>
+/* UNROLL = false: channels outer, taps inner, both loops run-time.
+ * UNROLL = true: taps outer, and the chunk's UNROLL_CI channels unrolled at
+ * compile time; channels past the group's end read the zeros staged for them,
+ * so the unrolled loop needs no bound check. */
+enum { UNROLL_CI = 8 };
+
+template <int TCO, bool UNROLL>
 __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                              const float *__restrict__ w, const float *__restrict__ b,
                              float *__restrict__ y)
@@ -124,7 +130,7 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                 __syncthreads();
                 if (o2 >= s.out[2])
                     continue;
-                for (int64_t cl = 0; cl < nci; cl++)
+                if (UNROLL) {
                     for (int64_t k2 = k2_first; k2 < K2; k2 += step) {
                         int64_t t = o2 + p2 - k2 * d2;
                         if (t < 0)
@@ -132,12 +138,32 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                         int64_t i2 = t / st2;
                         if (i2 >= s.in[2])
                             continue;
-                        float xv = xs[cl * a.win_max + (i2 - win_lo)];
-                        const float *wr = ws + (cl * TCO) * K2 + k2;
+                        const float *xr = xs + (i2 - win_lo);
+                        const float *wr = ws + k2;
 #pragma unroll
-                        for (int c = 0; c < TCO; c++)
-                            acc[c] += xv * wr[c * K2];
+                        for (int cl = 0; cl < UNROLL_CI; cl++) {
+                            float xv = xr[cl * a.win_max];
+#pragma unroll
+                            for (int c = 0; c < TCO; c++)
+                                acc[c] += xv * wr[(cl * TCO + c) * K2];
+                        }
                     }
+                } else {
+                    for (int64_t cl = 0; cl < nci; cl++)
+                        for (int64_t k2 = k2_first; k2 < K2; k2 += step) {
+                            int64_t t = o2 + p2 - k2 * d2;
+                            if (t < 0)
+                                break; /* t only falls as k2 grows */
+                            int64_t i2 = t / st2;
+                            if (i2 >= s.in[2])
+                                continue;
+                            float xv = xs[cl * a.win_max + (i2 - win_lo)];
+                            const float *wr = ws + (cl * TCO) * K2 + k2;
+#pragma unroll
+                            for (int c = 0; c < TCO; c++)
+                                acc[c] += xv * wr[c * K2];
+                        }
+                }
             }
         }
     }
@@ -168,6 +194,15 @@ static bool tiled_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "tile_ci = %lld must be at least 1", (long long)tci);
         return false;
     }
+    if (l->value[3] != 0 && l->value[3] != 1) {
+        snprintf(why, why_len, "unroll = %lld must be 0 or 1", (long long)l->value[3]);
+        return false;
+    }
+    if (l->value[3] == 1 && tci != UNROLL_CI) {
+        snprintf(why, why_len, "unroll = 1 needs tile_ci = %d (the unrolled channel count), not %lld",
+                 UNROLL_CI, (long long)tci);
+        return false;
+    }
     convt_shape3 s = convt_problem_as_3d(p);
     size_t smem = smem_bytes(s, (int)tw, (int)tco, (int)tci);
     if (smem > ctx->dev->smem_per_block_optin) {
@@ -189,11 +224,11 @@ static bool tiled_supports(const convt_problem *p, const convt_launch *l,
     return true;
 }
 
-template <int TCO>
+template <int TCO, bool UNROLL>
 static int launch_tco(const tiled_args &a, dim3 grid, int threads, size_t smem,
                       const convt_tensors *t, cudaStream_t st, convt_err *e)
 {
-    tiled_kernel<TCO><<<grid, threads, smem, st>>>(a, t->x, t->w, t->b, t->y);
+    tiled_kernel<TCO, UNROLL><<<grid, threads, smem, st>>>(a, t->x, t->w, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -203,8 +238,11 @@ static int launch_tco(const tiled_args &a, dim3 grid, int threads, size_t smem,
 template <int TCO>
 static int raise_smem(size_t smem, convt_err *e)
 {
-    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)smem),
+    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO, false>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+             e);
+    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO, true>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
              e);
     return 0;
 }
@@ -244,10 +282,14 @@ static int tiled_launch(const convt_problem *p, const convt_launch *l, const con
               (unsigned)(p->n * p->groups * a.co_tiles));
     size_t smem = smem_bytes(a.s, tw, tco, a.tile_ci);
     cudaStream_t st = (cudaStream_t)ctx->stream;
+    bool unroll = l->value[3] == 1;
     switch (tco) {
-    case 4: return launch_tco<4>(a, grid, tw, smem, t, st, e);
-    case 8: return launch_tco<8>(a, grid, tw, smem, t, st, e);
-    default: return launch_tco<16>(a, grid, tw, smem, t, st, e);
+    case 4: return unroll ? launch_tco<4, true>(a, grid, tw, smem, t, st, e)
+                          : launch_tco<4, false>(a, grid, tw, smem, t, st, e);
+    case 8: return unroll ? launch_tco<8, true>(a, grid, tw, smem, t, st, e)
+                          : launch_tco<8, false>(a, grid, tw, smem, t, st, e);
+    default: return unroll ? launch_tco<16, true>(a, grid, tw, smem, t, st, e)
+                           : launch_tco<16, false>(a, grid, tw, smem, t, st, e);
     }
 }
 
@@ -257,13 +299,15 @@ extern "C" const convt_variant convt_variant_tiled_smem = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 3,
+    .n_knobs = 4,
     .knobs = {{.name = "tile_w", .help = "output positions per block along the innermost dimension (= threads)",
                .n_defaults = 2, .defaults = {128, 256}},
               {.name = "tile_co", .help = "output channels per block (4, 8 or 16), accumulated in registers",
                .n_defaults = 2, .defaults = {8, 16}},
               {.name = "tile_ci", .help = "input channels staged per shared-memory chunk",
-               .n_defaults = 1, .defaults = {8}}},
+               .n_defaults = 1, .defaults = {8}},
+              {.name = "unroll", .help = "1: taps outer, the chunk's 8 channels unrolled at compile time (needs tile_ci 8); 0: run-time loops",
+               .n_defaults = 2, .defaults = {0, 1}}},
     .supports = tiled_supports,
     .workspace_size = NULL,
     .prepare = tiled_prepare,

@@ -91,6 +91,7 @@ static void refusals_name_their_reason(void **state)
     refuses("tiled_smem", &p, "tile_co", 5, ws, "tile_co = 5 must be 4, 8 or 16");
     refuses("tiled_smem", &p, "tile_w", 48, ws, "tile_w = 48 must be a multiple of 32");
     refuses("tiled_smem", &p, "tile_ci", 100000, ws, "KiB of shared memory, the device allows");
+    refuses("tiled_smem", &p, "unroll", 2, ws, "unroll = 2 must be 0 or 1");
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
     refuses("im2col_gemm_tf32", &p, "block", 31, ws, "block = 31");
     convt_problem q = plain();
