@@ -85,11 +85,9 @@ static void drop_known_hangs(convt_config *cfg)
 #define OWN_VARIANTS "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\"]"
 #define CUDNN_VARIANTS "[\"cudnn_*\"]"
 
-static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const char *name,
-                        int *ok, int *total)
+static cJSON *run_config_text(const char *text, const char *name, int *ok, int *total)
 {
-    char text[4096], path[512];
-    snprintf(text, sizeof text, SWEEP_TEXT, variants, cpu_gflop, count);
+    char path[512];
     convt_config cfg;
     convt_err e;
     if (convt_config_parse(text, "gpu-test", &cfg, &e))
@@ -131,6 +129,14 @@ static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const
     return doc;
 }
 
+static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const char *name,
+                        int *ok, int *total)
+{
+    char text[4096];
+    snprintf(text, sizeof text, SWEEP_TEXT, variants, cpu_gflop, count);
+    return run_config_text(text, name, ok, total);
+}
+
 static void variants_against_cpu_reference(void **state)
 {
     (void)state;
@@ -159,6 +165,37 @@ static void variants_against_gpu_reference(void **state)
         assert_int_equal(cJSON_GetObjectItemCaseSensitive(v, "spot_checks")->valuedouble, 32);
     }
     cJSON_Delete(doc);
+}
+
+/* The 17 KernelBench problems of configs/kernelbench-l1.json at full size:
+ * every own variant with every default launch configuration, one validated
+ * run each against the float64 GPU reference (spot-checked on the CPU). */
+static void kernelbench_shapes(void **state)
+{
+    (void)state;
+    char path[512];
+    const char *root = getenv("CONVT_SOURCE_ROOT");
+    snprintf(path, sizeof path, "%s/configs/kernelbench-l1.json", root ? root : ".");
+    cJSON *kb = read_json(path);
+    assert_non_null(kb);
+    char *shapes = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(kb, "shapes"));
+    assert_non_null(shapes);
+    size_t len = strlen(shapes) + 1024;
+    char *text = malloc(len);
+    snprintf(text, len,
+             "{\"variants\": %s, \"seed\": 11,"
+             " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1,"
+             " \"cache\": \"warm\"},"
+             " \"validation\": {\"cpu_reference_max_gflop\": 0, \"spot_checks\": 64},"
+             " \"shapes\": %s}",
+             OWN_VARIANTS, shapes);
+    int ok, total;
+    cJSON *doc = run_config_text(text, "kernelbench", &ok, &total);
+    assert_true(ok >= 17 * 10); /* the rest are skips with stated reasons */
+    cJSON_Delete(doc);
+    free(text);
+    free(shapes);
+    cJSON_Delete(kb);
 }
 
 /* The GPU reference kernel against the CPU reference, every element. */
@@ -248,6 +285,7 @@ int main(void)
         cmocka_unit_test(planted_bugs_are_caught_on_the_gpu),
         cmocka_unit_test(variants_against_cpu_reference),
         cmocka_unit_test(variants_against_gpu_reference),
+        cmocka_unit_test(kernelbench_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
