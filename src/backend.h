@@ -57,7 +57,9 @@ typedef struct convt_backend {
     int (*compare)(const float *y, const double *ref, const double *mag, int64_t count,
                    const convt_tolerance *tol, convt_error_stats *out, convt_err *e);
 
-    /* Timing brackets work enqueued on the stream; stop waits for it. */
+    /* Timing brackets work enqueued on the stream; stop waits for it and
+     * gives *ms = NaN when it cannot vouch for the sample (CUDA: the stream
+     * hold gave up before the host had enqueued everything). */
     int (*timer_start)(convt_err *e);
     int (*timer_stop)(double *ms, convt_err *e);
     /* Waits for all enqueued work; reports errors of asynchronous work. */

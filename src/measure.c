@@ -81,7 +81,7 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
      * time `batch` back-to-back launches per sample instead and divide, with
      * enough launches that a sample lasts about BATCH_SAMPLE_US. The cache is
      * then flushed once per sample, so only the first launch of a batch is cold. */
-    enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 1000 };
+    enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 100 };
     if (s->batch_below_us > 0) {
         double probe;
         if ((s->cold_cache && be->flush_cache(e)) || be->timer_start(e) || run(arg, e) ||
@@ -92,7 +92,7 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
             batch = want > BATCH_MAX ? BATCH_MAX : (int)ceil(want);
         }
     }
-    int clocked = 0, throttled = 0;
+    int clocked = 0, throttled = 0, unusable = 0;
     unsigned mhz_min = 0, mhz_max = 0;
     while (n < s->max_samples) {
         if (s->cold_cache && be->flush_cache(e))
@@ -112,6 +112,15 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
                 goto out;
         if (be->timer_stop(&ms, e))
             goto out;
+        if (isnan(ms)) { /* the backend could not vouch for this sample */
+            if (++unusable > 2) {
+                convt_fail(e, "%d samples unusable: the host took over a second to enqueue %d "
+                           "launches behind the stream hold",
+                           unusable, batch);
+                goto out;
+            }
+            continue;
+        }
         samples[n++] = ms / batch;
         double spent = wall_s() - start;
         if (n < s->min_samples || spent < s->min_time_s)
