@@ -290,9 +290,11 @@ static void cudnn_describe(const void *state, char *buf, size_t len)
     const cudnn_state *s = state;
     static const char *const math[] = {"DEFAULT", "TENSOR_OP", "TENSOR_OP_ALLOW_CONVERSION",
                                        "FMA"};
-    snprintf(buf, len, "algo=%d math=%s workspace=%zu %s_ms=%.3f candidates=%d", (int)s->algo,
+    /* Only what identifies the choice: compare judges two records as the same
+     * kernel when their details match (the search's time is in prepare_ms). */
+    snprintf(buf, len, "algo=%d math=%s workspace=%zu chosen_by=%s candidates=%d", (int)s->algo,
              (unsigned)s->math < 4 ? math[s->math] : "?", s->workspace,
-             s->find_ms > 0 ? "find" : "heuristic", s->find_ms, s->algos_tried);
+             s->find_ms > 0 ? "find" : "heuristic", s->algos_tried);
 }
 
 extern const convt_variant convt_variant_cudnn_fp32, convt_variant_cudnn_tf32;

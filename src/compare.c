@@ -45,6 +45,16 @@ static double allowance(const cJSON *a, const cJSON *b, double threshold)
     return noise > threshold ? noise : threshold;
 }
 
+/* A record whose variant chose differently (cuDNN's algorithm search picked
+ * another algorithm: its `detail` differs) measured a different kernel; its
+ * change says nothing about the code under test and is shown, not judged. */
+static bool redefined(const cJSON *a, const cJSON *b)
+{
+    const cJSON *da = cJSON_GetObjectItemCaseSensitive(a, "detail");
+    const cJSON *db = cJSON_GetObjectItemCaseSensitive(b, "detail");
+    return cJSON_IsString(da) && cJSON_IsString(db) && strcmp(da->valuestring, db->valuestring);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -164,7 +174,11 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         } else if (ok_timed(b) && ok_timed(c)) {
             double change = json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1;
             double allow = allowance(b, c, opt->threshold);
-            if (change > allow) {
+            if (redefined(b, c)) {
+                sum->redefined++;
+                snprintf(verdict, sizeof verdict, "not judged, %+.1f%%: %.50s -> %.50s",
+                         100 * change, json_str(b, "detail"), json_str(c, "detail"));
+            } else if (change > allow) {
                 sum->regressed++;
                 snprintf(verdict, sizeof verdict, "REGRESSION: %+.1f%% (allowed %.1f%%)",
                          100 * change, 100 * allow);
@@ -205,12 +219,15 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                 continue;
             double change = json_num(timing(cw), "median_ms") / json_num(timing(bw), "median_ms") - 1;
             double allow = allowance(bw, cw, opt->threshold);
-            bool worse = change > allow;
+            /* A winner that is the same record with another algorithm inside
+             * is not judged either (see redefined()). */
+            bool other_choice = same_record(bw, cw) && redefined(bw, cw);
+            bool worse = change > allow && !other_choice;
             sum->winners_regressed += worse;
             fprintf(out, "%s%s %s: %s %.4f ms -> %s %.4f ms (%+.1f%%)%s\n", md ? "- " : "  ",
                     name_of(c), tiers[t], json_str(bw, "variant"), json_num(timing(bw), "median_ms"),
                     json_str(cw, "variant"), json_num(timing(cw), "median_ms"), 100 * change,
-                    worse ? "  REGRESSION" : "");
+                    worse ? "  REGRESSION" : other_choice ? "  (not judged: it chose differently)" : "");
         }
     }
     if (sum->only_baseline || sum->only_current) {
@@ -233,9 +250,11 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                 md ? "- " : "", sum->spread_count, 100 * sum->spread_median,
                 100 * sum->spread_p95, 100 * sum->spread_max, 100 * sum->within_noise);
     fprintf(out,
-            "\n%d matched: %d regressed, %d turned wrong or failed, %d faster, %d same; %d "
+            "\n%d matched: %d regressed, %d turned wrong or failed, %d faster, %d same, %d "
+            "chose differently (not judged); %d "
             "winner%s regressed; %d only in the baseline, %d only in the current run\n",
             sum->matched, sum->regressed, sum->turned_bad, sum->improved, sum->unchanged,
+            sum->redefined,
             sum->winners_regressed, sum->winners_regressed == 1 ? "" : "s", sum->only_baseline,
             sum->only_current);
     return 0;

@@ -6,7 +6,9 @@
  * inside what either run could not resolve is not a finding. A record that
  * was ok and is now wrong or failed is a regression whatever its time. Per
  * shape and tier, the best time (the winner) is compared the same way.
- * Records present on one side only are listed, not judged. */
+ * Records present on one side only are listed, not judged; so are records
+ * whose variant chose differently on the two sides (their `detail` differs,
+ * e.g. cuDNN's search picked another algorithm): they timed another kernel. */
 #ifndef CONVT_SRC_COMPARE_H
 #define CONVT_SRC_COMPARE_H
 
@@ -27,6 +29,7 @@ typedef struct convt_compare_options {
 
 typedef struct convt_compare_summary {
     int matched, regressed, improved, unchanged;
+    int redefined;             /* detail differs (another algorithm): shown, not judged */
     int turned_bad;            /* ok in the baseline, wrong or failed now */
     int winners_regressed;
     int only_baseline, only_current;
