@@ -14,6 +14,7 @@
  * This is the plain baseline every faster variant is measured against.
  *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["gather"]) */
+#include "build_config.h"
 #include "cuda_check.h"
 #include "hostdevice.h"
 #include "variant.h"
@@ -216,10 +217,28 @@ static bool gather_supports(const convt_problem *p, const convt_launch *l,
     return true;
 }
 
+#if CONVT_PLANTED_DELAY_US > 0
+/* A planted slowdown (meson -Dplanted_delay_us=N, testing only): one thread
+ * spins N microseconds before the gather kernel, so that compare can be
+ * shown to catch a real regression on the GPU (tools/check-slowdown.sh). */
+__global__ void planted_delay_kernel()
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < 1000ull * CONVT_PLANTED_DELAY_US);
+}
+#endif
+
 static int gather_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                          void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)workspace, (void)state;
+#if CONVT_PLANTED_DELAY_US > 0
+    planted_delay_kernel<<<1, 1, 0, (cudaStream_t)ctx->stream>>>();
+    CUDA_TRY_LAUNCH(e);
+#endif
     gather_args a;
     a.cin = p->cin;
     a.cout = p->cout;
