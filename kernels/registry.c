@@ -15,6 +15,8 @@ extern const convt_variant convt_variant_scatter_atomic;
 extern const convt_variant convt_variant_im2col_gemm;
 extern const convt_variant convt_variant_im2col_gemm_tf32;
 extern const convt_variant convt_variant_tiled_smem;
+extern const convt_variant convt_variant_polyphase_igemm_tf32;
+extern const convt_variant convt_variant_polyphase_igemm_3xtf32;
 #endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
@@ -30,6 +32,8 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_im2col_gemm,
     &convt_variant_im2col_gemm_tf32,
     &convt_variant_tiled_smem,
+    &convt_variant_polyphase_igemm_tf32,
+    &convt_variant_polyphase_igemm_3xtf32,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,
