@@ -60,7 +60,11 @@ typedef struct convt_backend {
     /* Timing brackets work enqueued on the stream; stop waits for it and
      * gives *ms = NaN when it cannot vouch for the sample (CUDA: the stream
      * hold gave up before the host had enqueued everything). */
-    int (*timer_start)(convt_err *e);
+    /* hold: keep the GPU from starting the sample's work until timer_stop
+     * (CUDA; ignored on the CPU). Off for work that may synchronise inside a
+     * call (a library's first call, some cuDNN algorithms): held, that
+     * waits for the hold's timeout. */
+    int (*timer_start)(bool hold, convt_err *e);
     int (*timer_stop)(double *ms, convt_err *e);
     /* Waits for all enqueued work; reports errors of asynchronous work. */
     int (*synchronize)(convt_err *e);

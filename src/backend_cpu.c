@@ -134,8 +134,9 @@ static int cpu_compare(const float *y, const double *ref, const double *mag, int
 
 static double timer_started;
 
-static int cpu_timer_start(convt_err *e)
+static int cpu_timer_start(bool hold, convt_err *e)
 {
+    (void)hold;
     (void)e;
     timer_started = now_ms();
     return 0;

@@ -22,6 +22,7 @@ typedef struct convt_timing {
     bool target_met;     /* noise <= target when sampling stopped */
     double spent_s;      /* wall time spent sampling, warm-up included */
     bool cold_cache;
+    bool held;           /* GPU work held until enqueued (backend.h); false: host time included */
     int batch;           /* launches per sample: 1, or more for runs under batch_below_us */
     /* Device clock read before each sample, where the backend can (NVML). */
     int clock_samples;   /* samples with a reading; 0: none could be read */

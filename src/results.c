@@ -178,8 +178,9 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         cJSON_AddNumberToObject(tj, "spent_s", t->spent_s);
         cJSON_AddStringToObject(tj, "cache", t->cold_cache ? "cold" : "warm");
         cJSON_AddStringToObject(tj, "method",
-                                r->variant->backend == CONVT_BACKEND_CUDA ? "cuda_events_held"
-                                                                          : "monotonic_clock");
+                                r->variant->backend != CONVT_BACKEND_CUDA ? "monotonic_clock"
+                                : t->held                                 ? "cuda_events_held"
+                                                                          : "cuda_events");
         /* > 1: each sample timed this many back-to-back launches and divided
          * (runs under measure.batch_below_us); only the first was cold. */
         cJSON_AddNumberToObject(tj, "launches_per_sample", t->batch);

@@ -42,7 +42,7 @@ static void timing_statistics(void **state)
  * be tested without a device. */
 static double fake_ms[64];
 static int fake_at;
-static int fake_start(convt_err *e) { (void)e; return 0; }
+static int fake_start(bool hold, convt_err *e) { (void)hold, (void)e; return 0; }
 static int fake_stop(double *ms, convt_err *e) { (void)e; *ms = fake_ms[fake_at++ % 64]; return 0; }
 static int fake_sync(convt_err *e) { (void)e; return 0; }
 static int fake_flush(convt_err *e) { (void)e; return 0; }
@@ -75,7 +75,12 @@ static void adaptive_sampling_stops_on_low_noise(void **state)
 /* A fake launch that "takes" 2 us: a fake timer that reports 2 us per launch
  * between its marks. */
 static int launches_since_start;
-static int count_start(convt_err *e) { (void)e; launches_since_start = 0; return 0; }
+static int count_start(bool hold, convt_err *e)
+{
+    (void)hold, (void)e;
+    launches_since_start = 0;
+    return 0;
+}
 static int count_stop(double *ms, convt_err *e)
 {
     (void)e;
@@ -100,6 +105,46 @@ static void short_runs_are_timed_in_batches(void **state)
     s.batch_below_us = 1;                           /* 2 us is above: one launch per sample */
     assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
     assert_int_equal(t.batch, 1);
+}
+
+/* A launch that synchronises inside: a held sample times out (NaN), an
+ * unheld one takes 3 ms. The sample is thrown away and the run goes on
+ * unheld, and says so. */
+static bool last_hold;
+static int hold_start(bool hold, convt_err *e)
+{
+    (void)e;
+    last_hold = hold;
+    return 0;
+}
+static int hold_stop(double *ms, convt_err *e)
+{
+    (void)e;
+    *ms = last_hold ? NAN : 3.0;
+    return 0;
+}
+
+static void a_sample_the_hold_gave_up_on_is_retimed_unheld(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = hold_start, .timer_stop = hold_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    convt_measure_settings s = {.warmup = 0, .min_samples = 5, .max_samples = 5,
+                                .max_time_s = 10, .target_noise = 0.005, .batch_below_us = 20};
+    convt_timing t;
+    convt_err e;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_false(t.held);
+    assert_int_equal(t.samples, 5);
+    assert_true(fabs(t.median_ms - 3.0) < 1e-12);
+    s.batch_below_us = 0; /* no probe: the first sample meets the timeout */
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_false(t.held);
+    assert_int_equal(t.samples, 5);
+    be.timer_start = fake_start; /* an ordinary backend: held throughout */
+    be.timer_stop = fake_stop;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_true(t.held);
 }
 
 /* Clock readings: every third sample "throttled" at a lower clock. */
@@ -220,6 +265,7 @@ int main(void)
         cmocka_unit_test(adaptive_sampling_stops_on_low_noise),
         cmocka_unit_test(short_runs_are_timed_in_batches),
         cmocka_unit_test(clocks_and_throttling_are_recorded),
+        cmocka_unit_test(a_sample_the_hold_gave_up_on_is_retimed_unheld),
         cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),
