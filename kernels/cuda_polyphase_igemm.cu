@@ -41,7 +41,7 @@
  * and its taps (taps[tap_begin .. tap_begin + ntaps)). */
 struct phase_desc {
     int64_t m_count;      /* images x q_count[0] x q_count[1] x q_count[2] */
-    int m_tile_begin;     /* first M tile of this phase in the launch */
+    int m_tiles;          /* M tiles of BM rows */
     int ntaps, tap_begin;
     int ph[3], q_min[3], q_count[3];
 };
@@ -69,6 +69,7 @@ static const tile_shape tile_shapes[] = {
     {128, 128, 2, 4}, /* 1: 8 warps of 64 x 32 */
     {64, 64, 2, 2},   /* 2: 4 warps of 32 x 32 */
     {256, 16, 8, 1},  /* 3: 8 warps of 32 x 16, for few channels per group */
+    {128, 32, 4, 2},  /* 4: 8 warps of 32 x 16, for 32 channels per group */
 };
 enum { N_TILE_SHAPES = sizeof tile_shapes / sizeof tile_shapes[0] };
 
@@ -124,9 +125,11 @@ __device__ __forceinline__ void cp_async_wait(int pending)
         asm volatile("cp.async.wait_group 2;");
 }
 
-/* wp[g][t][ci][co_pad] = w[g*cin_g + ci][co][t], zero in the padding. */
+/* wp[g][t][ci][co_pad] = w[g*cin_g + ci][co][t], zero in the padding;
+ * rounded to TF32 here once (round) rather than in every block. */
 __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp, int64_t cin_g,
-                             int64_t cout_g, int64_t co_pad, int64_t ktaps, int64_t total)
+                             int64_t cout_g, int64_t co_pad, int64_t ktaps, int64_t total,
+                             bool round)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -134,7 +137,8 @@ __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp
         int64_t ci = r % cin_g;
         r /= cin_g;
         int64_t t = r % ktaps, g = r / ktaps;
-        wp[i] = co < cout_g ? w[((g * cin_g + ci) * cout_g + co) * ktaps + t] : 0.0f;
+        float v = co < cout_g ? w[((g * cin_g + ci) * cout_g + co) * ktaps + t] : 0.0f;
+        wp[i] = round ? __uint_as_float(tf32_round(v)) : v;
     }
 }
 
@@ -156,17 +160,15 @@ __global__ void __launch_bounds__(WM *WN * 32)
     float *Bs = smem + (size_t)a.stages * BK * AS; /* [stages][BK][BS] */
     const convt_shape3 &s = a.s;
 
-    /* which phase this M tile belongs to */
-    int lo = 0, hi = a.nphases - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (a.phases[mid].m_tile_begin <= (int)blockIdx.x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const phase_desc ph = a.phases[lo];
-    const int64_t m0 = (int64_t)(blockIdx.x - ph.m_tile_begin) * BM;
+    /* The phases' M tiles are interleaved, phase fastest: blocks running
+     * together write the same stretch of the output (each phase every
+     * stride-th element), so its sectors are complete in L2 before they are
+     * written back; phase-major order left partly written sectors to HBM. */
+    const phase_desc ph = a.phases[blockIdx.x % a.nphases];
+    const int m_tile = blockIdx.x / a.nphases;
+    if (m_tile >= ph.m_tiles)
+        return; /* this phase has fewer tiles than the longest */
+    const int64_t m0 = (int64_t)m_tile * BM;
     const int64_t co0 = (int64_t)blockIdx.y * BN;
     const int64_t g = blockIdx.z;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -243,6 +245,19 @@ __global__ void __launch_bounds__(WM *WN * 32)
         cp_async_commit();
         const float *At = As + (size_t)(kt % stages) * BK * AS;
         const float *Bt = Bs + (size_t)(kt % stages) * BK * BS;
+        /* 3xTF32 sums each K tile apart and adds it to acc with FADD: the
+         * tensor core's own accumulation does not round to nearest, and over
+         * thousands of K steps its bias exceeded float32 accuracy (normwise
+         * 2e-5 on kb58 on the H100, against a bound of 1e-5). */
+        float part[SPLIT3 ? MI : 1][SPLIT3 ? NI : 1][4];
+        if (SPLIT3)
+#pragma unroll
+            for (int i = 0; i < (SPLIT3 ? MI : 1); i++)
+#pragma unroll
+                for (int j = 0; j < (SPLIT3 ? NI : 1); j++)
+#pragma unroll
+                    for (int r = 0; r < 4; r++)
+                        part[i][j][r] = 0.0f;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             unsigned ab[MI][4], bb[NI][2];
@@ -264,9 +279,12 @@ __global__ void __launch_bounds__(WM *WN * 32)
                 float v[2] = {p[0], p[4 * BS]};
 #pragma unroll
                 for (int r = 0; r < 2; r++) {
-                    bb[j][r] = tf32_round(v[r]);
-                    if (SPLIT3)
+                    if (SPLIT3) {
+                        bb[j][r] = tf32_round(v[r]);
                         bsm[j][r] = tf32_round(v[r] - __uint_as_float(bb[j][r]));
+                    } else {
+                        bb[j][r] = __float_as_uint(v[r]); /* rounded by pack_weights */
+                    }
                 }
             }
 #pragma unroll
@@ -274,12 +292,23 @@ __global__ void __launch_bounds__(WM *WN * 32)
 #pragma unroll
                 for (int j = 0; j < NI; j++) {
                     if (SPLIT3) {
-                        mma_tf32(acc[i][j], as[i], bb[j]);
-                        mma_tf32(acc[i][j], ab[i], bsm[j]);
+                        float(&pc)[4] = part[SPLIT3 ? i : 0][SPLIT3 ? j : 0];
+                        mma_tf32(pc, as[i], bb[j]);
+                        mma_tf32(pc, ab[i], bsm[j]);
+                        mma_tf32(pc, ab[i], bb[j]);
+                    } else {
+                        mma_tf32(acc[i][j], ab[i], bb[j]);
                     }
-                    mma_tf32(acc[i][j], ab[i], bb[j]);
                 }
         }
+        if (SPLIT3)
+#pragma unroll
+            for (int i = 0; i < MI; i++)
+#pragma unroll
+                for (int j = 0; j < NI; j++)
+#pragma unroll
+                    for (int r = 0; r < 4; r++)
+                        acc[i][j][r] += part[SPLIT3 ? i : 0][SPLIT3 ? j : 0][r];
     }
     cp_async_wait(0);
 
@@ -337,7 +366,7 @@ static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 /* The phases and their taps, in launch order; the M tiles of BM rows. */
 typedef struct phase_plan {
-    int nphases, ntaps_total, m_tiles;
+    int nphases, ntaps_total, m_tiles; /* m_tiles: of the longest phase */
     phase_desc *phases;
     phase_tap *taps;
 } phase_plan;
@@ -385,9 +414,10 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
             m *= cnt;
         }
         d->m_count = m;
-        d->m_tile_begin = (int)tiles;
-        tiles += (m + bm - 1) / bm;
-        if (tiles > 0x7fffffff) {
+        d->m_tiles = (int)((m + bm - 1) / bm);
+        if (d->m_tiles > tiles)
+            tiles = d->m_tiles;
+        if (tiles * nph > 0x7fffffff) {
             plan_free(pl);
             snprintf(why, why_len, "more than 2^31-1 M tiles");
             return -1;
@@ -475,7 +505,7 @@ static bool poly_supports(const convt_problem *p, const convt_launch *l, const c
             return false;
         }
     int64_t m_rows = p->n * s.out[0] * s.out[1] * s.out[2];
-    if (m_rows / ts.bm + sp > 0x7fffffff) {
+    if ((m_rows / sp / ts.bm + 2) * sp > 0x7fffffff) {
         snprintf(why, why_len, "more than 2^31-1 M tiles");
         return false;
     }
@@ -494,7 +524,8 @@ static int launch_shape(const poly_args &a, int m_tiles, int64_t groups, size_t 
                  e);
         return 0;
     }
-    dim3 grid((unsigned)m_tiles, (unsigned)((a.cout_g + BN - 1) / BN), (unsigned)groups);
+    dim3 grid((unsigned)m_tiles * a.nphases, (unsigned)((a.cout_g + BN - 1) / BN),
+              (unsigned)groups);
     kernel<<<grid, WM * WN * 32, smem, st>>>(a, t->x, wp, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
@@ -522,6 +553,7 @@ static int dispatch(int tile, int bk, const poly_args &a, int m_tiles, int64_t g
     POLY_CASE(1, 128, 128, 2, 4)
     POLY_CASE(2, 64, 64, 2, 2)
     POLY_CASE(3, 256, 16, 8, 1)
+    POLY_CASE(4, 128, 32, 4, 2)
 #undef POLY_CASE
     return convt_fail(e, "tile %d is not compiled", tile);
 }
@@ -612,7 +644,7 @@ static int poly_launch_common(const convt_problem *p, const convt_launch *l,
     int64_t total = p->groups * a.ktaps * a.cin_g * a.co_pad;
     int64_t blocks = (total + 255) / 256;
     pack_weights<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
-        t->w, wp, a.cin_g, a.cout_g, a.co_pad, a.ktaps, total);
+        t->w, wp, a.cin_g, a.cout_g, a.co_pad, a.ktaps, total, !split3);
     CUDA_TRY_LAUNCH(e);
     if (st->m_tiles == 0)
         return 0; /* an empty output */
@@ -640,9 +672,9 @@ static int poly_launch_3x(const convt_problem *p, const convt_launch *l, const c
     .n_knobs = 3,                                                                               \
     .knobs = {{.name = "tile",                                                                  \
                .help = "block tile: 0 = 128x64 (8 warps), 1 = 128x128 (8 warps), 2 = 64x64 (4 "  \
-                       "warps), 3 = 256x16 (8 warps; few channels per group)",                   \
+                       "warps), 3 = 256x16 (8 warps; few channels per group), 4 = 128x32 (8 warps)", \
                .n_defaults = 4,                                                                 \
-               .defaults = {0, 1, 2, 3}},                                                       \
+               .defaults = {0, 1, 3, 4}},                                                       \
               {.name = "bk",                                                                    \
                .help = "K chunk staged per pipeline stage: input channels of one tap (8, 16, "  \
                        "32)",                                                                   \

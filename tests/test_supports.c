@@ -92,7 +92,7 @@ static void refusals_name_their_reason(void **state)
     refuses("tiled_smem", &p, "tile_w", 48, ws, "tile_w = 48 must be a multiple of 32");
     refuses("tiled_smem", &p, "tile_ci", 100000, ws, "KiB of shared memory, the device allows");
     refuses("tiled_smem", &p, "unroll", 2, ws, "unroll = 2 must be 0 or 1");
-    refuses("polyphase_igemm_tf32", &p, "tile", 4, ws, "tile = 4 must be 0..3");
+    refuses("polyphase_igemm_tf32", &p, "tile", 5, ws, "tile = 5 must be 0..4");
     refuses("polyphase_igemm_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     refuses("polyphase_igemm_3xtf32", &p, "stages", 5, ws, "stages = 5 must be 2, 3 or 4");
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
