@@ -24,7 +24,7 @@
  * positions, so the loads coalesce); B comes from the weights repacked at
  * the start of every launch (part of the timed work) as
  * wp[g][tap][ci][co padded to 4], read with 16-byte cp.async.
- * Operands are rounded to TF32 with cvt.rna. polyphase_igemm_3xtf32 splits
+ * Operands are rounded to TF32 to nearest (one integer add, see tf32_round). polyphase_igemm_3xtf32 splits
  * each operand into big + small TF32 parts and adds small*big + big*small +
  * big*big (three mma), which carries float32 accuracy: fp32 tier.
  * Deterministic: the summation order is fixed.
@@ -82,12 +82,14 @@ static size_t smem_bytes(int bm, int bn, int bk, int stages)
     return sizeof(float) * (size_t)stages * bk * ((bm + A_PAD) + (bn + B_PAD));
 }
 
-__device__ __forceinline__ unsigned tf32_round(float v)
-{
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-    return r;
-}
+/* TF32 rounding to nearest (ties away) in one integer add: the tensor core
+ * reads only the top 19 bits, so adding half a TF32 ulp to the bits rounds
+ * the way cvt.rna does (for finite values), on the full-rate integer pipe
+ * instead of the conversion pipe (Nsight Compute on kb65: issue-bound at 66%
+ * of slots with cvt.rna per operand). tf32_exact clears the ignored bits too,
+ * for the split of 3xTF32, which needs the rounded value itself. */
+__device__ __forceinline__ unsigned tf32_round(float v) { return __float_as_uint(v) + 0x1000u; }
+__device__ __forceinline__ unsigned tf32_exact(float v) { return tf32_round(v) & 0xffffe000u; }
 
 __device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2])
 {
@@ -138,7 +140,7 @@ __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp
         r /= cin_g;
         int64_t t = r % ktaps, g = r / ktaps;
         float v = co < cout_g ? w[((g * cin_g + ci) * cout_g + co) * ktaps + t] : 0.0f;
-        wp[i] = round ? __uint_as_float(tf32_round(v)) : v;
+        wp[i] = round ? __uint_as_float(tf32_exact(v)) : v;
     }
 }
 
@@ -154,6 +156,7 @@ __global__ void __launch_bounds__(WM *WN * 32)
     constexpr int B_VECS = BK * BN / 4;
     static_assert(THREADS % BM == 0 && BK % A_ROW_STEP == 0, "A tile mapping");
     static_assert(WTM % 16 == 0 && WTN % 8 == 0 && BK % 8 == 0, "mma tiling");
+    static_assert(MI % 2 == 0, "a lane's A values of one k fill whole float4s");
 
     extern __shared__ float smem[];
     float *As = smem;                        /* [stages][BK][AS] */
@@ -175,8 +178,16 @@ __global__ void __launch_bounds__(WM *WN * 32)
     const int gid = lane >> 2, tig = lane & 3;
     const int wm0 = (warp / WN) * WTM, wn0 = (warp % WN) * WTN;
 
-    /* This thread's A column: one output position of the phase. */
+    /* This thread's A column: one output position of the phase. In shared
+     * memory the columns of each warp's WTM rows are permuted so that the
+     * 2*MI values a lane needs for one k (rows gid and gid+8 of each m16
+     * tile) sit side by side: float4 loads instead of 2*MI scalar ones. */
     const int a_col = tid % BM, a_row0 = tid / BM;
+    int a_phys;
+    {
+        int r = a_col % WTM;
+        a_phys = a_col - r + (r % 8) * (2 * MI) + (r / 16) * 2 + (r % 16) / 8;
+    }
     int64_t q[3];
     const float *xg = x;
     bool m_ok;
@@ -205,7 +216,7 @@ __global__ void __launch_bounds__(WM *WN * 32)
         bool ok = m_ok && i0 >= 0 && i0 < s.in[0] && i1 >= 0 && i1 < s.in[1] && i2 >= 0 &&
                   i2 < s.in[2];
         const float *src = xg + (ci0 + a_row0) * in_plane + (i0 * s.in[1] + i1) * s.in[2] + i2;
-        float *dst = As + ((size_t)buf * BK + a_row0) * AS + a_col;
+        float *dst = As + ((size_t)buf * BK + a_row0) * AS + a_phys;
 #pragma unroll
         for (int j = 0; j < A_ROWS; j++) {
             int64_t ci = ci0 + a_row0 + j * A_ROW_STEP;
@@ -262,15 +273,26 @@ __global__ void __launch_bounds__(WM *WN * 32)
         for (int kk = 0; kk < BK; kk += 8) {
             unsigned ab[MI][4], bb[NI][2];
             unsigned as[SPLIT3 ? MI : 1][4], bsm[SPLIT3 ? NI : 1][2];
+            float av[2][2 * MI]; /* [k, k+4][i*2 + h]: rows gid + 8h of m16 tile i */
+            {
+                const float *p = At + (kk + tig) * AS + wm0 + gid * (2 * MI);
+#pragma unroll
+                for (int q = 0; q < 2 * MI; q += 4) {
+                    *(float4 *)&av[0][q] = *(const float4 *)(p + q);
+                    *(float4 *)&av[1][q] = *(const float4 *)(p + 4 * AS + q);
+                }
+            }
 #pragma unroll
             for (int i = 0; i < MI; i++) {
-                const float *p = At + (kk + tig) * AS + wm0 + i * 16 + gid;
-                float v[4] = {p[0], p[8], p[4 * AS], p[4 * AS + 8]};
+                float v[4] = {av[0][2 * i], av[0][2 * i + 1], av[1][2 * i], av[1][2 * i + 1]};
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
-                    ab[i][r] = tf32_round(v[r]);
-                    if (SPLIT3)
+                    if (SPLIT3) {
+                        ab[i][r] = tf32_exact(v[r]);
                         as[i][r] = tf32_round(v[r] - __uint_as_float(ab[i][r]));
+                    } else {
+                        ab[i][r] = tf32_round(v[r]);
+                    }
                 }
             }
 #pragma unroll
@@ -280,7 +302,7 @@ __global__ void __launch_bounds__(WM *WN * 32)
 #pragma unroll
                 for (int r = 0; r < 2; r++) {
                     if (SPLIT3) {
-                        bb[j][r] = tf32_round(v[r]);
+                        bb[j][r] = tf32_exact(v[r]);
                         bsm[j][r] = tf32_round(v[r] - __uint_as_float(bb[j][r]));
                     } else {
                         bb[j][r] = __float_as_uint(v[r]); /* rounded by pack_weights */

@@ -10,7 +10,9 @@
 #   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
 # Without .git in the tree, export CONVT_GIT_REVISION so results record it.
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
-# configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests.
+# configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests;
+# CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
+# spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU.
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -48,7 +50,21 @@ for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
+  if [ "${CONVT_REPEAT:-0}" = 1 ]; then
+    # the same sweep again, and compare's verdict on the pair: run-to-run spread
+    timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --quiet --config "$cfg" \
+      --out "$OUT/$name-again.json" > "$OUT/$name-again.log" 2>&1 || status=1
+    "$build/convt-bench" compare "$OUT/$name.json" "$OUT/$name-again.json" > "$OUT/$name-compare.txt"
+    echo "compare $name vs again: exit $?"
+    grep -E 'REGRESSION|not judged' "$OUT/$name-compare.txt" | head -10
+    tail -3 "$OUT/$name-compare.txt"
+  fi
 done
+if [ "${CONVT_CHECK_SLOWDOWN:-0}" = 1 ]; then
+  # compare must catch a gather slowed by a planted delay, and pass noise
+  CONVT_NO_SETUP=1 CONVT_BUILD=$build CONVT_OUT="$OUT/slowdown" \
+    timeout 300 bash tools/check-slowdown.sh "${CONVT_DELAY_US:-5}" cuda || status=1
+fi
 if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
   timeout ${CONVT_TEST_TIMEOUT:-240} meson test -C "$build" --print-errorlogs --num-processes 4 \
     > "$OUT/tests.log" 2>&1 || status=1
