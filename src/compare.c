@@ -219,9 +219,12 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                 continue;
             double change = json_num(timing(cw), "median_ms") / json_num(timing(bw), "median_ms") - 1;
             double allow = allowance(bw, cw, opt->threshold);
-            /* A winner that is the same record with another algorithm inside
-             * is not judged either (see redefined()). */
-            bool other_choice = same_record(bw, cw) && redefined(bw, cw);
+            /* Not judged either (see redefined()): a winner whose own record
+             * chose differently in the current run (seen on the H100: cuDNN
+             * found a slower algorithm, and another variant became the winner). */
+            const cJSON *bw_now = find_same(crec, bw);
+            bool other_choice = (same_record(bw, cw) && redefined(bw, cw)) ||
+                                (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
             bool worse = change > allow && !other_choice;
             sum->winners_regressed += worse;
             fprintf(out, "%s%s %s: %s %.4f ms -> %s %.4f ms (%+.1f%%)%s\n", md ? "- " : "  ",

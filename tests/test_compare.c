@@ -81,6 +81,16 @@ static void a_record_that_chose_differently_is_not_judged(void **state)
     assert_int_equal(s.redefined, 1);
     assert_int_equal(s.regressed + s.winners_regressed, 0);
 
+    /* the baseline's winner chose a slower algorithm, and another record won */
+    base = doc("H100", 4, 1, 0.005, "ok"), cur = doc("H100", 3, 5, 0.005, "ok");
+    cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(base, "records"), 1), "detail",
+                            "algo=0 math=FMA");
+    cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cur, "records"), 1), "detail",
+                            "algo=1 math=FMA");
+    s = run(base, cur, false, &rc);
+    assert_int_equal(s.redefined, 1);
+    assert_int_equal(s.regressed + s.winners_regressed, 0);
+
     base = doc("H100", 4, 1, 0.005, "ok"), cur = doc("H100", 4, 1.4, 0.005, "ok");
     cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(base, "records"), 1), "detail",
                             "algo=0 math=FMA");
