@@ -90,7 +90,7 @@ static void refusals_name_their_reason(void **state)
     refuses("scatter_atomic", &p, "block", 0, ws, "block = 0");
     refuses("tiled_smem", &p, "tile_co", 5, ws, "tile_co = 5 must be 4, 8 or 16");
     refuses("tiled_smem", &p, "tile_w", 48, ws, "tile_w = 48 must be a multiple of 32");
-    refuses("tiled_smem", &p, "tile_ci", 100000, ws, "KiB of shared memory, the device allows");
+    refuses("tiled_smem", &p, "tile_ci", 100000, ws, "unroll = 1 needs tile_ci = 8");
     refuses("tiled_smem", &p, "unroll", 2, ws, "unroll = 2 must be 0 or 1");
     refuses("polyphase_igemm_tf32", &p, "tile", 5, ws, "tile = 5 must be 0..4");
     refuses("polyphase_igemm_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
