@@ -24,31 +24,23 @@ struct gather_args {
     convt_shape3 s;
 };
 
+/* The work both layouts share: OUTS consecutive outputs (n, co, o0, o1,
+ * o2_0 + j) summed over the taps that reach them and the input channels of
+ * the group, then written. Input channel cl of the group is xg + cl*in_plane;
+ * its weight for tap k is wr[cl * w_cl_stride + k] (global memory or the
+ * shared-memory copy). */
 template <int OUTS>
-__global__ void gather_kernel(gather_args a, const float *__restrict__ x,
-                              const float *__restrict__ w, const float *__restrict__ b,
-                              float *__restrict__ y)
+__device__ __forceinline__ void gather_outputs(const gather_args &a, const float *xg,
+                                               const float *wr, int64_t w_cl_stride, float bias,
+                                               int64_t n, int64_t co, int64_t o0, int64_t o1,
+                                               int64_t o2_0, float *__restrict__ y)
 {
-    int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= a.count) /* a.count: threads, ceil(out2 / OUTS) per output row */
-        return;
     const convt_shape3 &s = a.s;
-    int64_t blocks2 = (s.out[2] + OUTS - 1) / OUTS;
-    int64_t ob = idx % blocks2, r = idx / blocks2;
-    int64_t o1 = r % s.out[1];
-    r /= s.out[1];
-    int64_t o0 = r % s.out[0];
-    r /= s.out[0];
-    int64_t co = r % a.cout, n = r / a.cout;
-    int64_t g = co / a.cout_g, col = co - g * a.cout_g;
-    int64_t o2_0 = ob * OUTS;
     const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
-    const int64_t taps = s.k[0] * s.k[1] * s.k[2];
-
     float acc[OUTS];
 #pragma unroll
     for (int j = 0; j < OUTS; j++)
-        acc[j] = b ? b[co] : 0.0f;
+        acc[j] = bias;
     for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
         int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
         if (i0 < 0)
@@ -71,10 +63,10 @@ __global__ void gather_kernel(gather_args a, const float *__restrict__ x,
                 if (!any)
                     continue;
                 int64_t xrow = (i0 * s.in[1] + i1) * s.in[2];
-                int64_t woff = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                for (int64_t ci = g * a.cin_g; ci < (g + 1) * a.cin_g; ci++) {
-                    float wv = w[(ci * a.cout_g + col) * taps + woff];
-                    const float *xc = x + (n * a.cin + ci) * in_plane + xrow;
+                int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
+                for (int64_t cl = 0; cl < a.cin_g; cl++) {
+                    float wv = wr[cl * w_cl_stride + k];
+                    const float *xc = xg + cl * in_plane + xrow;
 #pragma unroll
                     for (int j = 0; j < OUTS; j++)
                         if (i2[j] >= 0)
@@ -88,6 +80,31 @@ __global__ void gather_kernel(gather_args a, const float *__restrict__ x,
     for (int j = 0; j < OUTS; j++)
         if (o2_0 + j < s.out[2])
             yrow[o2_0 + j] = acc[j];
+}
+
+template <int OUTS>
+__global__ void gather_kernel(gather_args a, const float *__restrict__ x,
+                              const float *__restrict__ w, const float *__restrict__ b,
+                              float *__restrict__ y)
+{
+    int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (idx >= a.count) /* a.count: threads, ceil(out2 / OUTS) per output row */
+        return;
+    const convt_shape3 &s = a.s;
+    int64_t blocks2 = (s.out[2] + OUTS - 1) / OUTS;
+    int64_t ob = idx % blocks2, r = idx / blocks2;
+    int64_t o1 = r % s.out[1];
+    r /= s.out[1];
+    int64_t o0 = r % s.out[0];
+    r /= s.out[0];
+    int64_t co = r % a.cout, n = r / a.cout;
+    int64_t g = co / a.cout_g, col = co - g * a.cout_g;
+    const int64_t taps = s.k[0] * s.k[1] * s.k[2];
+    const float *xg = x + (n * a.cin + g * a.cin_g) * (s.in[0] * s.in[1] * s.in[2]);
+    /* w[ci][col][tap], ci = g*cin_g + cl */
+    const float *wr = w + (g * a.cin_g * a.cout_g + col) * taps;
+    gather_outputs<OUTS>(a, xg, wr, a.cout_g * taps, b ? b[co] : 0.0f, n, co, o0, o1,
+                         ob * OUTS, y);
 }
 
 /* wcache = 1: blockIdx.y is the (n, co) row, blockIdx.x walks its spatial
@@ -114,51 +131,8 @@ __global__ void gather_wcache_kernel(gather_args a, const float *__restrict__ x,
         return;
     int64_t ob = idx % blocks2, r = idx / blocks2;
     int64_t o1 = r % s.out[1], o0 = r / s.out[1];
-    int64_t o2_0 = ob * OUTS;
-    const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
-    float acc[OUTS];
-#pragma unroll
-    for (int j = 0; j < OUTS; j++)
-        acc[j] = b ? b[co] : 0.0f;
-    for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
-        int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
-        if (i0 < 0)
-            continue;
-        for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
-            int64_t i1 = convt_gather_src(o1, k1, s.stride[1], s.pad[1], s.dil[1], s.in[1]);
-            if (i1 < 0)
-                continue;
-            for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
-                int64_t i2[OUTS];
-                bool any = false;
-#pragma unroll
-                for (int j = 0; j < OUTS; j++) {
-                    i2[j] = o2_0 + j < s.out[2]
-                                ? convt_gather_src(o2_0 + j, k2, s.stride[2], s.pad[2], s.dil[2],
-                                                   s.in[2])
-                                : -1;
-                    any |= i2[j] >= 0;
-                }
-                if (!any)
-                    continue;
-                int64_t xrow = (i0 * s.in[1] + i1) * s.in[2];
-                int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                for (int64_t cl = 0; cl < a.cin_g; cl++) {
-                    float wv = ws[cl * taps + k];
-                    const float *xc = x + (n * a.cin + g * a.cin_g + cl) * in_plane + xrow;
-#pragma unroll
-                    for (int j = 0; j < OUTS; j++)
-                        if (i2[j] >= 0)
-                            acc[j] += xc[i2[j]] * wv;
-                }
-            }
-        }
-    }
-    float *yrow = y + ((n * a.cout + co) * s.out[0] + o0) * s.out[1] * s.out[2] + o1 * s.out[2];
-#pragma unroll
-    for (int j = 0; j < OUTS; j++)
-        if (o2_0 + j < s.out[2])
-            yrow[o2_0 + j] = acc[j];
+    const float *xg = x + (n * a.cin + g * a.cin_g) * (s.in[0] * s.in[1] * s.in[2]);
+    gather_outputs<OUTS>(a, xg, ws, taps, b ? b[co] : 0.0f, n, co, o0, o1, ob * OUTS, y);
 }
 
 template <int OUTS>

@@ -64,7 +64,7 @@ struct poly_args {
 struct tile_shape {
     int bm, bn, wm, wn;
 };
-static const tile_shape tile_shapes[] = {
+static constexpr tile_shape tile_shapes[] = {
     {128, 64, 4, 2},  /* 0: 8 warps of 32 x 32 */
     {128, 128, 2, 4}, /* 1: 8 warps of 64 x 32 */
     {64, 64, 2, 2},   /* 2: 4 warps of 32 x 32 */
@@ -144,11 +144,13 @@ __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp
     }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, bool SPLIT3>
-__global__ void __launch_bounds__(WM *WN * 32)
+template <int TILE, int BK, bool SPLIT3>
+__global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 32)
     polyphase_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wp,
                      const float *__restrict__ bias, float *__restrict__ y)
 {
+    constexpr int BM = tile_shapes[TILE].bm, BN = tile_shapes[TILE].bn;
+    constexpr int WM = tile_shapes[TILE].wm, WN = tile_shapes[TILE].wn;
     constexpr int THREADS = WM * WN * 32;
     constexpr int WTM = BM / WM, WTN = BN / WN, MI = WTM / 16, NI = WTN / 8;
     constexpr int AS = BM + A_PAD, BS = BN + B_PAD;
@@ -192,15 +194,16 @@ __global__ void __launch_bounds__(WM *WN * 32)
     const float *xg = x;
     bool m_ok;
     {
+        /* a phase with M tiles has every q_count >= 1 */
         int64_t m = m0 + a_col;
         m_ok = m < ph.m_count;
         int64_t r = m_ok ? m : 0;
         q[2] = r % ph.q_count[2] + ph.q_min[2];
-        r /= ph.q_count[2] > 0 ? ph.q_count[2] : 1;
+        r /= ph.q_count[2];
         q[1] = r % ph.q_count[1] + ph.q_min[1];
-        r /= ph.q_count[1] > 0 ? ph.q_count[1] : 1;
+        r /= ph.q_count[1];
         q[0] = r % ph.q_count[0] + ph.q_min[0];
-        int64_t n = r / (ph.q_count[0] > 0 ? ph.q_count[0] : 1);
+        int64_t n = r / ph.q_count[0];
         xg = x + (n * a.cin + g * a.cin_g) * (s.in[0] * s.in[1] * s.in[2]);
     }
     const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
@@ -468,10 +471,20 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
     return 0;
 }
 
+typedef void (*poly_kernel_fn)(poly_args, const float *, const float *, const float *, float *);
+
+/* Everything a launch needs that depends on the shape and launch only, made
+ * once in prepare: the plan on the device, the kernel arguments, the
+ * compiled kernel and its launch shape. */
 typedef struct poly_state {
     phase_desc *d_phases;
     phase_tap *d_taps;
-    int nphases, m_tiles;
+    poly_args args;
+    poly_kernel_fn kernel;
+    dim3 grid;
+    int threads;
+    size_t smem;
+    bool split3;
 } poly_state;
 
 static void poly_release(void *state)
@@ -534,51 +547,27 @@ static bool poly_supports(const convt_problem *p, const convt_launch *l, const c
     return true;
 }
 
-template <int BM, int BN, int BK, int WM, int WN, bool SPLIT3>
-static int launch_shape(const poly_args &a, int m_tiles, int64_t groups, size_t smem,
-                        const convt_tensors *t, const float *wp, cudaStream_t st, bool raise,
-                        convt_err *e)
+template <int TILE, bool SPLIT3>
+static poly_kernel_fn kernel_for_bk(int bk)
 {
-    auto kernel = polyphase_kernel<BM, BN, BK, WM, WN, SPLIT3>;
-    if (raise) {
-        CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)smem),
-                 e);
-        return 0;
-    }
-    dim3 grid((unsigned)m_tiles * a.nphases, (unsigned)((a.cout_g + BN - 1) / BN),
-              (unsigned)groups);
-    kernel<<<grid, WM * WN * 32, smem, st>>>(a, t->x, wp, t->b, t->y);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
+    return bk == 8    ? polyphase_kernel<TILE, 8, SPLIT3>
+           : bk == 16 ? polyphase_kernel<TILE, 16, SPLIT3>
+                      : polyphase_kernel<TILE, 32, SPLIT3>;
 }
 
-/* Dispatch on (tile, bk) to the compiled kernel: launch it, or (raise) only
- * raise its dynamic shared-memory limit, which prepare does once. */
+/* The compiled kernel of (tile, bk, split3); supports() has checked both. */
 template <bool SPLIT3>
-static int dispatch(int tile, int bk, const poly_args &a, int m_tiles, int64_t groups,
-                    size_t smem, const convt_tensors *t, const float *wp, cudaStream_t st,
-                    bool raise, convt_err *e)
+static poly_kernel_fn kernel_for(int tile, int bk)
 {
-#define POLY_CASE(TILE, BM, BN, WM, WN)                                                          \
-    if (tile == TILE) {                                                                          \
-        if (bk == 8)                                                                             \
-            return launch_shape<BM, BN, 8, WM, WN, SPLIT3>(a, m_tiles, groups, smem, t, wp, st,  \
-                                                           raise, e);                            \
-        if (bk == 16)                                                                            \
-            return launch_shape<BM, BN, 16, WM, WN, SPLIT3>(a, m_tiles, groups, smem, t, wp, st, \
-                                                            raise, e);                           \
-        return launch_shape<BM, BN, 32, WM, WN, SPLIT3>(a, m_tiles, groups, smem, t, wp, st,     \
-                                                        raise, e);                               \
+    switch (tile) {
+    case 0: return kernel_for_bk<0, SPLIT3>(bk);
+    case 1: return kernel_for_bk<1, SPLIT3>(bk);
+    case 2: return kernel_for_bk<2, SPLIT3>(bk);
+    case 3: return kernel_for_bk<3, SPLIT3>(bk);
+    default: return kernel_for_bk<4, SPLIT3>(bk);
     }
-    POLY_CASE(0, 128, 64, 4, 2)
-    POLY_CASE(1, 128, 128, 2, 4)
-    POLY_CASE(2, 64, 64, 2, 2)
-    POLY_CASE(3, 256, 16, 8, 1)
-    POLY_CASE(4, 128, 32, 4, 2)
-#undef POLY_CASE
-    return convt_fail(e, "tile %d is not compiled", tile);
 }
+static_assert(N_TILE_SHAPES == 5, "kernel_for lists every tile shape");
 
 /* The plan goes to the device once per (problem, launch), like a cuDNN plan:
  * it depends on the shape only, never on the data. */
@@ -599,7 +588,8 @@ static int upload_plan(poly_state *st, const phase_plan *pl, convt_err *e)
 static int poly_prepare_common(const convt_problem *p, const convt_launch *l, void **state,
                                bool split3, convt_err *e)
 {
-    const tile_shape ts = tile_shapes[l->value[0]];
+    const int tile = (int)l->value[0], bk = (int)l->value[1];
+    const tile_shape ts = tile_shapes[tile];
     phase_plan pl;
     char why[160];
     if (plan_phases(p, ts.bm, &pl, why, sizeof why))
@@ -609,18 +599,33 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
         plan_free(&pl);
         return convt_fail(e, "out of host memory");
     }
-    st->nphases = pl.nphases;
-    st->m_tiles = pl.m_tiles;
-    size_t smem = smem_bytes(ts.bm, ts.bn, (int)l->value[1], (int)l->value[2]);
-    poly_args a;
-    memset(&a, 0, sizeof a);
+    poly_args &a = st->args;
+    a.nphases = pl.nphases;
+    a.cin = p->cin;
+    a.cout = p->cout;
+    a.cin_g = p->cin / p->groups;
+    a.cout_g = p->cout / p->groups;
+    a.co_pad = round_up(a.cout_g, 4);
+    a.ktaps = convt_taps(p);
+    a.s = convt_problem_as_3d(p);
+    a.stages = (int)l->value[2];
+    st->split3 = split3;
+    st->kernel = split3 ? kernel_for<true>(tile, bk) : kernel_for<false>(tile, bk);
+    st->grid = dim3((unsigned)pl.m_tiles * pl.nphases, (unsigned)((a.cout_g + ts.bn - 1) / ts.bn),
+                    (unsigned)p->groups);
+    st->threads = ts.wm * ts.wn * 32;
+    st->smem = smem_bytes(ts.bm, ts.bn, bk, a.stages);
     int rc = upload_plan(st, &pl, e);
-    if (!rc)
-        rc = split3 ? dispatch<true>((int)l->value[0], (int)l->value[1], a, 0, 0, smem, NULL,
-                                     NULL, NULL, true, e)
-                    : dispatch<false>((int)l->value[0], (int)l->value[1], a, 0, 0, smem, NULL,
-                                      NULL, NULL, true, e);
     plan_free(&pl);
+    a.phases = st->d_phases;
+    a.taps = st->d_taps;
+    if (!rc) {
+        cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)st->smem);
+        if (err != cudaSuccess)
+            rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
+    }
     if (rc) {
         poly_release(st);
         return -1;
@@ -644,50 +649,25 @@ static int poly_prepare_3x(const convt_problem *p, const convt_launch *l, const 
     return poly_prepare_common(p, l, state, true, e);
 }
 
-static int poly_launch_common(const convt_problem *p, const convt_launch *l,
-                              const convt_tensors *t, void *workspace, void *state,
-                              const convt_context *ctx, bool split3, convt_err *e)
+/* Per launch: repack the weights (they are data), then the GEMMs. */
+static int poly_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
+    (void)l;
     const poly_state *st = (const poly_state *)state;
-    poly_args a;
-    a.phases = st->d_phases;
-    a.taps = st->d_taps;
-    a.nphases = st->nphases;
-    a.cin = p->cin;
-    a.cout = p->cout;
-    a.cin_g = p->cin / p->groups;
-    a.cout_g = p->cout / p->groups;
-    a.co_pad = round_up(a.cout_g, 4);
-    a.ktaps = convt_taps(p);
-    a.s = convt_problem_as_3d(p);
-    a.stages = (int)l->value[2];
+    const poly_args &a = st->args;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wp = (float *)workspace;
     int64_t total = p->groups * a.ktaps * a.cin_g * a.co_pad;
     int64_t blocks = (total + 255) / 256;
     pack_weights<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
-        t->w, wp, a.cin_g, a.cout_g, a.co_pad, a.ktaps, total, !split3);
+        t->w, wp, a.cin_g, a.cout_g, a.co_pad, a.ktaps, total, !st->split3);
     CUDA_TRY_LAUNCH(e);
-    if (st->m_tiles == 0)
+    if (st->grid.x == 0)
         return 0; /* an empty output */
-    const tile_shape ts = tile_shapes[l->value[0]];
-    size_t smem = smem_bytes(ts.bm, ts.bn, (int)l->value[1], a.stages);
-    return split3 ? dispatch<true>((int)l->value[0], (int)l->value[1], a, st->m_tiles, p->groups,
-                                   smem, t, wp, s, false, e)
-                  : dispatch<false>((int)l->value[0], (int)l->value[1], a, st->m_tiles,
-                                    p->groups, smem, t, wp, s, false, e);
-}
-
-static int poly_launch_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                            void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    return poly_launch_common(p, l, t, workspace, state, ctx, false, e);
-}
-
-static int poly_launch_3x(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                          void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    return poly_launch_common(p, l, t, workspace, state, ctx, true, e);
+    st->kernel<<<st->grid, st->threads, st->smem, s>>>(a, t->x, wp, t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
 }
 
 #define POLY_KNOBS                                                                              \
@@ -717,7 +697,7 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_tf32 = {
     .supports = poly_supports,
     .workspace_size = poly_workspace,
     .prepare = poly_prepare_tf32,
-    .launch = poly_launch_tf32,
+    .launch = poly_launch,
     .release = poly_release,
     .describe = NULL,
 };
@@ -732,7 +712,7 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
     .supports = poly_supports,
     .workspace_size = poly_workspace,
     .prepare = poly_prepare_3x,
-    .launch = poly_launch_3x,
+    .launch = poly_launch,
     .release = poly_release,
     .describe = NULL,
 };

@@ -86,6 +86,18 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                 break;
             }
     }
+    /* ... and among those, the ones whose input i2 = (o2+pad-k2*dil)/stride
+     * lies in [0, in): k2 <= (o2+pad)/dil, and k2 > (o2+pad-in*stride)/dil.
+     * Both loops below then visit exactly [k2_begin, k2_end) step `step`. */
+    int64_t k2_end = (o2 + p2) / d2 + 1;
+    if (k2_end > K2)
+        k2_end = K2;
+    int64_t k2_begin = k2_first;
+    {
+        int64_t lo = floor_div(o2 + p2 - s.in[2] * st2, d2) + 1;
+        if (lo > k2_begin)
+            k2_begin += (lo - k2_begin + step - 1) / step * step;
+    }
     int64_t win_lo = floor_div(tile_a + p2 - (K2 - 1) * d2, st2);
     if (win_lo < 0)
         win_lo = 0;
@@ -131,13 +143,8 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                 if (o2 >= s.out[2])
                     continue;
                 if (UNROLL) {
-                    for (int64_t k2 = k2_first; k2 < K2; k2 += step) {
-                        int64_t t = o2 + p2 - k2 * d2;
-                        if (t < 0)
-                            break; /* t only falls as k2 grows */
-                        int64_t i2 = t / st2;
-                        if (i2 >= s.in[2])
-                            continue;
+                    for (int64_t k2 = k2_begin; k2 < k2_end; k2 += step) {
+                        int64_t i2 = (o2 + p2 - k2 * d2) / st2;
                         const float *xr = xs + (i2 - win_lo);
                         const float *wr = ws + k2;
 #pragma unroll
@@ -150,13 +157,8 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
                     }
                 } else {
                     for (int64_t cl = 0; cl < nci; cl++)
-                        for (int64_t k2 = k2_first; k2 < K2; k2 += step) {
-                            int64_t t = o2 + p2 - k2 * d2;
-                            if (t < 0)
-                                break; /* t only falls as k2 grows */
-                            int64_t i2 = t / st2;
-                            if (i2 >= s.in[2])
-                                continue;
+                        for (int64_t k2 = k2_begin; k2 < k2_end; k2 += step) {
+                            int64_t i2 = (o2 + p2 - k2 * d2) / st2;
                             float xv = xs[cl * a.win_max + (i2 - win_lo)];
                             const float *wr = ws + (cl * TCO) * K2 + k2;
 #pragma unroll

@@ -163,6 +163,7 @@ static void *flush_buf;
 static size_t flush_len;
 static int device_id;
 static volatile int *hold_flags; /* [0]: release, [1]: timed out; mapped host memory */
+static int *hold_flags_dev;      /* the same memory as the device sees it */
 
 static int create_resources(convt_err *e)
 {
@@ -172,6 +173,7 @@ static int create_resources(convt_err *e)
     CUDA_TRY(cudaEventCreate(&ev_stop), e);
     CUDA_TRY(cudaMalloc((void **)&d_partials, COMPARE_GRID * sizeof(convt_error_stats)), e);
     CUDA_TRY(cudaHostAlloc((void **)&hold_flags, 2 * sizeof(int), cudaHostAllocMapped), e);
+    CUDA_TRY(cudaHostGetDevicePointer((void **)&hold_flags_dev, (void *)hold_flags, 0), e);
     return 0;
 }
 
@@ -184,6 +186,7 @@ static void destroy_resources(void)
     if (hold_flags)
         cudaFreeHost((void *)hold_flags);
     hold_flags = NULL;
+    hold_flags_dev = NULL;
     if (ev_start)
         cudaEventDestroy(ev_start);
     if (ev_stop)
@@ -362,9 +365,7 @@ static int cuda_timer_start(bool hold, convt_err *e)
         CUDA_TRY(cudaEventRecord(ev_start, stream), e);
         return 0;
     }
-    int *dev_flags;
-    CUDA_TRY(cudaHostGetDevicePointer((void **)&dev_flags, (void *)hold_flags, 0), e);
-    hold_stream_kernel<<<1, 1, 0, stream>>>(dev_flags, dev_flags + 1);
+    hold_stream_kernel<<<1, 1, 0, stream>>>(hold_flags_dev, hold_flags_dev + 1);
     CUDA_TRY_LAUNCH(e);
     CUDA_TRY(cudaEventRecord(ev_start, stream), e);
     return 0;
