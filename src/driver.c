@@ -33,6 +33,7 @@
 typedef struct entry {
     convt_record rec;   /* its variant and launch say what this entry runs */
     void *state;
+    convt_sampling sampling; /* its samples, over the rounds of timing */
     bool done;   /* final status decided (skipped, failed, wrong) */
 } entry;
 
@@ -164,6 +165,33 @@ static int fill_inputs(const convt_backend *be, const convt_problem *p, const sh
          be->fill_uniform(sb->b, convt_b_elems(p), tensor_seed(seed, shape, trial, 3), -1, 1, e)))
         return -1;
     return be->synchronize(e);
+}
+
+/* Moves what the timed launches touch (inputs, output, workspace) to new
+ * memory holding the same values (the inputs are drawn again from their
+ * seeds). The new buffers are taken while the old are held, so they cannot
+ * reuse the old pages. On failure (memory short) the old buffers stay. */
+static int move_buffers(const convt_backend *be, const convt_config *cfg, const convt_problem *p,
+                        int si, size_t ws_bytes, shape_buffers *sb, convt_err *e)
+{
+    shape_buffers nb = {0};
+    if (!(nb.x = be->alloc(4 * (size_t)convt_x_elems(p), e)) ||
+        !(nb.w = be->alloc(4 * (size_t)convt_w_elems(p), e)) ||
+        (p->bias && !(nb.b = be->alloc(4 * (size_t)convt_b_elems(p), e))) ||
+        !(nb.y = be->alloc(4 * (size_t)convt_y_elems(p), e)) ||
+        (ws_bytes && !(nb.workspace = be->alloc(ws_bytes, e))) ||
+        fill_inputs(be, p, &nb, cfg->seed, si, cfg->validation.trials - 1, e)) {
+        free_buffers(be, &nb);
+        return -1;
+    }
+    shape_buffers old = {sb->x, sb->w, sb->b, sb->y, NULL, NULL, sb->workspace};
+    free_buffers(be, &old);
+    sb->x = nb.x;
+    sb->w = nb.w;
+    sb->b = nb.b;
+    sb->y = nb.y;
+    sb->workspace = nb.workspace;
+    return 0;
 }
 
 typedef struct host_inputs {
@@ -552,31 +580,64 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         }
     }
 
-    /* Timing, on the last trial's inputs. */
+    /* Timing, on the last trial's inputs, in rounds (measure.h): each live
+     * entry gets a round before any gets the next, and the buffers move to
+     * new memory between rounds. The reference is done with: its memory
+     * makes room for the move. */
+    be->release(sb.ref);
+    be->release(sb.mag);
+    sb.ref = sb.mag = NULL;
+    for (int i = 0; i < n; i++)
+        if (!list[i].done && convt_sampling_init(&list[i].sampling, &cfg->measure, &e))
+            finish(&list[i], CONVT_STATUS_FAILED, "", e.msg);
+    int rounds = cfg->measure.rounds > 0 ? cfg->measure.rounds : 1, placements = 1;
+    for (int round = 0; round < rounds; round++) {
+        if (round > 0) {
+            if (move_buffers(be, cfg, p, si, ws_max, &sb, &e) == 0) {
+                placements++;
+                t = (convt_tensors){sb.x, sb.w, sb.b, sb.y};
+            } else {
+                CHECK_LOST();
+                if (!opt->quiet)
+                    fprintf(stderr, "convt-bench: %s: round %d runs on the same buffers as "
+                                    "round %d: moving them failed: %s\n",
+                            p->name, round + 1, round, e.msg);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            entry *en = &list[i];
+            if (en->done)
+                continue;
+            char name[512], launch[256];
+            convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
+            snprintf(name, sizeof name, "%s %s %s round %d", p->name, en->rec.variant->name,
+                     launch, round + 1);
+            clo.en = en;
+            RANGE_PUSH(name);
+            arm(cfg, (cfg->measure.max_time_s + cfg->measure.min_time_s) / rounds, p, en,
+                "timing");
+            int bad = convt_measure_round(be, &cfg->measure, enqueue, &clo, &en->sampling, &e);
+            convt_watchdog_disarm();
+            RANGE_POP();
+            if (bad) {
+                finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
+                CHECK_LOST();
+            }
+        }
+    }
     for (int i = 0; i < n; i++) {
         entry *en = &list[i];
         if (en->done)
             continue;
-        char name[512], launch[256];
-        convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
-        snprintf(name, sizeof name, "%s %s %s", p->name, en->rec.variant->name, launch);
-        clo.en = en;
-        RANGE_PUSH(name);
-        arm(cfg, cfg->measure.max_time_s + cfg->measure.min_time_s, p, en, "timing");
-        int bad = convt_measure(be, &cfg->measure, enqueue, &clo, &en->rec.timing, &e);
-        convt_watchdog_disarm();
-        RANGE_POP();
-        if (bad) {
-            finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
-            CHECK_LOST();
-            continue;
-        }
+        convt_sampling_finish(&en->sampling, &cfg->measure, &en->rec.timing);
+        en->rec.timing.placements = placements;
         en->rec.timed = true;
         en->rec.status = CONVT_STATUS_OK;
         en->done = true;
     }
 out:
     for (int i = 0; i < n; i++) {
+        convt_sampling_free(&list[i].sampling);
         if (list[i].state && list[i].rec.variant->release)
             list[i].rec.variant->release(list[i].state);
         list[i].state = NULL;

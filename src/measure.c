@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static int cmp_double(const void *a, const void *b)
@@ -23,32 +24,46 @@ static double quantile_sorted(const double *v, int n, double q)
     return lo + 1 < n ? v[lo] + (pos - lo) * (v[lo + 1] - v[lo]) : v[lo];
 }
 
-void convt_timing_from_samples(double *v, int n, convt_timing *t)
+/* Interquartile range scaled to match stddev for Gaussian noise: one
+ * preempted sample does not inflate it the way it inflates stddev, and,
+ * unlike the median absolute deviation, a bimodal run (two clock states)
+ * cannot hide behind a majority of identical samples. v sorted. */
+static double robust_sigma_sorted(const double *v, int n)
 {
-    t->samples = n;
-    if (n == 0) {
-        t->median_ms = t->min_ms = t->max_ms = t->mean_ms = t->stddev_ms = NAN;
-        t->noise = INFINITY;
-        return;
-    }
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double sum = 0;
-    for (int i = 0; i < n; i++)
+    return (quantile_sorted(v, n, 0.75) - quantile_sorted(v, n, 0.25)) / 1.349;
+}
+
+static void moments(const double *v, int n, convt_timing *t)
+{
+    double sum = 0, ss = 0, lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++) {
         sum += v[i];
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
     t->mean_ms = sum / n;
-    double ss = 0;
     for (int i = 0; i < n; i++)
         ss += (v[i] - t->mean_ms) * (v[i] - t->mean_ms);
     t->stddev_ms = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-    t->min_ms = v[0];
-    t->max_ms = v[n - 1];
+    t->min_ms = lo;
+    t->max_ms = hi;
+}
+
+void convt_timing_from_samples(double *v, int n, convt_timing *t)
+{
+    t->samples = n;
+    t->rounds = n > 0;
+    t->noise_between = 0;
+    if (n == 0) {
+        t->median_ms = t->min_ms = t->max_ms = t->mean_ms = t->stddev_ms = NAN;
+        t->noise = t->noise_within = INFINITY;
+        return;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    moments(v, n, t);
     t->median_ms = median_sorted(v, n);
-    /* Interquartile range scaled to match stddev for Gaussian noise: one
-     * preempted sample does not inflate it the way it inflates stddev, and,
-     * unlike the median absolute deviation, a bimodal run (two clock states)
-     * cannot hide behind a majority of identical samples. */
-    double iqr = quantile_sorted(v, n, 0.75) - quantile_sorted(v, n, 0.25);
-    t->noise = t->median_ms > 0 ? iqr / 1.349 / t->median_ms : 0.0;
+    t->round_median_ms[0] = t->median_ms;
+    t->noise = t->noise_within = t->median_ms > 0 ? robust_sigma_sorted(v, n) / t->median_ms : 0.0;
 }
 
 static double wall_s(void)
@@ -58,106 +73,208 @@ static double wall_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,
-                  void *arg, convt_timing *out, convt_err *e)
+/* A round's share of a total, rounded up: rounds together take at least it. */
+static int share_up(int total, int rounds)
 {
-    double start = wall_s();
-    for (int i = 0; i < s->warmup; i++)
-        if (run(arg, e))
-            return -1;
-    if (be->synchronize(e))
-        return -1;
-    double *samples = malloc((size_t)s->max_samples * sizeof *samples);
-    double *scratch = malloc((size_t)s->max_samples * sizeof *scratch);
-    if (!samples || !scratch) {
-        free(samples);
-        free(scratch);
-        return convt_fail(e, "out of memory for %d samples", s->max_samples);
-    }
-    int n = 0, rc = -1, batch = 1;
-    convt_timing t = {0};
+    return (total + rounds - 1) / rounds;
+}
+
+static int rounds_of(const convt_measure_settings *s)
+{
+    return s->rounds > 0 ? s->rounds : 1;
+}
+
+/* Samples a round may take: its share of max_samples, never under its share
+ * of min_samples. */
+static int round_max_samples(const convt_measure_settings *s)
+{
+    int min_n = share_up(s->min_samples, rounds_of(s)), max_n = share_up(s->max_samples, rounds_of(s));
+    return max_n < min_n ? min_n : max_n;
+}
+
+int convt_sampling_init(convt_sampling *acc, const convt_measure_settings *s, convt_err *e)
+{
+    memset(acc, 0, sizeof *acc);
+    acc->cap = rounds_of(s) * round_max_samples(s);
+    acc->batch = 0; /* not probed yet */
+    acc->held = true;
+    if (!(acc->samples = malloc((size_t)acc->cap * sizeof *acc->samples)))
+        return convt_fail(e, "out of memory for %d samples", acc->cap);
+    return 0;
+}
+
+void convt_sampling_free(convt_sampling *acc)
+{
+    free(acc->samples);
+    acc->samples = NULL;
+}
+
+/* Decides the batch size from one probe launch; see convt_measure_round. */
+static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
+                       convt_enqueue_fn run, void *arg, convt_sampling *acc, convt_err *e)
+{
     /* A launch shorter than batch_below_us is below what one pair of timer
      * marks resolves (event resolution and launch overhead are microseconds):
      * time `batch` back-to-back launches per sample instead and divide, with
      * enough launches that a sample lasts about BATCH_SAMPLE_US. The cache is
      * then flushed once per sample, so only the first launch of a batch is cold. */
     enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 100 };
-    bool held = true;
-    if (s->batch_below_us > 0) {
-        double probe = NAN;
-        for (int tries = 0; isnan(probe) && tries < 2; tries++) {
-            if ((s->cold_cache && be->flush_cache(e)) || be->timer_start(held, e) ||
-                run(arg, e) || be->timer_stop(&probe, e))
-                goto out;
-            held = held && !isnan(probe); /* a hold that gave up: time unheld (below) */
-        }
-        if (isnan(probe)) {
-            convt_fail(e, "the backend could not time a sample");
-            goto out;
-        }
-        if (probe * 1e3 < s->batch_below_us) {
-            double want = BATCH_SAMPLE_US / (probe * 1e3 > 0.1 ? probe * 1e3 : 0.1);
-            batch = want > BATCH_MAX ? BATCH_MAX : (int)ceil(want);
-        }
+    acc->batch = 1;
+    if (s->batch_below_us <= 0)
+        return 0;
+    double probe = NAN;
+    for (int tries = 0; isnan(probe) && tries < 2; tries++) {
+        if ((s->cold_cache && be->flush_cache(e)) || be->timer_start(acc->held, e) ||
+            run(arg, e) || be->timer_stop(&probe, e))
+            return -1;
+        acc->held = acc->held && !isnan(probe); /* a hold that gave up: time unheld */
     }
-    int clocked = 0, throttled = 0;
-    unsigned mhz_min = 0, mhz_max = 0;
-    while (n < s->max_samples) {
+    if (isnan(probe))
+        return convt_fail(e, "the backend could not time a sample");
+    if (probe * 1e3 < s->batch_below_us) {
+        double want = BATCH_SAMPLE_US / (probe * 1e3 > 0.1 ? probe * 1e3 : 0.1);
+        acc->batch = want > BATCH_MAX ? BATCH_MAX : (int)ceil(want);
+    }
+    return 0;
+}
+
+int convt_measure_round(const convt_backend *be, const convt_measure_settings *s,
+                        convt_enqueue_fn run, void *arg, convt_sampling *acc, convt_err *e)
+{
+    int rounds = rounds_of(s);
+    if (acc->rounds >= rounds)
+        return convt_fail(e, "a round more than measure.rounds = %d", rounds);
+    double start = wall_s();
+    int warmup = acc->rounds == 0 ? s->warmup : (s->warmup > 0);
+    for (int i = 0; i < warmup; i++)
+        if (run(arg, e))
+            return -1;
+    if (be->synchronize(e))
+        return -1;
+    if (acc->batch == 0 && probe_batch(be, s, run, arg, acc, e))
+        return -1;
+    int min_n = share_up(s->min_samples, rounds), max_n = round_max_samples(s);
+    if (max_n > acc->cap - acc->n)
+        max_n = acc->cap - acc->n;
+    double min_time = s->min_time_s / rounds, max_time = s->max_time_s / rounds;
+    double *mine = acc->samples + acc->n;
+    double scratch[64];
+    int n = 0;
+    while (n < max_n) {
         if (s->cold_cache && be->flush_cache(e))
-            goto out;
+            return -1;
         convt_clock_reading clk;
         if (be->read_clock && be->read_clock(&clk) == 0) {
-            mhz_min = clocked == 0 || clk.sm_mhz < mhz_min ? clk.sm_mhz : mhz_min;
-            mhz_max = clk.sm_mhz > mhz_max ? clk.sm_mhz : mhz_max;
-            throttled += clk.throttled;
-            clocked++;
+            acc->mhz_min = acc->clocked == 0 || clk.sm_mhz < acc->mhz_min ? clk.sm_mhz : acc->mhz_min;
+            acc->mhz_max = clk.sm_mhz > acc->mhz_max ? clk.sm_mhz : acc->mhz_max;
+            acc->throttled += clk.throttled;
+            acc->clocked++;
         }
         double ms;
-        if (be->timer_start(held, e))
-            goto out;
-        for (int i = 0; i < batch; i++)
+        if (be->timer_start(acc->held, e))
+            return -1;
+        for (int i = 0; i < acc->batch; i++)
             if (run(arg, e))
-                goto out;
+                return -1;
         if (be->timer_stop(&ms, e))
-            goto out;
+            return -1;
         if (isnan(ms)) {
             /* The hold gave up before the host had enqueued the sample: the
              * variant synchronises inside its launch, or the queue was full.
              * The sample is thrown away and the run is timed unheld: its
              * samples then include the host's time inside the call. */
-            if (!held) {
-                convt_fail(e, "the backend could not time a sample");
-                goto out;
-            }
-            held = false;
+            if (!acc->held)
+                return convt_fail(e, "the backend could not time a sample");
+            acc->held = false;
             continue;
         }
-        samples[n++] = ms / batch;
+        mine[n++] = ms / acc->batch;
         double spent = wall_s() - start;
-        if (n < s->min_samples || spent < s->min_time_s)
+        if (n < min_n || spent < min_time)
             continue;
-        if (spent >= s->max_time_s)
+        if (spent >= max_time)
             break;
-        for (int i = 0; i < n; i++)
-            scratch[i] = samples[i];
-        convt_timing_from_samples(scratch, n, &t);
+        /* The round's own noise: past 64 samples the target is all but met
+         * or the time budget decides, so the check looks at the last 64. */
+        int k = n < 64 ? n : 64;
+        memcpy(scratch, mine + n - k, (size_t)k * sizeof *scratch);
+        convt_timing t;
+        convt_timing_from_samples(scratch, k, &t);
         if (t.noise <= s->target_noise)
             break;
     }
-    convt_timing_from_samples(samples, n, &t);
+    acc->n += n;
+    acc->round_end[acc->rounds++] = acc->n;
+    acc->spent_s += wall_s() - start;
+    return 0;
+}
+
+void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settings *s,
+                           convt_timing *out)
+{
+    convt_timing t = {0};
+    int n = acc->n;
+    double *all = malloc((size_t)(n > 0 ? n : 1) * sizeof *all);
+    double *dev = malloc((size_t)(n > 0 ? n : 1) * sizeof *dev);
+    if (!all || !dev || n == 0) {
+        convt_timing_from_samples(all, 0, &t);
+    } else {
+        memcpy(all, acc->samples, (size_t)n * sizeof *all);
+        /* Each round's median, and every sample's deviation from it. */
+        double msum = 0;
+        for (int r = 0, begin = 0; r < acc->rounds; begin = acc->round_end[r++]) {
+            int k = acc->round_end[r] - begin;
+            memcpy(dev + begin, acc->samples + begin, (size_t)k * sizeof *dev);
+            qsort(dev + begin, (size_t)k, sizeof *dev, cmp_double);
+            double m = median_sorted(dev + begin, k); /* k >= 1: every round samples */
+            t.round_median_ms[r] = m;
+            msum += m;
+            for (int i = 0; i < k; i++)
+                dev[begin + i] = acc->samples[begin + i] - m;
+        }
+        qsort(all, (size_t)n, sizeof *all, cmp_double);
+        t.samples = n;
+        moments(all, n, &t);
+        t.median_ms = median_sorted(all, n);
+        t.rounds = acc->rounds;
+        qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+        t.noise_within = t.median_ms > 0 ? robust_sigma_sorted(dev, n) / t.median_ms : 0.0;
+        double between = 0;
+        if (acc->rounds > 1) {
+            double mean = msum / acc->rounds, ss = 0;
+            for (int r = 0; r < acc->rounds; r++)
+                ss += (t.round_median_ms[r] - mean) * (t.round_median_ms[r] - mean);
+            between = sqrt(ss / (acc->rounds - 1));
+        }
+        t.noise_between = t.median_ms > 0 ? between / t.median_ms : 0.0;
+        t.noise = sqrt(t.noise_within * t.noise_within + t.noise_between * t.noise_between);
+    }
+    free(all);
+    free(dev);
     t.target_met = t.noise <= s->target_noise;
-    t.spent_s = wall_s() - start;
+    t.spent_s = acc->spent_s;
     t.cold_cache = s->cold_cache;
-    t.batch = batch;
-    t.held = held;
-    t.clock_samples = clocked;
-    t.sm_mhz_min = mhz_min;
-    t.sm_mhz_max = mhz_max;
-    t.throttled_samples = throttled;
+    t.batch = acc->batch > 0 ? acc->batch : 1;
+    t.held = acc->held;
+    t.placements = 1;
+    t.clock_samples = acc->clocked;
+    t.sm_mhz_min = acc->mhz_min;
+    t.sm_mhz_max = acc->mhz_max;
+    t.throttled_samples = acc->throttled;
     *out = t;
-    rc = 0;
-out:
-    free(samples);
-    free(scratch);
+}
+
+int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,
+                  void *arg, convt_timing *out, convt_err *e)
+{
+    convt_sampling acc;
+    if (convt_sampling_init(&acc, s, e))
+        return -1;
+    int rc = 0;
+    for (int r = 0; r < rounds_of(s) && rc == 0; r++)
+        rc = convt_measure_round(be, s, run, arg, &acc, e);
+    if (rc == 0)
+        convt_sampling_finish(&acc, s, out);
+    convt_sampling_free(&acc);
     return rc;
 }

@@ -174,6 +174,13 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         add_finite(tj, "mean_ms", t->mean_ms);
         add_finite(tj, "stddev_ms", t->stddev_ms);
         add_finite(tj, "noise", t->noise);
+        add_finite(tj, "noise_within", t->noise_within);
+        add_finite(tj, "noise_between", t->noise_between);
+        cJSON_AddNumberToObject(tj, "rounds", t->rounds);
+        cJSON *rm = cJSON_AddArrayToObject(tj, "round_median_ms");
+        for (int i = 0; i < t->rounds; i++)
+            cJSON_AddItemToArray(rm, cJSON_CreateNumber(t->round_median_ms[i]));
+        cJSON_AddNumberToObject(tj, "placements", t->placements);
         cJSON_AddBoolToObject(tj, "target_met", t->target_met);
         cJSON_AddNumberToObject(tj, "spent_s", t->spent_s);
         cJSON_AddStringToObject(tj, "cache", t->cold_cache ? "cold" : "warm");

@@ -597,7 +597,7 @@ static int parse_measure(walker *w, const cJSON *obj, convt_measure_settings *m)
 {
     static const char *const keys[] = {"warmup",     "min_samples", "max_samples", "min_time_s",
                                        "max_time_s", "target_noise", "cache",      "hang_timeout_s",
-                                       "batch_below_us", NULL};
+                                       "batch_below_us", "rounds", NULL};
     size_t s = push_key(w, "measure");
     int rc = -1;
     const char *cache = NULL;
@@ -613,6 +613,7 @@ static int parse_measure(walker *w, const cJSON *obj, convt_measure_settings *m)
         get_double(w, obj, "target_noise", 0, 1, true, &m->target_noise) ||
         get_double(w, obj, "hang_timeout_s", 0, 86400, true, &m->hang_timeout_s) ||
         get_double(w, obj, "batch_below_us", 0, 1e6, false, &m->batch_below_us) ||
+        get_int32(w, obj, "rounds", 1, CONVT_MAX_ROUNDS, &m->rounds) ||
         get_string(w, obj, "cache", &cache))
         goto out;
     if (m->max_samples < m->min_samples) {
@@ -701,7 +702,8 @@ void convt_config_init(convt_config *cfg)
                                             .target_noise = 0.005,
                                             .cold_cache = true,
                                             .hang_timeout_s = 120,
-                                            .batch_below_us = 20};
+                                            .batch_below_us = 20,
+                                            .rounds = 4};
     cfg->validation.trials = 1;
     cfg->validation.cpu_reference_max_gflop = 0.5;
     cfg->validation.spot_checks = 64;

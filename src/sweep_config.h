@@ -37,7 +37,14 @@ typedef struct convt_measure_settings {
     bool cold_cache;       /* flush the last-level cache before every sample */
     double hang_timeout_s; /* a device step longer than this is a hang (watchdog.h) */
     double batch_below_us; /* runs shorter than this are timed in batches (0: never) */
+    /* Samples are taken in this many rounds: every run of a shape gets a
+     * round before any gets the next, and the shape's buffers move to new
+     * memory between rounds, so the noise recorded includes what moves a
+     * median from one run of the sweep to the next (measure.h). */
+    int rounds;
 } convt_measure_settings;
+
+enum { CONVT_MAX_ROUNDS = 16 };
 
 typedef struct convt_validation_settings {
     int trials;                      /* independent input draws each run is validated on */

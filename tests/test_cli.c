@@ -39,7 +39,8 @@ static void help_version_list(void **state)
 
 static const char *tiny =
     "{\"variants\": [\"cpu_*\"], \"seed\": 5,"
-    " \"measure\": {\"warmup\": 1, \"min_samples\": 3, \"max_samples\": 5, \"max_time_s\": 0.2},"
+    " \"measure\": {\"warmup\": 1, \"min_samples\": 3, \"max_samples\": 5, \"max_time_s\": 0.2,"
+    " \"rounds\": 3},"
     " \"validation\": {\"trials\": 2},"
     " \"launch\": {\"cpu_gather\": {\"threads\": [1, 2]}},"
     " \"shapes\": [{\"name\": \"one\", \"n\": 2, \"cin\": 4, \"cout\": 6, \"groups\": 2,"
@@ -94,6 +95,17 @@ static void a_sweep_records_everything(void **state)
         double mx = cJSON_GetObjectItemCaseSensitive(t, "max_ms")->valuedouble;
         assert_true(mn > 0 && mn <= med && med <= mx);
         assert_true(cJSON_GetObjectItemCaseSensitive(t, "samples")->valuedouble >= 3);
+        /* three rounds, each on buffers moved to new memory, each with its median */
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "rounds")->valuedouble, 3);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "placements")->valuedouble, 3);
+        const cJSON *rm = cJSON_GetObjectItemCaseSensitive(t, "round_median_ms");
+        assert_int_equal(cJSON_GetArraySize(rm), 3);
+        for (const cJSON *m = rm->child; m; m = m->next)
+            assert_true(m->valuedouble >= mn && m->valuedouble <= mx);
+        double noise = cJSON_GetObjectItemCaseSensitive(t, "noise")->valuedouble;
+        double within = cJSON_GetObjectItemCaseSensitive(t, "noise_within")->valuedouble;
+        double between = cJSON_GetObjectItemCaseSensitive(t, "noise_between")->valuedouble;
+        assert_true(fabs(noise * noise - within * within - between * between) <= 1e-12 + 1e-9 * noise);
         assert_non_null(cJSON_GetObjectItemCaseSensitive(r, "floor_fraction"));
         assert_non_null(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"));

@@ -181,6 +181,77 @@ static void clocks_and_throttling_are_recorded(void **state)
     assert_int_equal(t.clock_samples, 0);
 }
 
+/* Rounds: the fake timer's level moves between rounds (as it does between
+ * runs of a sweep) while the samples of one round agree. */
+static int launches;
+static int counted_nop(void *arg, convt_err *e) { (void)arg, (void)e; launches++; return 0; }
+
+static void rounds_measure_the_spread_between_them(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = fake_start, .timer_stop = fake_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    const double level[4] = {1.00, 1.02, 0.98, 1.00};
+    for (int i = 0; i < 8; i++)
+        fake_ms[i] = level[i / 2];
+    /* min_samples 5 over 4 rounds: 2 a round; max 8: 2 a round */
+    convt_measure_settings s = {.warmup = 3, .min_samples = 5, .max_samples = 8,
+                                .max_time_s = 10, .target_noise = 0.005, .rounds = 4};
+    convt_timing t;
+    convt_err e;
+    fake_at = 0;
+    launches = 0;
+    assert_int_equal(convt_measure(&be, &s, counted_nop, NULL, &t, &e), 0);
+    assert_int_equal(t.rounds, 4);
+    assert_int_equal(t.samples, 8);
+    assert_int_equal(launches, 3 + 3 * 1 + 8); /* full warm-up once, one launch in later rounds */
+    for (int r = 0; r < 4; r++)
+        assert_true(fabs(t.round_median_ms[r] - level[r]) < 1e-12);
+    assert_true(fabs(t.median_ms - 1.0) < 1e-12);
+    assert_true(t.noise_within < 1e-12); /* each round is quiet */
+    double sd = sqrt((0.02 * 0.02 * 2) / 3);
+    assert_true(fabs(t.noise_between - sd) < 1e-9);
+    assert_true(fabs(t.noise - sd) < 1e-9);
+    assert_false(t.target_met); /* 1.6% between rounds is above the 0.5% target */
+
+    /* The same level in every round, noisy inside each: all within. */
+    for (int i = 0; i < 8; i++)
+        fake_ms[i] = i % 2 ? 1.01 : 0.99;
+    fake_at = 0;
+    assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_true(t.noise_between < 1e-12);
+    assert_true(t.noise_within > 0.005);
+    assert_true(fabs(t.noise - t.noise_within) < 1e-12);
+
+    /* A caller that runs a round more than it asked for is told so. */
+    convt_sampling acc;
+    assert_int_equal(convt_sampling_init(&acc, &s, &e), 0);
+    for (int r = 0; r < 4; r++)
+        assert_int_equal(convt_measure_round(&be, &s, nop, NULL, &acc, &e), 0);
+    assert_int_equal(convt_measure_round(&be, &s, nop, NULL, &acc, &e), -1);
+    assert_non_null(strstr(e.msg, "rounds = 4"));
+    convt_sampling_free(&acc);
+}
+
+/* The batch size is fixed by the first round: every round times the same
+ * number of launches per sample. */
+static void rounds_share_one_batch_size(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = count_start, .timer_stop = count_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    convt_measure_settings s = {.warmup = 1, .min_samples = 6, .max_samples = 6,
+                                .max_time_s = 10, .target_noise = 0.005, .batch_below_us = 20,
+                                .rounds = 3};
+    convt_timing t;
+    convt_err e;
+    assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
+    assert_int_equal(t.batch, 100);
+    assert_int_equal(t.samples, 6);
+    for (int r = 0; r < 3; r++)
+        assert_true(fabs(t.round_median_ms[r] - 0.002) < 1e-12);
+}
+
 static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
                      double ms)
 {
@@ -266,6 +337,8 @@ int main(void)
         cmocka_unit_test(short_runs_are_timed_in_batches),
         cmocka_unit_test(clocks_and_throttling_are_recorded),
         cmocka_unit_test(a_sample_the_hold_gave_up_on_is_retimed_unheld),
+        cmocka_unit_test(rounds_measure_the_spread_between_them),
+        cmocka_unit_test(rounds_share_one_batch_size),
         cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),

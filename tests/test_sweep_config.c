@@ -128,6 +128,8 @@ static const struct bad_case {
      "launch.cpu_gather.threads[0]: expected an integer in [0, 2147483647], got -1"},
     {"{\"measure\": {\"max_samples\": 2, \"min_samples\": 5}, \"shapes\": [" SHAPE "]}",
      "measure.max_samples: 2 is below min_samples = 5"},
+    {"{\"measure\": {\"rounds\": 0}, \"shapes\": [" SHAPE "]}",
+     "measure.rounds: expected an integer in [1, 16], got 0"},
     {"{\"measure\": {\"cache\": \"lukewarm\"}, \"shapes\": [" SHAPE "]}",
      "measure.cache: expected \"cold\" or \"warm\", got \"lukewarm\""},
     {"{\"validation\": {\"tolerance\": {\"fp16\": {}}}, \"shapes\": [" SHAPE "]}",
