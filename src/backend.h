@@ -74,9 +74,14 @@ typedef struct convt_backend {
     int (*measure_ceilings)(convt_ceilings *c, convt_err *e);
     /* The stream variants enqueue on (NULL on the CPU). */
     void *(*stream)(void);
-    /* Optional: the device's clock now, read between samples; NULL or -1
-     * when the backend cannot tell (the CPU; a GPU without NVML). */
+    /* Optional: the device's clock now, read before and after each sample;
+     * NULL or -1 when the backend cannot tell (the CPU; a GPU without NVML). */
     int (*read_clock)(convt_clock_reading *r);
+    /* Optional: enqueues the same compute-bound work of about a millisecond
+     * every time, whose time follows the processor's clock alone (no memory
+     * traffic). Timed through a run, its spread is the device's drift: what
+     * moves every record's time between two runs (driver.c). */
+    int (*clock_probe)(convt_err *e);
 } convt_backend;
 
 extern const convt_backend convt_backend_cpu;

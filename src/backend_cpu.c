@@ -151,6 +151,20 @@ static int cpu_timer_stop(double *ms, convt_err *e)
 
 static int cpu_synchronize(convt_err *e) { (void)e; return 0; }
 
+/* One dependent multiply-add chain on this thread: about a millisecond at
+ * a few GHz, all in registers, so its time is cycles / clock. */
+static int cpu_clock_probe(convt_err *e)
+{
+    (void)e;
+    volatile double sink;
+    double a = 1.0;
+    for (int i = 0; i < 1000000; i++)
+        a = a * 0.999999 + 1e-7;
+    sink = a;
+    (void)sink;
+    return 0;
+}
+
 static unsigned char *flush_buf;
 static size_t flush_len;
 
@@ -257,4 +271,5 @@ const convt_backend convt_backend_cpu = {
     .flush_cache = cpu_flush_cache,
     .measure_ceilings = cpu_measure_ceilings,
     .stream = cpu_stream,
+    .clock_probe = cpu_clock_probe,
 };

@@ -154,10 +154,31 @@ __global__ void hold_stream_kernel(const volatile int *release, volatile int *ti
 }
 
 // ----------------------------------------------------------------------------
+// the clock probe
+
+/* A dependent FMA chain per thread, enough warps per SM to keep every
+ * scheduler issuing, no memory traffic: its time is cycles / SM clock. At
+ * 1980 MHz, 8 warps per scheduler x PROBE_ITERS FMAs take about 1 ms. */
+#define PROBE_ITERS 250000
+#define PROBE_BLOCK 256
+#define PROBE_BLOCKS_PER_SM 4
+
+__global__ void __launch_bounds__(PROBE_BLOCK) clock_probe_kernel(float seed, float *sink)
+{
+    float a = seed + threadIdx.x * 1e-7f, b = 0.999999f, c = 1e-7f;
+#pragma unroll 16
+    for (int i = 0; i < PROBE_ITERS; i++)
+        a = fmaf(a, b, c);
+    if (a == 12345.0f) /* never true; keeps the chain alive */
+        *sink = a;
+}
+
+// ----------------------------------------------------------------------------
 // state
 
 static cudaStream_t stream;
 static cudaEvent_t ev_start, ev_stop;
+static int sm_count;
 static convt_error_stats *d_partials;
 static void *flush_buf;
 static size_t flush_len;
@@ -224,6 +245,7 @@ static int cuda_init(convt_device_info *info, convt_err *e)
     info->backend = CONVT_BACKEND_CUDA;
     snprintf(info->name, sizeof info->name, "%.127s", prop.name);
     info->sm_count = prop.multiProcessorCount;
+    sm_count = prop.multiProcessorCount;
     info->cc_major = prop.major;
     info->cc_minor = prop.minor;
     info->sm_clock_mhz = attr(cudaDevAttrClockRate) / 1000;
@@ -519,6 +541,14 @@ static void *cuda_stream(void) { return (void *)stream; }
 
 static int cuda_read_clock(convt_clock_reading *r) { return convt_gpu_clocks_read(r); }
 
+static int cuda_clock_probe(convt_err *e)
+{
+    clock_probe_kernel<<<sm_count * PROBE_BLOCKS_PER_SM, PROBE_BLOCK, 0, stream>>>(
+        1.0f, (float *)d_partials);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
 extern "C" const convt_backend convt_backend_cuda = {
     .name = "cuda",
     .kind = CONVT_BACKEND_CUDA,
@@ -542,4 +572,5 @@ extern "C" const convt_backend convt_backend_cuda = {
     .measure_ceilings = cuda_measure_ceilings,
     .stream = cuda_stream,
     .read_clock = cuda_read_clock,
+    .clock_probe = cuda_clock_probe,
 };

@@ -402,6 +402,33 @@ static double wall_ms(void)
 
 enum { SHAPE_OK = 0, SHAPE_LOST = 1 };
 
+/* The clock probe's times over the whole run (measure.h: convt_drift). */
+typedef struct drift_log {
+    double *ms;
+    int n, cap;
+    bool failed;  /* the probe failed once: no drift for this run */
+} drift_log;
+
+/* Times the backend's clock probe three times and logs the median. */
+static void probe_clock(const convt_backend *be, drift_log *log)
+{
+    if (!be->clock_probe || log->failed || log->n == log->cap)
+        return;
+    double ms[3];
+    convt_err e = {{0}};
+    for (int i = 0; i < 3; i++)
+        if (be->timer_start(false, &e) || be->clock_probe(&e) || be->timer_stop(&ms[i], &e) ||
+            isnan(ms[i])) {
+            fprintf(stderr, "convt-bench: warning: the clock probe failed (%s); the noise "
+                            "recorded leaves out the device's drift\n",
+                    e.msg[0] ? e.msg : "no time");
+            log->failed = true;
+            return;
+        }
+    double lo = fmin(ms[0], fmin(ms[1], ms[2])), hi = fmax(ms[0], fmax(ms[1], ms[2]));
+    log->ms[log->n++] = ms[0] + ms[1] + ms[2] - lo - hi;
+}
+
 /* Arms the watchdog for one blocking step of one run. */
 static void arm(const convt_config *cfg, double extra_s, const convt_problem *p, const entry *en,
                 const char *step)
@@ -419,7 +446,7 @@ static void arm(const convt_config *cfg, double extra_s, const convt_problem *p,
  * recover and call again for the rest. */
 static int run_shape(const convt_config *cfg, const convt_backend *be,
                      const convt_device_info *dev, const convt_run_options *opt, int si,
-                     entry *list, int n)
+                     entry *list, int n, drift_log *drift)
 {
     const convt_problem *p = &cfg->shapes[si];
     convt_err e = {{0}};
@@ -604,6 +631,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
                             p->name, round + 1, round, e.msg);
             }
         }
+        probe_clock(be, drift);
+        CHECK_LOST();
         for (int i = 0; i < n; i++) {
             entry *en = &list[i];
             if (en->done)
@@ -690,9 +719,19 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
     }
     cJSON *doc = convt_results_create(cfg, be, dev, &ceil);
     int rc = -1;
+    drift_log drift = {0};
+    /* one probe per round of every shape, and shapes retried after a loss */
+    drift.cap = 2 * cfg->n_shapes * (cfg->measure.rounds > 0 ? cfg->measure.rounds : 1) + 1;
+    if (!(drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms))) {
+        cJSON_Delete(doc);
+        return convt_fail(e, "out of memory for the clock probe's log");
+    }
+    probe_clock(be, &drift); /* a first probe warms it up; not logged */
+    drift.n = 0;
     if (convt_watchdog_start(cfg->output)) {
         convt_fail(e, "cannot start the watchdog thread");
         cJSON_Delete(doc);
+        free(drift.ms);
         return -1;
     }
     for (int si = 0; si < cfg->n_shapes; si++) {
@@ -708,7 +747,7 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
         }
         /* A lost context fails the entry that lost it; the rest run again
          * on a fresh context. Each pass finishes at least one entry. */
-        while (run_shape(cfg, be, dev, opt, si, list, n) == SHAPE_LOST) {
+        while (run_shape(cfg, be, dev, opt, si, list, n, &drift) == SHAPE_LOST) {
             if (be->recover(e)) {
                 free(list);
                 goto out;
@@ -730,6 +769,16 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
         if (convt_results_write(doc, cfg->output, e))
             goto out;
     }
+    /* The drift is known once the run is over: every record's noise takes it in. */
+    convt_drift d;
+    convt_drift_from_probes(drift.ms, drift.n, &d);
+    convt_results_add_drift(doc, &d, cfg->measure.target_noise);
+    if (convt_results_write(doc, cfg->output, e))
+        goto out;
+    if (!opt->quiet && d.probes >= 3)
+        fprintf(stderr, "convt-bench: the device drifted %.2f%% over the run (clock probe, %d "
+                        "times, median %.3f ms); every record's noise includes it\n",
+                100 * d.relative_sd, d.probes, d.median_ms);
     cJSON *sel = convt_select(doc);
     if (convt_results_write(sel, cfg->selection, e)) {
         cJSON_Delete(sel);
@@ -743,5 +792,6 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
 out:
     convt_watchdog_stop();
     cJSON_Delete(doc);
+    free(drift.ms);
     return rc;
 }

@@ -109,6 +109,17 @@ void convt_sampling_free(convt_sampling *acc)
     acc->samples = NULL;
 }
 
+static void note_clock(convt_sampling *acc, const convt_clock_reading *before,
+                       const convt_clock_reading *after)
+{
+    unsigned lo = before->sm_mhz < after->sm_mhz ? before->sm_mhz : after->sm_mhz;
+    unsigned hi = before->sm_mhz > after->sm_mhz ? before->sm_mhz : after->sm_mhz;
+    acc->mhz_min = acc->clocked == 0 || lo < acc->mhz_min ? lo : acc->mhz_min;
+    acc->mhz_max = hi > acc->mhz_max ? hi : acc->mhz_max;
+    acc->throttled += before->throttled || after->throttled;
+    acc->clocked++;
+}
+
 /* Decides the batch size from one probe launch; see convt_measure_round. */
 static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
                        convt_enqueue_fn run, void *arg, convt_sampling *acc, convt_err *e)
@@ -163,13 +174,8 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
     while (n < max_n) {
         if (s->cold_cache && be->flush_cache(e))
             return -1;
-        convt_clock_reading clk;
-        if (be->read_clock && be->read_clock(&clk) == 0) {
-            acc->mhz_min = acc->clocked == 0 || clk.sm_mhz < acc->mhz_min ? clk.sm_mhz : acc->mhz_min;
-            acc->mhz_max = clk.sm_mhz > acc->mhz_max ? clk.sm_mhz : acc->mhz_max;
-            acc->throttled += clk.throttled;
-            acc->clocked++;
-        }
+        convt_clock_reading before, after;
+        bool clocked = be->read_clock && be->read_clock(&before) == 0;
         double ms;
         if (be->timer_start(acc->held, e))
             return -1;
@@ -178,6 +184,10 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
                 return -1;
         if (be->timer_stop(&ms, e))
             return -1;
+        /* After as well as before: the clock drops under load and is back
+         * up by the time the next sample starts. */
+        if (clocked && be->read_clock(&after) == 0)
+            note_clock(acc, &before, &after);
         if (isnan(ms)) {
             /* The hold gave up before the host had enqueued the sample: the
              * variant synchronises inside its launch, or the queue was full.
@@ -247,7 +257,7 @@ void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settin
             between = sqrt(ss / (acc->rounds - 1));
         }
         t.noise_between = t.median_ms > 0 ? between / t.median_ms : 0.0;
-        t.noise = sqrt(t.noise_within * t.noise_within + t.noise_between * t.noise_between);
+        t.noise = convt_noise_total(t.noise_within, t.noise_between, 0);
     }
     free(all);
     free(dev);
@@ -262,6 +272,36 @@ void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settin
     t.sm_mhz_max = acc->mhz_max;
     t.throttled_samples = acc->throttled;
     *out = t;
+}
+
+double convt_noise_total(double within, double between, double drift)
+{
+    return sqrt(within * within + between * between + drift * drift);
+}
+
+void convt_drift_from_probes(const double *ms, int n, convt_drift *out)
+{
+    memset(out, 0, sizeof *out);
+    out->probes = n;
+    if (n == 0) {
+        out->median_ms = NAN;
+        return;
+    }
+    double *v = malloc((size_t)n * sizeof *v), sum = 0, ss = 0;
+    if (!v) {
+        out->median_ms = NAN;
+        return;
+    }
+    memcpy(v, ms, (size_t)n * sizeof *v);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    out->median_ms = median_sorted(v, n);
+    free(v);
+    for (int i = 0; i < n; i++)
+        sum += ms[i];
+    double mean = sum / n;
+    for (int i = 0; i < n; i++)
+        ss += (ms[i] - mean) * (ms[i] - mean);
+    out->relative_sd = n >= 3 && mean > 0 ? sqrt(ss / (n - 1)) / mean : 0.0;
 }
 
 int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,

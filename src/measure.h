@@ -77,6 +77,23 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
 void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settings *s,
                            convt_timing *out);
 
+/* The device's drift over a whole run: the relative standard deviation of
+ * the clock probe's times (backend.h), taken at the start of every round of
+ * every shape. A GPU moves between clock steps (15 MHz, 0.8% at 1980 MHz)
+ * with its temperature over tens of seconds: on the H100, a shape timed
+ * twice was 0.77% slower in one run for every variant alike, while its
+ * rounds, seconds apart, agreed to 0.01%. Such a shift is invisible inside
+ * a shape and shows in the probe. */
+typedef struct convt_drift {
+    int probes;
+    double median_ms;    /* of the probe times */
+    double relative_sd;  /* stddev / mean; 0 with fewer than 3 probes */
+} convt_drift;
+
+void convt_drift_from_probes(const double *ms, int n, convt_drift *out);
+/* A record's noise: its three parts are independent, so they add in squares. */
+double convt_noise_total(double within, double between, double drift);
+
 /* All of s->rounds back to back, for a caller with one thing to time. */
 int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,
                   void *arg, convt_timing *out, convt_err *e);

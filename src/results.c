@@ -221,6 +221,42 @@ static int make_parent_dirs(const char *path, convt_err *e)
     return 0;
 }
 
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static void set_number(cJSON *o, const char *key, double v)
+{
+    if (cJSON_GetObjectItemCaseSensitive(o, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(v));
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+void convt_results_add_drift(cJSON *doc, const convt_drift *d, double target_noise)
+{
+    cJSON *dj = cJSON_AddObjectToObject(doc, "drift");
+    cJSON_AddStringToObject(dj, "method", "clock probe: compute-bound work of fixed size, "
+                                          "timed at the start of every round of every shape");
+    cJSON_AddNumberToObject(dj, "probes", d->probes);
+    add_finite(dj, "median_ms", d->median_ms);
+    cJSON_AddNumberToObject(dj, "relative_sd", d->relative_sd);
+    cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    for (cJSON *r = recs ? recs->child : NULL; r; r = r->next) {
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
+        if (!t || !cJSON_GetObjectItemCaseSensitive(t, "noise_within"))
+            continue;
+        double noise = convt_noise_total(num(t, "noise_within"), num(t, "noise_between"),
+                                         d->relative_sd);
+        set_number(t, "noise_drift", d->relative_sd);
+        set_number(t, "noise", noise);
+        cJSON_ReplaceItemInObjectCaseSensitive(t, "target_met",
+                                               cJSON_CreateBool(noise <= target_noise));
+    }
+}
+
 int convt_results_write(const cJSON *doc, const char *path, convt_err *e)
 {
     if (make_parent_dirs(path, e))

@@ -56,6 +56,10 @@ cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
  * throughput, floor) to the document's "records". */
 void convt_results_add(cJSON *doc, const convt_record *rec, const convt_ceilings *ceil);
 /* Writes doc to path atomically; creates the directory if missing. */
+/* Records the run's drift (measure.h) and adds it to the noise of every
+ * timed record: noise = sqrt(within^2 + between^2 + drift^2); target_met
+ * follows. Records written before this call lack noise_drift. */
+void convt_results_add_drift(cJSON *doc, const convt_drift *d, double target_noise);
 int convt_results_write(const cJSON *doc, const char *path, convt_err *e);
 
 /* The floor of p in tier t: max(bytes / copy rate, FLOPs / GEMM rate). */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,10 @@ static void a_sweep_records_everything(void **state)
     assert_non_null(cJSON_GetObjectItemCaseSensitive(doc, "git_revision"));
     const cJSON *ceil = cJSON_GetObjectItemCaseSensitive(doc, "ceilings");
     assert_true(cJSON_GetObjectItemCaseSensitive(ceil, "copy_gbps")->valuedouble > 0);
+    /* the clock probe: once at the start of each of 3 rounds of 2 shapes */
+    const cJSON *run_drift = cJSON_GetObjectItemCaseSensitive(doc, "drift");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(run_drift, "probes")->valuedouble, 6);
+    assert_true(cJSON_GetObjectItemCaseSensitive(run_drift, "median_ms")->valuedouble > 0);
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     assert_int_equal(cJSON_GetArraySize(recs), 6);
     for (const cJSON *r = recs->child; r; r = r->next) {
@@ -105,7 +110,12 @@ static void a_sweep_records_everything(void **state)
         double noise = cJSON_GetObjectItemCaseSensitive(t, "noise")->valuedouble;
         double within = cJSON_GetObjectItemCaseSensitive(t, "noise_within")->valuedouble;
         double between = cJSON_GetObjectItemCaseSensitive(t, "noise_between")->valuedouble;
-        assert_true(fabs(noise * noise - within * within - between * between) <= 1e-12 + 1e-9 * noise);
+        double drift = cJSON_GetObjectItemCaseSensitive(t, "noise_drift")->valuedouble;
+        assert_true(drift == cJSON_GetObjectItemCaseSensitive(
+                                 cJSON_GetObjectItemCaseSensitive(doc, "drift"), "relative_sd")
+                                 ->valuedouble);
+        assert_true(fabs(noise * noise - within * within - between * between - drift * drift) <=
+                    1e-12 + 1e-9 * noise);
         assert_non_null(cJSON_GetObjectItemCaseSensitive(r, "floor_fraction"));
         assert_non_null(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"));

@@ -147,12 +147,14 @@ static void a_sample_the_hold_gave_up_on_is_retimed_unheld(void **state)
     assert_true(t.held);
 }
 
-/* Clock readings: every third sample "throttled" at a lower clock. */
+/* Clock readings, one before and one after each sample: every third sample
+ * ends "throttled" at a lower clock, and reads full speed before it (the
+ * clock is back up between samples). */
 static int clock_reads;
 static int fake_clock(convt_clock_reading *r)
 {
     int i = clock_reads++;
-    r->throttled = i % 3 == 2;
+    r->throttled = i % 6 == 5;
     r->sm_mhz = r->throttled ? 1500 : 1980;
     return 0;
 }
@@ -172,6 +174,7 @@ static void clocks_and_throttling_are_recorded(void **state)
     fake_at = 0;
     clock_reads = 0;
     assert_int_equal(convt_measure(&be, &s, nop, NULL, &t, &e), 0);
+    assert_int_equal(clock_reads, 18);
     assert_int_equal(t.clock_samples, 9);
     assert_int_equal(t.throttled_samples, 3);
     assert_int_equal(t.sm_mhz_min, 1500);
@@ -250,6 +253,52 @@ static void rounds_share_one_batch_size(void **state)
     assert_int_equal(t.samples, 6);
     for (int r = 0; r < 3; r++)
         assert_true(fabs(t.round_median_ms[r] - 0.002) < 1e-12);
+}
+
+/* The drift: the probe's relative standard deviation over the run. */
+static void drift_is_the_spread_of_the_clock_probe(void **state)
+{
+    (void)state;
+    convt_drift d;
+    double steady[] = {1.0, 1.0, 1.0, 1.0};
+    convt_drift_from_probes(steady, 4, &d);
+    assert_int_equal(d.probes, 4);
+    assert_true(d.relative_sd == 0 && d.median_ms == 1.0);
+    /* half the run one 15 MHz clock step lower: 1980 / 1965 */
+    double stepped[] = {1.0, 1.0, 1980.0 / 1965, 1980.0 / 1965};
+    convt_drift_from_probes(stepped, 4, &d);
+    double mean = (2 + 2 * 1980.0 / 1965) / 4, half = (1980.0 / 1965 - 1) / 2;
+    assert_true(fabs(d.relative_sd - sqrt(4 * half * half / 3) / mean) < 1e-12);
+    convt_drift_from_probes(stepped, 2, &d); /* too few to say */
+    assert_true(d.relative_sd == 0);
+    assert_true(fabs(convt_noise_total(0.003, 0.004, 0) - 0.005) < 1e-15);
+    assert_true(fabs(convt_noise_total(0, 0.003, 0.004) - 0.005) < 1e-15);
+}
+
+/* Adding the drift to a results document updates every timed record. */
+static void drift_is_added_to_every_timed_record(void **state)
+{
+    (void)state;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *recs = cJSON_AddArrayToObject(doc, "records");
+    cJSON *r = cJSON_CreateObject();
+    cJSON *t = cJSON_AddObjectToObject(r, "timing");
+    cJSON_AddNumberToObject(t, "noise", 0.003);
+    cJSON_AddNumberToObject(t, "noise_within", 0.003);
+    cJSON_AddNumberToObject(t, "noise_between", 0.0);
+    cJSON_AddBoolToObject(t, "target_met", true);
+    cJSON_AddItemToArray(recs, r);
+    cJSON *skipped = cJSON_CreateObject(); /* no timing: left alone */
+    cJSON_AddStringToObject(skipped, "status", "skipped");
+    cJSON_AddItemToArray(recs, skipped);
+    convt_drift d = {.probes = 10, .median_ms = 1.0, .relative_sd = 0.004};
+    convt_results_add_drift(doc, &d, 0.0045);
+    assert_true(fabs(cJSON_GetObjectItem(t, "noise")->valuedouble - 0.005) < 1e-15);
+    assert_true(cJSON_GetObjectItem(t, "noise_drift")->valuedouble == 0.004);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(t, "target_met"))); /* 0.5% > 0.45% */
+    assert_null(cJSON_GetObjectItem(skipped, "timing"));
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "drift"), "probes")->valuedouble, 10);
+    cJSON_Delete(doc);
 }
 
 static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
@@ -339,6 +388,8 @@ int main(void)
         cmocka_unit_test(a_sample_the_hold_gave_up_on_is_retimed_unheld),
         cmocka_unit_test(rounds_measure_the_spread_between_them),
         cmocka_unit_test(rounds_share_one_batch_size),
+        cmocka_unit_test(drift_is_the_spread_of_the_clock_probe),
+        cmocka_unit_test(drift_is_added_to_every_timed_record),
         cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),
