@@ -405,6 +405,7 @@ enum { SHAPE_OK = 0, SHAPE_LOST = 1 };
 /* The clock probe's times over the whole run (measure.h: convt_drift). */
 typedef struct drift_log {
     double *ms;
+    unsigned *mhz;   /* SM clock read after the probe; 0 where unknown */
     int n, cap;
     bool failed;  /* the probe failed once: no drift for this run */
 } drift_log;
@@ -426,6 +427,8 @@ static void probe_clock(const convt_backend *be, drift_log *log)
             return;
         }
     double lo = fmin(ms[0], fmin(ms[1], ms[2])), hi = fmax(ms[0], fmax(ms[1], ms[2]));
+    convt_clock_reading clk;
+    log->mhz[log->n] = be->read_clock && be->read_clock(&clk) == 0 ? clk.sm_mhz : 0;
     log->ms[log->n++] = ms[0] + ms[1] + ms[2] - lo - hi;
 }
 
@@ -722,7 +725,11 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
     drift_log drift = {0};
     /* one probe per round of every shape, and shapes retried after a loss */
     drift.cap = 2 * cfg->n_shapes * (cfg->measure.rounds > 0 ? cfg->measure.rounds : 1) + 1;
-    if (!(drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms))) {
+    drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms);
+    drift.mhz = malloc((size_t)drift.cap * sizeof *drift.mhz);
+    if (!drift.ms || !drift.mhz) {
+        free(drift.ms);
+        free(drift.mhz);
         cJSON_Delete(doc);
         return convt_fail(e, "out of memory for the clock probe's log");
     }
@@ -732,6 +739,7 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
         convt_fail(e, "cannot start the watchdog thread");
         cJSON_Delete(doc);
         free(drift.ms);
+        free(drift.mhz);
         return -1;
     }
     for (int si = 0; si < cfg->n_shapes; si++) {
@@ -772,13 +780,15 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
     /* The drift is known once the run is over: every record's noise takes it in. */
     convt_drift d;
     convt_drift_from_probes(drift.ms, drift.n, &d);
+    d.probe_mhz = be->read_clock ? drift.mhz : NULL;
     convt_results_add_drift(doc, &d, cfg->measure.target_noise);
     if (convt_results_write(doc, cfg->output, e))
         goto out;
     if (!opt->quiet && d.probes >= 3)
         fprintf(stderr, "convt-bench: the device drifted %.2f%% over the run (clock probe, %d "
-                        "times, median %.3f ms); every record's noise includes it\n",
-                100 * d.relative_sd, d.probes, d.median_ms);
+                        "times, median %.3f ms, stddev %.2f%%); every record's noise includes "
+                        "it\n",
+                100 * d.relative, d.probes, d.median_ms, 100 * d.relative_sd);
     cJSON *sel = convt_select(doc);
     if (convt_results_write(sel, cfg->selection, e)) {
         cJSON_Delete(sel);
@@ -793,5 +803,6 @@ out:
     convt_watchdog_stop();
     cJSON_Delete(doc);
     free(drift.ms);
+    free(drift.mhz);
     return rc;
 }

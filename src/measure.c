@@ -283,19 +283,19 @@ void convt_drift_from_probes(const double *ms, int n, convt_drift *out)
 {
     memset(out, 0, sizeof *out);
     out->probes = n;
-    if (n == 0) {
-        out->median_ms = NAN;
+    out->probe_ms = ms;
+    out->median_ms = NAN;
+    double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+    if (!v)
         return;
-    }
-    double *v = malloc((size_t)n * sizeof *v), sum = 0, ss = 0;
-    if (!v) {
-        out->median_ms = NAN;
-        return;
-    }
     memcpy(v, ms, (size_t)n * sizeof *v);
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     out->median_ms = median_sorted(v, n);
+    if (n >= 3 && out->median_ms > 0)
+        out->relative = (quantile_sorted(v, n, 0.9) - quantile_sorted(v, n, 0.1)) / 2.563 /
+                        out->median_ms;
     free(v);
+    double sum = 0, ss = 0;
     for (int i = 0; i < n; i++)
         sum += ms[i];
     double mean = sum / n;

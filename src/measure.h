@@ -77,17 +77,25 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
 void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settings *s,
                            convt_timing *out);
 
-/* The device's drift over a whole run: the relative standard deviation of
- * the clock probe's times (backend.h), taken at the start of every round of
- * every shape. A GPU moves between clock steps (15 MHz, 0.8% at 1980 MHz)
- * with its temperature over tens of seconds: on the H100, a shape timed
- * twice was 0.77% slower in one run for every variant alike, while its
- * rounds, seconds apart, agreed to 0.01%. Such a shift is invisible inside
- * a shape and shows in the probe. */
+/* The device's drift over a whole run, from the clock probe's times
+ * (backend.h) taken at the start of every round of every shape. A GPU moves
+ * between clock steps (15 MHz, 0.8% at 1980 MHz) with its temperature over
+ * seconds to minutes: on the H100, a shape timed twice was 0.77% slower in
+ * one run for every variant alike, while its rounds, seconds apart, agreed
+ * to 0.01%. Such a shift is invisible inside a shape and shows in the probe.
+ *
+ * The drift is a robust scale: the probes' interdecile range / 2.563 /
+ * median (the stddev for Gaussian noise). A state that lasts a tenth of the
+ * run or more widens it; a probe that caught a momentary power cap does not,
+ * since such moments do not move a record's median of many samples either.
+ * The plain relative stddev is recorded beside it. */
 typedef struct convt_drift {
     int probes;
     double median_ms;    /* of the probe times */
-    double relative_sd;  /* stddev / mean; 0 with fewer than 3 probes */
+    double relative;     /* interdecile range / 2.563 / median; 0 with fewer than 3 probes */
+    double relative_sd;  /* stddev / mean, outliers and all */
+    const double *probe_ms;      /* the probes in the order taken (not owned) */
+    const unsigned *probe_mhz;   /* SM clock read after each probe, 0 where unknown */
 } convt_drift;
 
 void convt_drift_from_probes(const double *ms, int n, convt_drift *out);

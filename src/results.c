@@ -242,15 +242,26 @@ void convt_results_add_drift(cJSON *doc, const convt_drift *d, double target_noi
                                           "timed at the start of every round of every shape");
     cJSON_AddNumberToObject(dj, "probes", d->probes);
     add_finite(dj, "median_ms", d->median_ms);
+    cJSON_AddNumberToObject(dj, "relative", d->relative);
     cJSON_AddNumberToObject(dj, "relative_sd", d->relative_sd);
+    if (d->probe_ms) {
+        cJSON *pm = cJSON_AddArrayToObject(dj, "probe_ms");
+        for (int i = 0; i < d->probes; i++)
+            cJSON_AddItemToArray(pm, cJSON_CreateNumber(d->probe_ms[i]));
+    }
+    if (d->probe_mhz) {
+        cJSON *pf = cJSON_AddArrayToObject(dj, "probe_sm_mhz");
+        for (int i = 0; i < d->probes; i++)
+            cJSON_AddItemToArray(pf, cJSON_CreateNumber(d->probe_mhz[i]));
+    }
     cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     for (cJSON *r = recs ? recs->child : NULL; r; r = r->next) {
         cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
         if (!t || !cJSON_GetObjectItemCaseSensitive(t, "noise_within"))
             continue;
         double noise = convt_noise_total(num(t, "noise_within"), num(t, "noise_between"),
-                                         d->relative_sd);
-        set_number(t, "noise_drift", d->relative_sd);
+                                         d->relative);
+        set_number(t, "noise_drift", d->relative);
         set_number(t, "noise", noise);
         cJSON_ReplaceItemInObjectCaseSensitive(t, "target_met",
                                                cJSON_CreateBool(noise <= target_noise));

@@ -87,6 +87,7 @@ static void a_sweep_records_everything(void **state)
     const cJSON *run_drift = cJSON_GetObjectItemCaseSensitive(doc, "drift");
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(run_drift, "probes")->valuedouble, 6);
     assert_true(cJSON_GetObjectItemCaseSensitive(run_drift, "median_ms")->valuedouble > 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(run_drift, "probe_ms")), 6);
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     assert_int_equal(cJSON_GetArraySize(recs), 6);
     for (const cJSON *r = recs->child; r; r = r->next) {
@@ -112,7 +113,7 @@ static void a_sweep_records_everything(void **state)
         double between = cJSON_GetObjectItemCaseSensitive(t, "noise_between")->valuedouble;
         double drift = cJSON_GetObjectItemCaseSensitive(t, "noise_drift")->valuedouble;
         assert_true(drift == cJSON_GetObjectItemCaseSensitive(
-                                 cJSON_GetObjectItemCaseSensitive(doc, "drift"), "relative_sd")
+                                 cJSON_GetObjectItemCaseSensitive(doc, "drift"), "relative")
                                  ->valuedouble);
         assert_true(fabs(noise * noise - within * within - between * between - drift * drift) <=
                     1e-12 + 1e-9 * noise);
