@@ -156,21 +156,28 @@ __global__ void hold_stream_kernel(const volatile int *release, volatile int *ti
 // ----------------------------------------------------------------------------
 // the clock probe
 
-/* A dependent FMA chain per thread, enough warps per SM to keep every
- * scheduler issuing, no memory traffic: its time is cycles / SM clock. At
- * 1980 MHz, 8 warps per scheduler x PROBE_ITERS FMAs take about 1 ms. */
+/* A dependent FMA chain per thread, no memory traffic: its time is cycles /
+ * SM clock, provided every SM runs the same work. Each block asks for more
+ * than half an SM's shared memory, so exactly one block runs on each SM
+ * (with several small blocks per SM the block scheduler may load some SMs
+ * more than others, and the time then varies with the placement: seen on the
+ * H100 as 1.28 to 1.35 ms at a steady 1980 MHz). 32 warps per SM, 8 per
+ * scheduler, keep each scheduler issuing one FMA a cycle: at 1980 MHz,
+ * 8 x PROBE_ITERS cycles take about 1 ms. */
 #define PROBE_ITERS 250000
-#define PROBE_BLOCK 256
-#define PROBE_BLOCKS_PER_SM 4
+#define PROBE_BLOCK 1024
 
 __global__ void __launch_bounds__(PROBE_BLOCK) clock_probe_kernel(float seed, float *sink)
 {
+    extern __shared__ float reserved[]; /* never used: it keeps other blocks off this SM */
     float a = seed + threadIdx.x * 1e-7f, b = 0.999999f, c = 1e-7f;
 #pragma unroll 16
     for (int i = 0; i < PROBE_ITERS; i++)
         a = fmaf(a, b, c);
-    if (a == 12345.0f) /* never true; keeps the chain alive */
-        *sink = a;
+    if (a == 12345.0f) { /* never true; keeps the chain alive */
+        reserved[0] = a;
+        *sink = reserved[0];
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -543,8 +550,22 @@ static int cuda_read_clock(convt_clock_reading *r) { return convt_gpu_clocks_rea
 
 static int cuda_clock_probe(convt_err *e)
 {
-    clock_probe_kernel<<<sm_count * PROBE_BLOCKS_PER_SM, PROBE_BLOCK, 0, stream>>>(
-        1.0f, (float *)d_partials);
+    static size_t smem;
+    static int smem_generation = -1; /* the attribute goes with the context */
+    if (smem_generation != convt_cuda_generation) {
+        int per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+        int per_block = attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+        size_t want = (size_t)per_sm / 2 + 1024;
+        if (want > (size_t)per_block)
+            return convt_fail(e, "the clock probe needs %zu bytes of shared memory per block; "
+                                 "the device allows %d", want, per_block);
+        CUDA_TRY(cudaFuncSetAttribute(clock_probe_kernel,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want),
+                 e);
+        smem = want;
+        smem_generation = convt_cuda_generation;
+    }
+    clock_probe_kernel<<<sm_count, PROBE_BLOCK, smem, stream>>>(1.0f, (float *)d_partials);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
