@@ -128,23 +128,38 @@ static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
      * marks resolves (event resolution and launch overhead are microseconds):
      * time `batch` back-to-back launches per sample instead and divide, with
      * enough launches that a sample lasts about BATCH_SAMPLE_US. The cache is
-     * then flushed once per sample, so only the first launch of a batch is cold. */
-    enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 100 };
+     * then flushed once per sample, so only the first launch of a batch is cold.
+     *
+     * A batched time (one cold launch, the rest warm) is not a single cold
+     * launch's time, so the choice must not flip between two runs of the same
+     * kernel: the probe is the median of PROBES launches, not one launch that
+     * may be an outlier (on the H100 one run batched a 17 us kernel and the
+     * next timed it alone, 18% slower), and the batch size is a power of two,
+     * so a small change in the probe leaves it alone. */
+    enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 128, PROBES = 5 };
     acc->batch = 1;
     if (s->batch_below_us <= 0)
         return 0;
-    double probe = NAN;
-    for (int tries = 0; isnan(probe) && tries < 2; tries++) {
+    double probes[PROBES];
+    int n = 0;
+    for (int tries = 0; n < PROBES && tries < PROBES + 2; tries++) {
+        double ms;
         if ((s->cold_cache && be->flush_cache(e)) || be->timer_start(acc->held, e) ||
-            run(arg, e) || be->timer_stop(&probe, e))
+            run(arg, e) || be->timer_stop(&ms, e))
             return -1;
-        acc->held = acc->held && !isnan(probe); /* a hold that gave up: time unheld */
+        if (isnan(ms))
+            acc->held = false; /* a hold that gave up: time unheld from now on */
+        else
+            probes[n++] = ms;
     }
-    if (isnan(probe))
+    if (n == 0)
         return convt_fail(e, "the backend could not time a sample");
-    if (probe * 1e3 < s->batch_below_us) {
-        double want = BATCH_SAMPLE_US / (probe * 1e3 > 0.1 ? probe * 1e3 : 0.1);
-        acc->batch = want > BATCH_MAX ? BATCH_MAX : (int)ceil(want);
+    qsort(probes, (size_t)n, sizeof *probes, cmp_double);
+    double us = median_sorted(probes, n) * 1e3;
+    if (us < s->batch_below_us) {
+        double want = BATCH_SAMPLE_US / (us > 0.1 ? us : 0.1);
+        while (acc->batch < want && acc->batch < BATCH_MAX)
+            acc->batch *= 2;
     }
     return 0;
 }

@@ -100,11 +100,37 @@ static void short_runs_are_timed_in_batches(void **state)
     convt_timing t;
     convt_err e;
     assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
-    assert_int_equal(t.batch, 100);                /* 200 us per sample / 2 us */
+    assert_int_equal(t.batch, 128); /* 200 us per sample / 2 us = 100, up to a power of two */
     assert_true(fabs(t.median_ms - 0.002) < 1e-12); /* per launch, not per batch */
     s.batch_below_us = 1;                           /* 2 us is above: one launch per sample */
     assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
     assert_int_equal(t.batch, 1);
+}
+
+/* The batch decision is the median of several probes: one slow first launch
+ * (25 us, over the 20 us line) does not stop a 15 us kernel from being
+ * batched, as it did when one launch decided. */
+static int probe_calls;
+static int outlier_stop(double *ms, convt_err *e)
+{
+    (void)e;
+    *ms = probe_calls++ == 0 ? 0.025 : 0.015 * launches_since_start;
+    return 0;
+}
+
+static void one_slow_probe_does_not_decide_the_batch(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = count_start, .timer_stop = outlier_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    convt_measure_settings s = {.warmup = 0, .min_samples = 3, .max_samples = 3,
+                                .max_time_s = 10, .target_noise = 0.005, .batch_below_us = 20};
+    convt_timing t;
+    convt_err e;
+    probe_calls = 0;
+    assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
+    assert_int_equal(t.batch, 16); /* 200 / 15 = 13.3, up to a power of two */
+    assert_true(fabs(t.median_ms - 0.015) < 1e-12);
 }
 
 /* A launch that synchronises inside: a held sample times out (NaN), an
@@ -249,7 +275,7 @@ static void rounds_share_one_batch_size(void **state)
     convt_timing t;
     convt_err e;
     assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
-    assert_int_equal(t.batch, 100);
+    assert_int_equal(t.batch, 128);
     assert_int_equal(t.samples, 6);
     for (int r = 0; r < 3; r++)
         assert_true(fabs(t.round_median_ms[r] - 0.002) < 1e-12);
@@ -399,6 +425,7 @@ int main(void)
         cmocka_unit_test(a_sample_the_hold_gave_up_on_is_retimed_unheld),
         cmocka_unit_test(rounds_measure_the_spread_between_them),
         cmocka_unit_test(rounds_share_one_batch_size),
+        cmocka_unit_test(one_slow_probe_does_not_decide_the_batch),
         cmocka_unit_test(drift_is_the_spread_of_the_clock_probe),
         cmocka_unit_test(drift_is_added_to_every_timed_record),
         cmocka_unit_test(selection_picks_fastest_valid),
