@@ -17,6 +17,7 @@ extern const convt_variant convt_variant_im2col_gemm_tf32;
 extern const convt_variant convt_variant_tiled_smem;
 extern const convt_variant convt_variant_polyphase_igemm_tf32;
 extern const convt_variant convt_variant_polyphase_igemm_3xtf32;
+extern const convt_variant convt_variant_direct_grouped;
 #endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
@@ -34,6 +35,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_tiled_smem,
     &convt_variant_polyphase_igemm_tf32,
     &convt_variant_polyphase_igemm_3xtf32,
+    &convt_variant_direct_grouped,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,

@@ -83,7 +83,7 @@ static void drop_known_hangs(convt_config *cfg)
  * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
  * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
 #define OWN_VARIANTS \
-    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\"]"
+    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\", \"direct_grouped\"]"
 #define CUDNN_VARIANTS "[\"cudnn_*\"]"
 
 static cJSON *run_config_text(const char *text, const char *name, int *ok, int *total)

@@ -97,6 +97,11 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_igemm_3xtf32", &p, "stages", 5, ws, "stages = 5 must be 2, 3 or 4");
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
     refuses("im2col_gemm_tf32", &p, "block", 31, ws, "block = 31");
+    refuses("direct_grouped", &p, "outs", 3, ws, "outs = 3 must be 2, 4 or 8");
+    refuses("direct_grouped", &p, "block", 48, ws, "block = 48 must be a multiple of 32");
+    convt_problem wide = plain();
+    wide.cin = 64; /* 64 channels per group: a GEMM's work */
+    refuses("direct_grouped", &wide, NULL, 0, ws, "64 input channels per group");
     convt_problem q = plain();
     q.stride[1] = 1, q.dil[1] = 3, q.out_pad[1] = 2; /* PyTorch allows it, cuDNN cannot */
     refuses("cudnn_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
