@@ -156,17 +156,8 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
                  "(more is a GEMM's work: polyphase_igemm)", (long long)cin_g, DG_MAX_CIN_G);
         return false;
     }
-    size_t smem = sizeof(float) * (size_t)cin_g * (size_t)convt_taps(p);
-    if (smem > 48 * 1024) {
-        snprintf(why, why_len, "the group's weights need %.1f KiB of shared memory, above the "
-                 "48 KiB a block gets without opt-in", smem / 1024.0);
+    if (!convt_check_row_blocks(p, "direct_grouped", why, why_len))
         return false;
-    }
-    if (p->n * p->cout > 65535) {
-        snprintf(why, why_len, "n x cout = %lld rows on the grid's y axis (limit 65535)",
-                 (long long)(p->n * p->cout));
-        return false;
-    }
     dg_args a = make_args(p, (int)outs);
     if ((a.per_row + block - 1) / block > 0x7fffffff) {
         snprintf(why, why_len, "needs %lld blocks per row, above the grid limit 2^31-1",

@@ -170,19 +170,8 @@ static bool gather_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "wcache = %lld must be 0 or 1", (long long)l->value[2]);
         return false;
     }
-    if (l->value[2]) {
-        size_t smem = sizeof(float) * (size_t)(p->cin / p->groups) * (size_t)convt_taps(p);
-        if (smem > 48 * 1024) {
-            snprintf(why, why_len, "wcache needs %.1f KiB of shared memory for the group's "
-                     "weights, above the 48 KiB a block gets without opt-in", smem / 1024.0);
-            return false;
-        }
-        if (p->n * p->cout > 65535) {
-            snprintf(why, why_len, "wcache puts n x cout = %lld rows on the grid's y axis (limit 65535)",
-                     (long long)(p->n * p->cout));
-            return false;
-        }
-    }
+    if (l->value[2] && !convt_check_row_blocks(p, "wcache", why, why_len))
+        return false;
     if (blocks > 0x7fffffff) {
         snprintf(why, why_len, "needs %lld blocks, above the grid limit 2^31-1",
                  (long long)blocks);

@@ -101,3 +101,20 @@ bool convt_check_block(int64_t threads, const char *knob, const convt_context *c
              (long long)threads, ctx->dev->max_threads_per_block);
     return false;
 }
+
+bool convt_check_row_blocks(const convt_problem *p, const char *what, char *why,
+                            size_t why_len)
+{
+    size_t smem = sizeof(float) * (size_t)(p->cin / p->groups) * (size_t)convt_taps(p);
+    if (smem > 48 * 1024) {
+        snprintf(why, why_len, "%s needs %.1f KiB of shared memory for the group's weights, "
+                 "above the 48 KiB a block gets without opt-in", what, smem / 1024.0);
+        return false;
+    }
+    if (p->n * p->cout > 65535) {
+        snprintf(why, why_len, "%s puts n x cout = %lld rows on the grid's y axis (limit 65535)",
+                 what, (long long)(p->n * p->cout));
+        return false;
+    }
+    return true;
+}

@@ -117,6 +117,11 @@ convt_launch convt_launch_first_default(const convt_variant *v);
  * 32 (whole warps) within the device's limit; false with the reason in why. */
 bool convt_check_block(int64_t threads, const char *knob, const convt_context *ctx, char *why,
                        size_t why_len);
+/* The check of a layout with one (n, co) output row per block (on the
+ * grid's y axis) holding its group's weights in shared memory: at most 65535
+ * rows, at most 48 KiB of weights. `what` names the layout in the reason. */
+bool convt_check_row_blocks(const convt_problem *p, const char *what, char *why,
+                            size_t why_len);
 /* "block=256,outs=2" (or "-" without knobs). */
 void convt_launch_format(const convt_variant *v, const convt_launch *l, char *buf, size_t len);
 

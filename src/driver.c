@@ -131,14 +131,23 @@ static double shape_bytes(const convt_problem *p)
            16.0 * convt_y_elems(p);
 }
 
+/* The tensors a launch reads and writes: x, w, b (with bias), y. */
+static int alloc_tensors(const convt_backend *be, const convt_problem *p, shape_buffers *sb,
+                         convt_err *e)
+{
+    if (!(sb->x = be->alloc(4 * (size_t)convt_x_elems(p), e)) ||
+        !(sb->w = be->alloc(4 * (size_t)convt_w_elems(p), e)) ||
+        (p->bias && !(sb->b = be->alloc(4 * (size_t)convt_b_elems(p), e))) ||
+        !(sb->y = be->alloc(4 * (size_t)convt_y_elems(p), e)))
+        return -1;
+    return 0;
+}
+
 static int alloc_buffers(const convt_backend *be, const convt_problem *p, shape_buffers *sb,
                          convt_err *e)
 {
     memset(sb, 0, sizeof *sb);
-    if (!(sb->x = be->alloc(4 * (size_t)convt_x_elems(p), e)) ||
-        !(sb->w = be->alloc(4 * (size_t)convt_w_elems(p), e)) ||
-        (p->bias && !(sb->b = be->alloc(4 * (size_t)convt_b_elems(p), e))) ||
-        !(sb->y = be->alloc(4 * (size_t)convt_y_elems(p), e)) ||
+    if (alloc_tensors(be, p, sb, e) ||
         !(sb->ref = be->alloc(8 * (size_t)convt_y_elems(p), e)) ||
         !(sb->mag = be->alloc(8 * (size_t)convt_y_elems(p), e))) {
         free_buffers(be, sb);
@@ -175,11 +184,7 @@ static int move_buffers(const convt_backend *be, const convt_config *cfg, const 
                         int si, size_t ws_bytes, shape_buffers *sb, convt_err *e)
 {
     shape_buffers nb = {0};
-    if (!(nb.x = be->alloc(4 * (size_t)convt_x_elems(p), e)) ||
-        !(nb.w = be->alloc(4 * (size_t)convt_w_elems(p), e)) ||
-        (p->bias && !(nb.b = be->alloc(4 * (size_t)convt_b_elems(p), e))) ||
-        !(nb.y = be->alloc(4 * (size_t)convt_y_elems(p), e)) ||
-        (ws_bytes && !(nb.workspace = be->alloc(ws_bytes, e))) ||
+    if (alloc_tensors(be, p, &nb, e) || (ws_bytes && !(nb.workspace = be->alloc(ws_bytes, e))) ||
         fill_inputs(be, p, &nb, cfg->seed, si, cfg->validation.trials - 1, e)) {
         free_buffers(be, &nb);
         return -1;
@@ -620,7 +625,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
     for (int i = 0; i < n; i++)
         if (!list[i].done && convt_sampling_init(&list[i].sampling, &cfg->measure, &e))
             finish(&list[i], CONVT_STATUS_FAILED, "", e.msg);
-    int rounds = cfg->measure.rounds > 0 ? cfg->measure.rounds : 1, placements = 1;
+    int rounds = convt_measure_rounds(&cfg->measure), placements = 1;
     for (int round = 0; round < rounds; round++) {
         if (round > 0) {
             if (move_buffers(be, cfg, p, si, ws_max, &sb, &e) == 0) {
@@ -724,7 +729,7 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
     int rc = -1;
     drift_log drift = {0};
     /* one probe per round of every shape, and shapes retried after a loss */
-    drift.cap = 2 * cfg->n_shapes * (cfg->measure.rounds > 0 ? cfg->measure.rounds : 1) + 1;
+    drift.cap = 2 * cfg->n_shapes * convt_measure_rounds(&cfg->measure) + 1;
     drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms);
     drift.mhz = malloc((size_t)drift.cap * sizeof *drift.mhz);
     if (!drift.ms || !drift.mhz) {

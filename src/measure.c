@@ -79,7 +79,7 @@ static int share_up(int total, int rounds)
     return (total + rounds - 1) / rounds;
 }
 
-static int rounds_of(const convt_measure_settings *s)
+int convt_measure_rounds(const convt_measure_settings *s)
 {
     return s->rounds > 0 ? s->rounds : 1;
 }
@@ -88,14 +88,14 @@ static int rounds_of(const convt_measure_settings *s)
  * of min_samples. */
 static int round_max_samples(const convt_measure_settings *s)
 {
-    int min_n = share_up(s->min_samples, rounds_of(s)), max_n = share_up(s->max_samples, rounds_of(s));
+    int min_n = share_up(s->min_samples, convt_measure_rounds(s)), max_n = share_up(s->max_samples, convt_measure_rounds(s));
     return max_n < min_n ? min_n : max_n;
 }
 
 int convt_sampling_init(convt_sampling *acc, const convt_measure_settings *s, convt_err *e)
 {
     memset(acc, 0, sizeof *acc);
-    acc->cap = rounds_of(s) * round_max_samples(s);
+    acc->cap = convt_measure_rounds(s) * round_max_samples(s);
     acc->batch = 0; /* not probed yet */
     acc->held = true;
     if (!(acc->samples = malloc((size_t)acc->cap * sizeof *acc->samples)))
@@ -120,7 +120,32 @@ static void note_clock(convt_sampling *acc, const convt_clock_reading *before,
     acc->clocked++;
 }
 
-/* Decides the batch size from one probe launch; see convt_measure_round. */
+/* One sample: the cache flushed when asked (outside the timer), then
+ * `launches` launches between the timer marks. With `clocks`, the clock is
+ * read before and after (the clock drops under load and is back up by the
+ * time the next sample starts) and noted there. *ms is NaN when the backend
+ * cannot vouch for the sample (a hold that gave up). */
+static int time_sample(const convt_backend *be, const convt_measure_settings *s,
+                       convt_enqueue_fn run, void *arg, int launches, bool held,
+                       convt_sampling *clocks, double *ms, convt_err *e)
+{
+    if (s->cold_cache && be->flush_cache(e))
+        return -1;
+    convt_clock_reading before, after;
+    bool clocked = clocks && be->read_clock && be->read_clock(&before) == 0;
+    if (be->timer_start(held, e))
+        return -1;
+    for (int i = 0; i < launches; i++)
+        if (run(arg, e))
+            return -1;
+    if (be->timer_stop(ms, e))
+        return -1;
+    if (clocked && be->read_clock(&after) == 0)
+        note_clock(clocks, &before, &after);
+    return 0;
+}
+
+/* Decides the batch size from probe launches; see convt_measure_round. */
 static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
                        convt_enqueue_fn run, void *arg, convt_sampling *acc, convt_err *e)
 {
@@ -144,8 +169,7 @@ static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
     int n = 0;
     for (int tries = 0; n < PROBES && tries < PROBES + 2; tries++) {
         double ms;
-        if ((s->cold_cache && be->flush_cache(e)) || be->timer_start(acc->held, e) ||
-            run(arg, e) || be->timer_stop(&ms, e))
+        if (time_sample(be, s, run, arg, 1, acc->held, NULL, &ms, e))
             return -1;
         if (isnan(ms))
             acc->held = false; /* a hold that gave up: time unheld from now on */
@@ -167,7 +191,7 @@ static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
 int convt_measure_round(const convt_backend *be, const convt_measure_settings *s,
                         convt_enqueue_fn run, void *arg, convt_sampling *acc, convt_err *e)
 {
-    int rounds = rounds_of(s);
+    int rounds = convt_measure_rounds(s);
     if (acc->rounds >= rounds)
         return convt_fail(e, "a round more than measure.rounds = %d", rounds);
     double start = wall_s();
@@ -187,22 +211,9 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
     double scratch[64];
     int n = 0;
     while (n < max_n) {
-        if (s->cold_cache && be->flush_cache(e))
-            return -1;
-        convt_clock_reading before, after;
-        bool clocked = be->read_clock && be->read_clock(&before) == 0;
         double ms;
-        if (be->timer_start(acc->held, e))
+        if (time_sample(be, s, run, arg, acc->batch, acc->held, acc, &ms, e))
             return -1;
-        for (int i = 0; i < acc->batch; i++)
-            if (run(arg, e))
-                return -1;
-        if (be->timer_stop(&ms, e))
-            return -1;
-        /* After as well as before: the clock drops under load and is back
-         * up by the time the next sample starts. */
-        if (clocked && be->read_clock(&after) == 0)
-            note_clock(acc, &before, &after);
         if (isnan(ms)) {
             /* The hold gave up before the host had enqueued the sample: the
              * variant synchronises inside its launch, or the queue was full.
@@ -309,14 +320,10 @@ void convt_drift_from_probes(const double *ms, int n, convt_drift *out)
     if (n >= 3 && out->median_ms > 0)
         out->relative = (quantile_sorted(v, n, 0.9) - quantile_sorted(v, n, 0.1)) / 2.563 /
                         out->median_ms;
+    convt_timing m;
+    moments(v, n, &m);
     free(v);
-    double sum = 0, ss = 0;
-    for (int i = 0; i < n; i++)
-        sum += ms[i];
-    double mean = sum / n;
-    for (int i = 0; i < n; i++)
-        ss += (ms[i] - mean) * (ms[i] - mean);
-    out->relative_sd = n >= 3 && mean > 0 ? sqrt(ss / (n - 1)) / mean : 0.0;
+    out->relative_sd = n >= 3 && m.mean_ms > 0 ? m.stddev_ms / m.mean_ms : 0.0;
 }
 
 int convt_measure(const convt_backend *be, const convt_measure_settings *s, convt_enqueue_fn run,
@@ -326,7 +333,7 @@ int convt_measure(const convt_backend *be, const convt_measure_settings *s, conv
     if (convt_sampling_init(&acc, s, e))
         return -1;
     int rc = 0;
-    for (int r = 0; r < rounds_of(s) && rc == 0; r++)
+    for (int r = 0; r < convt_measure_rounds(s) && rc == 0; r++)
         rc = convt_measure_round(be, s, run, arg, &acc, e);
     if (rc == 0)
         convt_sampling_finish(&acc, s, out);

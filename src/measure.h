@@ -66,6 +66,9 @@ typedef struct convt_sampling {
     unsigned mhz_min, mhz_max;
 } convt_sampling;
 
+/* s->rounds, or 1 where it is unset (0). */
+int convt_measure_rounds(const convt_measure_settings *s);
+
 int convt_sampling_init(convt_sampling *acc, const convt_measure_settings *s, convt_err *e);
 void convt_sampling_free(convt_sampling *acc);
 /* One round: warm-up (the whole of s->warmup in the first round, one launch

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_access.h"
 #include "version.h"
 
 const char *convt_status_name(convt_status s)
@@ -221,12 +222,6 @@ static int make_parent_dirs(const char *path, convt_err *e)
     return 0;
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 static void set_number(cJSON *o, const char *key, double v)
 {
     if (cJSON_GetObjectItemCaseSensitive(o, key))
@@ -257,10 +252,10 @@ void convt_results_add_drift(cJSON *doc, const convt_drift *d, double target_noi
     cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     for (cJSON *r = recs ? recs->child : NULL; r; r = r->next) {
         cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
-        if (!t || !cJSON_GetObjectItemCaseSensitive(t, "noise_within"))
+        double within = json_num(t, "noise_within"), between = json_num(t, "noise_between");
+        if (!isfinite(within) || !isfinite(between)) /* not timed */
             continue;
-        double noise = convt_noise_total(num(t, "noise_within"), num(t, "noise_between"),
-                                         d->relative);
+        double noise = convt_noise_total(within, between, d->relative);
         set_number(t, "noise_drift", d->relative);
         set_number(t, "noise", noise);
         cJSON_ReplaceItemInObjectCaseSensitive(t, "target_met",
