@@ -34,16 +34,18 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "fastdiv.h"
 #include "hostdevice.h"
 #include "variant.h"
 
 /* One phase: its residues, output positions (q from q_min, q_count of them)
  * and its taps (taps[tap_begin .. tap_begin + ntaps)). */
 struct phase_desc {
-    int64_t m_count;      /* images x q_count[0] x q_count[1] x q_count[2] */
+    int m_count;          /* images x q_count[0] x q_count[1] x q_count[2], < 2^31 */
     int m_tiles;          /* M tiles of BM rows */
     int ntaps, tap_begin;
     int ph[3], q_min[3], q_count[3];
+    convt_fastdiv q_div[3]; /* division by q_count[d], for the row -> position split */
 };
 
 /* A tap of a phase: its index into the weights' k0 x k1 x k2 and its offsets. */
@@ -51,16 +53,21 @@ struct phase_tap {
     int lin, off[3];
 };
 
+/* Sizes as 32-bit values (supports() checks that they fit) next to the
+ * 64-bit plane strides, so the kernel's index math stays in 32 bits. */
 struct poly_args {
     const phase_desc *phases;
     const phase_tap *taps;
     int nphases;
-    int64_t cin, cout, cin_g, cout_g, co_pad, ktaps;
-    convt_shape3 s;
+    int cin, cout, cin_g, cout_g, co_pad, ktaps;
+    int in[3], out[3], stride[3], pad[3];
+    int64_t in_plane, out_plane;
     int stages;
 };
 
-/* The compiled tile shapes: block tile BM x BN, warps WM x WN. */
+/* The compiled tile shapes: block tile BM x BN, warps WM x WN. Shapes 5-9
+ * give each warp 64 rows, so every B fragment and every A element staged
+ * feeds twice the mma of the 32-row warps of shapes 0-4. */
 struct tile_shape {
     int bm, bn, wm, wn;
 };
@@ -70,8 +77,17 @@ static constexpr tile_shape tile_shapes[] = {
     {64, 64, 2, 2},   /* 2: 4 warps of 32 x 32 */
     {256, 16, 8, 1},  /* 3: 8 warps of 32 x 16, for few channels per group */
     {128, 32, 4, 2},  /* 4: 8 warps of 32 x 16, for 32 channels per group */
+    {128, 64, 2, 2},  /* 5: 4 warps of 64 x 32 */
+    {128, 128, 2, 2}, /* 6: 4 warps of 64 x 64 (TF32 only: 3xTF32 would spill) */
+    {256, 32, 4, 1},  /* 7: 4 warps of 64 x 32, for 32 channels per group */
+    {256, 16, 4, 1},  /* 8: 4 warps of 64 x 16, for 16 channels per group */
+    {256, 64, 4, 2},  /* 9: 8 warps of 64 x 32 */
 };
 enum { N_TILE_SHAPES = sizeof tile_shapes / sizeof tile_shapes[0] };
+static constexpr int tile_threads(int t) { return tile_shapes[t].wm * tile_shapes[t].wn * 32; }
+/* The one shape whose 3xTF32 accumulators (two sets of 64 x 64 per warp) do
+ * not fit in registers. */
+static constexpr bool tile_fits_split3(int t) { return t != 6; }
 
 /* Shared-memory rows padded by 8 floats: fragment loads of lanes (gid, tig)
  * hit bank (8*tig + gid) mod 32, all different. */
@@ -99,6 +115,8 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* cp.async with zero fill: with pred false nothing is read (src-size 0), so
+ * src may point anywhere. */
 __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool pred)
 {
     unsigned d = (unsigned)__cvta_generic_to_shared(dst);
@@ -144,8 +162,31 @@ __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp
     }
 }
 
+/* Row m of a phase -> (image, q0, q1, q2), q absolute; m < 2^31. */
+__device__ __forceinline__ void split_row(const phase_desc &ph, int m, int &n, int (&q)[3])
+{
+    unsigned u = (unsigned)m;
+#pragma unroll
+    for (int d = 2; d >= 0; d--) {
+        unsigned t = convt_fastdiv_div(ph.q_div[d], u);
+        q[d] = (int)(u - t * (unsigned)ph.q_count[d]) + ph.q_min[d];
+        u = t;
+    }
+    n = (int)u;
+}
+
+/* Shared-memory position of A column `col` (of BM): within each group of 32
+ * columns (two m16 tiles of one warp) the 4 values a lane needs for one k
+ * (rows gid and gid+8 of both tiles) sit side by side, so fragments load as
+ * float4; a group of 32 keeps those loads free of bank conflicts. */
+__device__ __forceinline__ int a_col_phys(int col)
+{
+    int r = col % 32;
+    return col - r + (r % 8) * 4 + (r / 16) * 2 + (r % 16) / 8;
+}
+
 template <int TILE, int BK, bool SPLIT3>
-__global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 32)
+__global__ void __launch_bounds__(tile_threads(TILE), 1)
     polyphase_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wp,
                      const float *__restrict__ bias, float *__restrict__ y)
 {
@@ -154,84 +195,105 @@ __global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 3
     constexpr int THREADS = WM * WN * 32;
     constexpr int WTM = BM / WM, WTN = BN / WN, MI = WTM / 16, NI = WTN / 8;
     constexpr int AS = BM + A_PAD, BS = BN + B_PAD;
-    constexpr int A_ROW_STEP = THREADS / BM, A_ROWS = BK / A_ROW_STEP;
-    constexpr int B_VECS = BK * BN / 4;
-    static_assert(THREADS % BM == 0 && BK % A_ROW_STEP == 0, "A tile mapping");
-    static_assert(WTM % 16 == 0 && WTN % 8 == 0 && BK % 8 == 0, "mma tiling");
-    static_assert(MI % 2 == 0, "a lane's A values of one k fill whole float4s");
+    /* A: each thread stages A_COLS columns, rows a_row0 + j*A_ROW_STEP */
+    constexpr int A_COLS = BM > THREADS ? BM / THREADS : 1;
+    constexpr int A_ROW_STEP = BM >= THREADS ? 1 : THREADS / BM;
+    constexpr int A_ROWS = BK / A_ROW_STEP;
+    /* B: BK rows of BN/4 float4 */
+    constexpr int B_ROW_VECS = BN / 4, B_VECS = BK * B_ROW_VECS;
+    constexpr int B_PER_THREAD = (B_VECS + THREADS - 1) / THREADS;
+    static_assert(BM % THREADS == 0 || THREADS % BM == 0, "A tile mapping");
+    static_assert(BK % A_ROW_STEP == 0, "A tile mapping");
+    static_assert(WTM % 32 == 0 && WTN % 8 == 0 && BK % 8 == 0, "mma tiling");
 
     extern __shared__ float smem[];
-    float *As = smem;                        /* [stages][BK][AS] */
+    float *As = smem;                              /* [stages][BK][AS] */
     float *Bs = smem + (size_t)a.stages * BK * AS; /* [stages][BK][BS] */
-    const convt_shape3 &s = a.s;
 
     /* The phases' M tiles are interleaved, phase fastest: blocks running
      * together write the same stretch of the output (each phase every
      * stride-th element), so its sectors are complete in L2 before they are
      * written back; phase-major order left partly written sectors to HBM. */
-    const phase_desc ph = a.phases[blockIdx.x % a.nphases];
+    const phase_desc &ph = a.phases[blockIdx.x % a.nphases];
     const int m_tile = blockIdx.x / a.nphases;
     if (m_tile >= ph.m_tiles)
         return; /* this phase has fewer tiles than the longest */
-    const int64_t m0 = (int64_t)m_tile * BM;
-    const int64_t co0 = (int64_t)blockIdx.y * BN;
-    const int64_t g = blockIdx.z;
+    const int m0 = m_tile * BM;
+    const int co0 = blockIdx.y * BN;
+    const int g = blockIdx.z;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int gid = lane >> 2, tig = lane & 3;
     const int wm0 = (warp / WN) * WTM, wn0 = (warp % WN) * WTN;
 
-    /* This thread's A column: one output position of the phase. In shared
-     * memory the columns of each warp's WTM rows are permuted so that the
-     * 2*MI values a lane needs for one k (rows gid and gid+8 of each m16
-     * tile) sit side by side: float4 loads instead of 2*MI scalar ones. */
-    const int a_col = tid % BM, a_row0 = tid / BM;
-    int a_phys;
-    {
-        int r = a_col % WTM;
-        a_phys = a_col - r + (r % 8) * (2 * MI) + (r / 16) * 2 + (r % 16) / 8;
+    /* This thread's A columns: output positions of the phase, and where
+     * their images' channel a_row0 starts in x. */
+    const int a_row0 = BM >= THREADS ? 0 : tid / BM;
+    int a_dst[A_COLS], aq[A_COLS][3];
+    bool a_m_ok[A_COLS];
+    const float *a_base[A_COLS];
+#pragma unroll
+    for (int c = 0; c < A_COLS; c++) {
+        int col = BM >= THREADS ? tid + c * THREADS : tid % BM;
+        a_dst[c] = a_row0 * AS + a_col_phys(col);
+        a_m_ok[c] = m0 + col < ph.m_count; /* a phase with M tiles has every q_count >= 1 */
+        int n;
+        split_row(ph, a_m_ok[c] ? m0 + col : 0, n, aq[c]);
+        a_base[c] = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g + a_row0) * a.in_plane;
     }
-    int64_t q[3];
-    const float *xg = x;
-    bool m_ok;
-    {
-        /* a phase with M tiles has every q_count >= 1 */
-        int64_t m = m0 + a_col;
-        m_ok = m < ph.m_count;
-        int64_t r = m_ok ? m : 0;
-        q[2] = r % ph.q_count[2] + ph.q_min[2];
-        r /= ph.q_count[2];
-        q[1] = r % ph.q_count[1] + ph.q_min[1];
-        r /= ph.q_count[1];
-        q[0] = r % ph.q_count[0] + ph.q_min[0];
-        int64_t n = r / ph.q_count[0];
-        xg = x + (n * a.cin + g * a.cin_g) * (s.in[0] * s.in[1] * s.in[2]);
-    }
-    const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
-    const int chunks = (int)((a.cin_g + BK - 1) / BK);
+    const int64_t a_row_step = (int64_t)A_ROW_STEP * a.in_plane;
+    const int chunks = (a.cin_g + BK - 1) / BK;
     const int ktiles = ph.ntaps * chunks;
 
-    /* Enqueues K tile kt into buffer `buf`. */
-    auto load_tile = [&](int kt, int buf) {
-        int t = kt / chunks;
-        int64_t ci0 = (int64_t)(kt % chunks) * BK;
-        const phase_tap tap = a.taps[ph.tap_begin + t];
-        int64_t i0 = q[0] - tap.off[0], i1 = q[1] - tap.off[1], i2 = q[2] - tap.off[2];
-        bool ok = m_ok && i0 >= 0 && i0 < s.in[0] && i1 >= 0 && i1 < s.in[1] && i2 >= 0 &&
-                  i2 < s.in[2];
-        const float *src = xg + (ci0 + a_row0) * in_plane + (i0 * s.in[1] + i1) * s.in[2] + i2;
-        float *dst = As + ((size_t)buf * BK + a_row0) * AS + a_phys;
+    /* The loader walks K in order (tap, then channel chunk) and keeps its
+     * place, so no K tile pays for a division: a_src[c] is column c's
+     * source for the next chunk, wtap the tap's packed weights. */
+    int ld_tap = 0, ld_ci0 = 0;
+    const float *a_src[A_COLS];
+    bool a_ok[A_COLS];
+    const float *wtap = wp;
+    auto load_tile = [&](int buf) {
+        if (ld_ci0 == 0) { /* a new tap */
+            const phase_tap tap = a.taps[ph.tap_begin + ld_tap];
 #pragma unroll
-        for (int j = 0; j < A_ROWS; j++) {
-            int64_t ci = ci0 + a_row0 + j * A_ROW_STEP;
-            bool p = ok && ci < a.cin_g;
-            cp_async4(dst + j * A_ROW_STEP * AS, p ? src + j * A_ROW_STEP * in_plane : x, p);
+            for (int c = 0; c < A_COLS; c++) {
+                int i0 = aq[c][0] - tap.off[0], i1 = aq[c][1] - tap.off[1],
+                    i2 = aq[c][2] - tap.off[2];
+                a_ok[c] = a_m_ok[c] && (unsigned)i0 < (unsigned)a.in[0] &&
+                          (unsigned)i1 < (unsigned)a.in[1] && (unsigned)i2 < (unsigned)a.in[2];
+                a_src[c] = a_base[c] + (a_ok[c] ? (i0 * a.in[1] + i1) * a.in[2] + i2 : 0);
+            }
+            wtap = wp + ((int64_t)g * a.ktaps + tap.lin) * a.cin_g * a.co_pad + co0;
         }
-        const float *wsrc = wp + ((g * a.ktaps + tap.lin) * a.cin_g + ci0) * a.co_pad + co0;
+        const int a_rows_left = a.cin_g - ld_ci0 - a_row0;
+        float *adst = As + (size_t)buf * BK * AS;
 #pragma unroll
-        for (int v = tid; v < B_VECS; v += THREADS) {
-            int r = v / (BN / 4), c = (v % (BN / 4)) * 4;
-            bool p = ci0 + r < a.cin_g && co0 + c < a.co_pad;
-            cp_async16(Bs + ((size_t)buf * BK + r) * BS + c, p ? wsrc + r * a.co_pad + c : wp, p);
+        for (int c = 0; c < A_COLS; c++) {
+            const float *src = a_src[c];
+#pragma unroll
+            for (int j = 0; j < A_ROWS; j++) {
+                cp_async4(adst + a_dst[c] + j * A_ROW_STEP * AS, src,
+                          a_ok[c] && j * A_ROW_STEP < a_rows_left);
+                src += a_row_step;
+            }
+            a_src[c] += (int64_t)BK * a.in_plane;
+        }
+        const float *wsrc = wtap + (int64_t)ld_ci0 * a.co_pad;
+        float *bdst = Bs + (size_t)buf * BK * BS;
+#pragma unroll
+        for (int u = 0; u < B_PER_THREAD; u++) {
+            int v = tid + u * THREADS;
+            /* a branch, not a predicate: a zero-filling cp.async still
+             * writes, and past B_VECS it would write outside the buffer */
+            if (B_VECS % THREADS != 0 && v >= B_VECS)
+                break;
+            int r = v / B_ROW_VECS, c4 = (v % B_ROW_VECS) * 4;
+            bool p = ld_ci0 + r < a.cin_g && co0 + c4 < a.co_pad;
+            cp_async16(bdst + r * BS + c4, wsrc + r * a.co_pad + c4, p);
+        }
+        ld_ci0 += BK;
+        if (ld_ci0 >= a.cin_g) {
+            ld_ci0 = 0;
+            ld_tap++;
         }
     };
 
@@ -247,18 +309,19 @@ __global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 3
     const int stages = a.stages;
     for (int st = 0; st < stages - 1; st++) {
         if (st < ktiles)
-            load_tile(st, st);
+            load_tile(st);
         cp_async_commit(); /* empty groups keep the count uniform */
     }
+    int buf = 0; /* the buffer of tile kt */
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait(stages - 2);
         __syncthreads(); /* tile kt is in; buffer (kt-1) % stages is free */
-        int next = kt + stages - 1;
-        if (next < ktiles)
-            load_tile(next, next % stages);
+        if (kt + stages - 1 < ktiles)
+            load_tile(buf == 0 ? stages - 1 : buf - 1);
         cp_async_commit();
-        const float *At = As + (size_t)(kt % stages) * BK * AS;
-        const float *Bt = Bs + (size_t)(kt % stages) * BK * BS;
+        const float *At = As + (size_t)buf * BK * AS;
+        const float *Bt = Bs + (size_t)buf * BK * BS;
+        buf = buf + 1 == stages ? 0 : buf + 1;
         /* 3xTF32 sums each K tile apart and adds it to acc with FADD: the
          * tensor core's own accumulation does not round to nearest, and over
          * thousands of K steps its bias exceeded float32 accuracy (normwise
@@ -278,11 +341,11 @@ __global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 3
             unsigned as[SPLIT3 ? MI : 1][4], bsm[SPLIT3 ? NI : 1][2];
             float av[2][2 * MI]; /* [k, k+4][i*2 + h]: rows gid + 8h of m16 tile i */
             {
-                const float *p = At + (kk + tig) * AS + wm0 + gid * (2 * MI);
+                const float *p = At + (kk + tig) * AS + wm0 + gid * 4;
 #pragma unroll
-                for (int q = 0; q < 2 * MI; q += 4) {
-                    *(float4 *)&av[0][q] = *(const float4 *)(p + q);
-                    *(float4 *)&av[1][q] = *(const float4 *)(p + 4 * AS + q);
+                for (int s = 0; s < MI / 2; s++) {
+                    *(float4 *)&av[0][4 * s] = *(const float4 *)(p + 32 * s);
+                    *(float4 *)&av[1][4 * s] = *(const float4 *)(p + 4 * AS + 32 * s);
                 }
             }
 #pragma unroll
@@ -337,33 +400,38 @@ __global__ void __launch_bounds__(tile_shapes[TILE].wm *tile_shapes[TILE].wn * 3
     }
     cp_async_wait(0);
 
-    /* Epilogue: row m -> (n, q0, q1, q2) -> output o = q*stride + ph - pad. */
-    const int64_t out_plane = s.out[0] * s.out[1] * s.out[2];
+    /* Epilogue: row m -> (n, q) -> output o = q*stride + ph - pad. The
+     * channel offsets and biases of this thread's columns are the same for
+     * every row. */
+    const int co_w = co0 + wn0 + tig * 2; /* + j*8 + c */
+    float bv[NI][2];
+#pragma unroll
+    for (int j = 0; j < NI; j++)
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            int co = co_w + j * 8 + c;
+            bv[j][c] = bias && co < a.cout_g ? bias[g * a.cout_g + co] : 0.0f;
+        }
 #pragma unroll
     for (int i = 0; i < MI; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            int64_t m = m0 + wm0 + i * 16 + gid + 8 * h;
+            int m = m0 + wm0 + i * 16 + gid + 8 * h;
             if (m >= ph.m_count)
                 continue;
-            int64_t r = m;
-            int64_t o2 = (r % ph.q_count[2] + ph.q_min[2]) * s.stride[2] + ph.ph[2] - s.pad[2];
-            r /= ph.q_count[2];
-            int64_t o1 = (r % ph.q_count[1] + ph.q_min[1]) * s.stride[1] + ph.ph[1] - s.pad[1];
-            r /= ph.q_count[1];
-            int64_t o0 = (r % ph.q_count[0] + ph.q_min[0]) * s.stride[0] + ph.ph[0] - s.pad[0];
-            int64_t n = r / ph.q_count[0];
-            float *yrow = y + (n * a.cout + g * a.cout_g) * out_plane +
-                          (o0 * s.out[1] + o1) * s.out[2] + o2;
+            int n, q[3], o[3];
+            split_row(ph, m, n, q);
+#pragma unroll
+            for (int d = 0; d < 3; d++)
+                o[d] = q[d] * a.stride[d] + ph.ph[d] - a.pad[d];
+            float *yrow = y + ((int64_t)n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
+                          (o[0] * a.out[1] + o[1]) * a.out[2] + o[2];
 #pragma unroll
             for (int j = 0; j < NI; j++)
 #pragma unroll
-                for (int c = 0; c < 2; c++) {
-                    int64_t co = co0 + wn0 + j * 8 + tig * 2 + c;
-                    if (co < a.cout_g)
-                        yrow[co * out_plane] =
-                            acc[i][j][2 * h + c] + (bias ? bias[g * a.cout_g + co] : 0.0f);
-                }
+                for (int c = 0; c < 2; c++)
+                    if (co_w + j * 8 + c < a.cout_g)
+                        yrow[(j * 8 + c) * a.out_plane] = acc[i][j][2 * h + c] + bv[j][c];
         }
 }
 
@@ -436,9 +504,10 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
             int64_t cnt = qmax >= qmin ? qmax - qmin + 1 : 0;
             d->q_min[dim] = (int)qmin;
             d->q_count[dim] = (int)cnt;
+            d->q_div[dim] = convt_fastdiv_make(cnt > 0 ? (uint32_t)cnt : 1);
             m *= cnt;
         }
-        d->m_count = m;
+        d->m_count = (int)m; /* supports() bounds it under 2^31 */
         d->m_tiles = (int)((m + bm - 1) / bm);
         if (d->m_tiles > tiles)
             tiles = d->m_tiles;
@@ -497,8 +566,8 @@ static void poly_release(void *state)
     free(st);
 }
 
-static bool poly_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
-                          char *why, size_t why_len)
+static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
+                                 const convt_context *ctx, bool split3, char *why, size_t why_len)
 {
     int64_t tile = l->value[0], bk = l->value[1], stages = l->value[2];
     if (tile < 0 || tile >= N_TILE_SHAPES) {
@@ -526,6 +595,11 @@ static bool poly_supports(const convt_problem *p, const convt_launch *l, const c
                  (long long)p->groups);
         return false;
     }
+    if (split3 && !tile_fits_split3((int)tile)) {
+        snprintf(why, why_len, "tile = %lld is compiled for TF32 only (3xTF32's accumulators "
+                 "would spill)", (long long)tile);
+        return false;
+    }
     convt_shape3 s = convt_problem_as_3d(p);
     int64_t sp = s.stride[0] * s.stride[1] * s.stride[2];
     if (sp > (1 << 20)) {
@@ -533,24 +607,53 @@ static bool poly_supports(const convt_problem *p, const convt_launch *l, const c
                  (long long)sp);
         return false;
     }
-    /* every M tile count, q and offset must fit an int */
+    /* The kernel indexes within a plane, a phase's rows and the channels in
+     * 32 bits (int64 only for plane strides); all must fit with a tile to
+     * spare. */
+    const int64_t lim = 0x7fffffff - 1024;
+    int64_t in_plane = s.in[0] * s.in[1] * s.in[2], out_plane = s.out[0] * s.out[1] * s.out[2];
+    int64_t phase_rows = p->n;
     for (int d = 0; d < 3; d++)
-        if (s.out[d] > 0x3fffffff || s.in[d] > 0x3fffffff) {
-            snprintf(why, why_len, "a spatial size over 2^30");
-            return false;
-        }
-    int64_t m_rows = p->n * s.out[0] * s.out[1] * s.out[2];
-    if ((m_rows / sp / ts.bm + 2) * sp > 0x7fffffff) {
+        phase_rows *= (s.out[d] + s.stride[d] - 1) / s.stride[d];
+    if (in_plane > lim || out_plane > lim) {
+        snprintf(why, why_len, "an input or output plane of over 2^31 elements");
+        return false;
+    }
+    if (phase_rows > lim) {
+        snprintf(why, why_len, "%lld output positions in one stride phase: over 2^31",
+                 (long long)phase_rows);
+        return false;
+    }
+    if (p->cin > lim || p->cout > lim || convt_taps(p) * (p->cin / p->groups) > lim) {
+        snprintf(why, why_len, "channels x taps over 2^31");
+        return false;
+    }
+    if ((phase_rows / ts.bm + 2) * sp > 0x7fffffff) {
         snprintf(why, why_len, "more than 2^31-1 M tiles");
         return false;
     }
     return true;
 }
 
+static bool poly_supports_tf32(const convt_problem *p, const convt_launch *l,
+                               const convt_context *ctx, char *why, size_t why_len)
+{
+    return poly_supports_common(p, l, ctx, false, why, why_len);
+}
+
+static bool poly_supports_3x(const convt_problem *p, const convt_launch *l,
+                             const convt_context *ctx, char *why, size_t why_len)
+{
+    return poly_supports_common(p, l, ctx, true, why, why_len);
+}
+
 template <int TILE, bool SPLIT3>
 static poly_kernel_fn kernel_for_bk(int bk)
 {
-    return bk == 8    ? polyphase_kernel<TILE, 8, SPLIT3>
+    if constexpr (SPLIT3 && !tile_fits_split3(TILE))
+        return nullptr; /* refused by supports() */
+    else
+        return bk == 8    ? polyphase_kernel<TILE, 8, SPLIT3>
            : bk == 16 ? polyphase_kernel<TILE, 16, SPLIT3>
                       : polyphase_kernel<TILE, 32, SPLIT3>;
 }
@@ -564,10 +667,15 @@ static poly_kernel_fn kernel_for(int tile, int bk)
     case 1: return kernel_for_bk<1, SPLIT3>(bk);
     case 2: return kernel_for_bk<2, SPLIT3>(bk);
     case 3: return kernel_for_bk<3, SPLIT3>(bk);
-    default: return kernel_for_bk<4, SPLIT3>(bk);
+    case 4: return kernel_for_bk<4, SPLIT3>(bk);
+    case 5: return kernel_for_bk<5, SPLIT3>(bk);
+    case 6: return kernel_for_bk<6, SPLIT3>(bk);
+    case 7: return kernel_for_bk<7, SPLIT3>(bk);
+    case 8: return kernel_for_bk<8, SPLIT3>(bk);
+    default: return kernel_for_bk<9, SPLIT3>(bk);
     }
 }
-static_assert(N_TILE_SHAPES == 5, "kernel_for lists every tile shape");
+static_assert(N_TILE_SHAPES == 10, "kernel_for lists every tile shape");
 
 /* The plan goes to the device once per (problem, launch), like a cuDNN plan:
  * it depends on the shape only, never on the data. */
@@ -601,13 +709,22 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
     }
     poly_args &a = st->args;
     a.nphases = pl.nphases;
-    a.cin = p->cin;
-    a.cout = p->cout;
-    a.cin_g = p->cin / p->groups;
-    a.cout_g = p->cout / p->groups;
-    a.co_pad = round_up(a.cout_g, 4);
-    a.ktaps = convt_taps(p);
-    a.s = convt_problem_as_3d(p);
+    /* supports() has checked that every size fits an int */
+    a.cin = (int)p->cin;
+    a.cout = (int)p->cout;
+    a.cin_g = (int)(p->cin / p->groups);
+    a.cout_g = (int)(p->cout / p->groups);
+    a.co_pad = (int)round_up(a.cout_g, 4);
+    a.ktaps = (int)convt_taps(p);
+    convt_shape3 s = convt_problem_as_3d(p);
+    for (int d = 0; d < 3; d++) {
+        a.in[d] = (int)s.in[d];
+        a.out[d] = (int)s.out[d];
+        a.stride[d] = (int)s.stride[d];
+        a.pad[d] = (int)s.pad[d];
+    }
+    a.in_plane = s.in[0] * s.in[1] * s.in[2];
+    a.out_plane = s.out[0] * s.out[1] * s.out[2];
     a.stages = (int)l->value[2];
     st->split3 = split3;
     st->kernel = split3 ? kernel_for<true>(tile, bk) : kernel_for<false>(tile, bk);
@@ -670,13 +787,19 @@ static int poly_launch(const convt_problem *p, const convt_launch *l, const conv
     return 0;
 }
 
-#define POLY_KNOBS                                                                              \
+/* The tile defaults differ: 3xTF32 has no tile 6. Both sets come from the
+ * tuning run (configs/tune-polyphase.json, results/notes.md): each problem's
+ * best default launch within 10% (TF32) and 5% (3xTF32) of its best launch. */
+#define POLY_KNOBS(N_TILES, ...)                                                                \
     .n_knobs = 3,                                                                               \
     .knobs = {{.name = "tile",                                                                  \
-               .help = "block tile: 0 = 128x64 (8 warps), 1 = 128x128 (8 warps), 2 = 64x64 (4 "  \
-                       "warps), 3 = 256x16 (8 warps; few channels per group), 4 = 128x32 (8 warps)", \
-               .n_defaults = 4,                                                                 \
-               .defaults = {0, 1, 3, 4}},                                                       \
+               .help = "block tile (warps of 32 or 64 rows): 0 = 128x64 (8 warps of 32x32), 1 = " \
+                       "128x128 (8 of 64x32), 2 = 64x64 (4 of 32x32), 3 = 256x16 (8 of 32x16), " \
+                       "4 = 128x32 (8 of 32x16), 5 = 128x64 (4 of 64x32), 6 = 128x128 (4 of " \
+                       "64x64; TF32 only), 7 = 256x32 (4 of 64x32), 8 = 256x16 (4 of 64x16), " \
+                       "9 = 256x64 (8 of 64x32)",                                               \
+               .n_defaults = N_TILES,                                                           \
+               .defaults = {__VA_ARGS__}},                                                      \
               {.name = "bk",                                                                    \
                .help = "K chunk staged per pipeline stage: input channels of one tap (8, 16, "  \
                        "32)",                                                                   \
@@ -693,8 +816,8 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    POLY_KNOBS,
-    .supports = poly_supports,
+    POLY_KNOBS(5, 0, 5, 6, 7, 8),
+    .supports = poly_supports_tf32,
     .workspace_size = poly_workspace,
     .prepare = poly_prepare_tf32,
     .launch = poly_launch,
@@ -708,8 +831,8 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    POLY_KNOBS,
-    .supports = poly_supports,
+    POLY_KNOBS(4, 3, 5, 7, 8),
+    .supports = poly_supports_3x,
     .workspace_size = poly_workspace,
     .prepare = poly_prepare_3x,
     .launch = poly_launch,

@@ -92,7 +92,12 @@ static void refusals_name_their_reason(void **state)
     refuses("tiled_smem", &p, "tile_w", 48, ws, "tile_w = 48 must be a multiple of 32");
     refuses("tiled_smem", &p, "tile_ci", 100000, ws, "unroll = 1 needs tile_ci = 8");
     refuses("tiled_smem", &p, "unroll", 2, ws, "unroll = 2 must be 0 or 1");
-    refuses("polyphase_igemm_tf32", &p, "tile", 5, ws, "tile = 5 must be 0..4");
+    refuses("polyphase_igemm_tf32", &p, "tile", 10, ws, "tile = 10 must be 0..9");
+    refuses("polyphase_igemm_3xtf32", &p, "tile", 6, ws, "tile = 6 is compiled for TF32 only");
+    convt_problem tall = convt_problem_default(1);
+    tall.n = 1 << 20, tall.cin = tall.cout = 4, tall.in[0] = 4096, tall.k[0] = 3;
+    /* 2^20 images x 4098 outputs: one phase's rows overflow the kernel's int */
+    refuses("polyphase_igemm_tf32", &tall, NULL, 0, ws, "output positions in one stride phase");
     refuses("polyphase_igemm_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     refuses("polyphase_igemm_3xtf32", &p, "stages", 5, ws, "stages = 5 must be 2, 3 or 4");
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");

@@ -12,7 +12,9 @@
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
 # configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests;
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
-# spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU.
+# spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
+# CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json under
+# compute-sanitizer (memcheck), before anything is timed.
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -45,6 +47,15 @@ ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/
 grep -E 'warning' "$OUT/build.log" | head -20
 
 status=0
+if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
+  timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$build/convt-bench" --quiet --config configs/sanitize-polyphase.json \
+    --out "$OUT/sanitize.json" > "$OUT/sanitize.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer memcheck: exit $rc"
+  [ $rc = 0 ] || status=1
+  grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/sanitize.log" | head -12
+fi
 for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   name=$(basename "$cfg" .json)
   timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
