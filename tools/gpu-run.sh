@@ -14,7 +14,9 @@
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
 # spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
 # CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json under
-# compute-sanitizer (memcheck), before anything is timed.
+# compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
+# profiles the polyphase kernels of configs/profile-dense.json with Nsight
+# Compute (occupancy, issue, warp stalls, memory) into $OUT/ncu.txt.
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -55,6 +57,15 @@ if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
   echo "compute-sanitizer memcheck: exit $rc"
   [ $rc = 0 ] || status=1
   grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/sanitize.log" | head -12
+fi
+if [ "${CONVT_PROFILE:-0}" = 1 ]; then
+  timeout ${CONVT_PROFILE_TIMEOUT:-240} ncu --kernel-name regex:polyphase_kernel --launch-count 6 \
+    --section SpeedOfLight --section Occupancy --section SchedulerStats --section WarpStateStats \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
+    "$build/convt-bench" --quiet --config configs/profile-dense.json --out "$OUT/profile.json" \
+    > "$OUT/ncu.txt" 2>&1
+  echo "ncu: exit $?"
+  rm -f "$OUT/profile.json" "$OUT/profile.selection.json"
 fi
 for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   name=$(basename "$cfg" .json)
