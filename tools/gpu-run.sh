@@ -15,8 +15,9 @@
 # spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
 # CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json under
 # compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
-# profiles the polyphase kernels of configs/profile-dense.json with Nsight
-# Compute (occupancy, issue, warp stalls, memory) into $OUT/ncu.txt.
+# profiles the winning polyphase kernel on each shape of
+# configs/profile-dense.json with Nsight Compute (every metric of the
+# occupancy, issue, warp-stall and memory sections) into $OUT/ncu-SHAPE.txt.
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -59,13 +60,26 @@ if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
   grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/sanitize.log" | head -12
 fi
 if [ "${CONVT_PROFILE:-0}" = 1 ]; then
-  timeout ${CONVT_PROFILE_TIMEOUT:-240} ncu --kernel-name regex:polyphase_kernel --launch-count 6 \
-    --section SpeedOfLight --section Occupancy --section SchedulerStats --section WarpStateStats \
-    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
-    "$build/convt-bench" --quiet --config configs/profile-dense.json --out "$OUT/profile.json" \
-    > "$OUT/ncu.txt" 2>&1
-  echo "ncu: exit $?"
-  rm -f "$OUT/profile.json" "$OUT/profile.selection.json"
+  # shape, variant and launch: each problem's winner in the KernelBench run
+  for spec in "kb65_2d_asymk polyphase_igemm_tf32 5 16 3" "kb69_2d_asym polyphase_igemm_tf32 6 16 3" \
+              "kb58_3d_asym polyphase_igemm_3xtf32 8 16 3"; do
+    set -- $spec
+    python3 - "$1" "$2" "$3" "$4" "$5" > /tmp/profile-one.json <<'PY'
+import json, sys
+shape, variant, tile, bk, stages = sys.argv[1:]
+c = json.load(open("configs/profile-dense.json"))
+c["shapes"] = [s for s in c["shapes"] if s["name"] == shape]
+c["variants"] = [variant]
+c["launch"] = {variant: {"tile": int(tile), "bk": int(bk), "stages": int(stages)}}
+print(json.dumps(c))
+PY
+    timeout ${CONVT_PROFILE_TIMEOUT:-120} ncu --kernel-name regex:polyphase_kernel --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section SchedulerStats --section WarpStateStats \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \
+      --page raw "$build/convt-bench" --quiet --config /tmp/profile-one.json \
+      --out /tmp/profile-one-out.json > "$OUT/ncu-$1.txt" 2>&1
+    echo "ncu $1 ($2 tile $3 bk $4): exit $?"
+  done
 fi
 for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   name=$(basename "$cfg" .json)
