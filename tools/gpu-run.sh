@@ -60,9 +60,11 @@ if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
   grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/sanitize.log" | head -12
 fi
 if [ "${CONVT_PROFILE:-0}" = 1 ]; then
-  # shape, variant and launch: each problem's winner in the KernelBench run
+  # shape, variant and launch: each problem's winner in the KernelBench (or
+  # realistic) run
   for spec in "kb65_2d_asymk polyphase_igemm_tf32 5 16 3" "kb69_2d_asym polyphase_igemm_tf32 6 16 3" \
-              "kb58_3d_asym polyphase_igemm_3xtf32 8 16 3"; do
+              "kb58_3d_asym polyphase_igemm_3xtf32 8 16 3" "kb79_1d_strided_dil polyphase_igemm_tf32 7 32 3" \
+              "vocoder_up2 polyphase_igemm_tf32 6 32 3"; do
     set -- $spec
     python3 - "$1" "$2" "$3" "$4" "$5" > /tmp/profile-one.json <<'PY'
 import json, sys
