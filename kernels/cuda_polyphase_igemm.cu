@@ -186,6 +186,30 @@ __device__ __forceinline__ int a_col_phys(int col)
     return col - r + (r % 8) * 4 + (r / 16) * 2 + (r % 16) / 8;
 }
 
+/* A warp's accumulator tile, [MI][NI][4] floats, cleared and summed. */
+template <int MI, int NI> __device__ __forceinline__ void zero_tile(float (&t)[MI][NI][4])
+{
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                t[i][j][r] = 0.0f;
+}
+
+template <int MI, int NI>
+__device__ __forceinline__ void add_tile(float (&acc)[MI][NI][4], const float (&part)[MI][NI][4])
+{
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                acc[i][j][r] += part[i][j][r];
+}
+
 template <int TILE, int BK, bool SPLIT3>
 __global__ void __launch_bounds__(tile_threads(TILE), 1)
     polyphase_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wp,
@@ -299,13 +323,7 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
     };
 
     float acc[MI][NI][4];
-#pragma unroll
-    for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NI; j++)
-#pragma unroll
-            for (int r = 0; r < 4; r++)
-                acc[i][j][r] = 0.0f;
+    zero_tile(acc);
 
     const int stages = a.stages;
     for (int st = 0; st < stages - 1; st++) {
@@ -328,14 +346,8 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
          * thousands of K steps its bias exceeded float32 accuracy (normwise
          * 2e-5 on kb58 on the H100, against a bound of 1e-5). */
         float part[SPLIT3 ? MI : 1][SPLIT3 ? NI : 1][4];
-        if (SPLIT3)
-#pragma unroll
-            for (int i = 0; i < (SPLIT3 ? MI : 1); i++)
-#pragma unroll
-                for (int j = 0; j < (SPLIT3 ? NI : 1); j++)
-#pragma unroll
-                    for (int r = 0; r < 4; r++)
-                        part[i][j][r] = 0.0f;
+        if constexpr (SPLIT3)
+            zero_tile(part);
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             unsigned ab[MI][4], bb[NI][2];
@@ -390,14 +402,8 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
                     }
                 }
         }
-        if (SPLIT3)
-#pragma unroll
-            for (int i = 0; i < MI; i++)
-#pragma unroll
-                for (int j = 0; j < NI; j++)
-#pragma unroll
-                    for (int r = 0; r < 4; r++)
-                        acc[i][j][r] += part[SPLIT3 ? i : 0][SPLIT3 ? j : 0][r];
+        if constexpr (SPLIT3)
+            add_tile(acc, part);
     }
     cp_async_wait(0);
 
@@ -503,7 +509,6 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
         snprintf(why, why_len, "out of host memory for the phase plan");
         return -1;
     }
-    int64_t tiles = 0;
     for (int64_t idx = 0; idx < nph; idx++) {
         phase_desc *d = &pl->phases[idx];
         int64_t rest = idx;
@@ -523,13 +528,6 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
         }
         d->m_count = (int)m; /* supports() bounds it under 2^31 */
         d->m_tiles = (int)((m + bm - 1) / bm);
-        if (d->m_tiles > tiles)
-            tiles = d->m_tiles;
-        if (tiles * nph > 0x7fffffff) {
-            plan_free(pl);
-            snprintf(why, why_len, "more than 2^31-1 M tiles");
-            return -1;
-        }
         d->tap_begin = pl->ntaps_total;
         for (int64_t k0 = 0; k0 < s.k[0]; k0++)
             for (int64_t k1 = 0; k1 < s.k[1]; k1++)
@@ -561,7 +559,7 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
      * where without them those phases write partial sectors (kb79, 1-D
      * stride 2: 8% slower when its empty phase was left out). */
     int kept = 0;
-    tiles = 0;
+    int64_t tiles = 0;
     for (int64_t idx = 0; idx < nph; idx++) {
         const phase_desc *d = &pl->phases[idx];
         bool row_empty = d->ntaps == 0 && (!reach_of(&s, 0, d->ph[0]) || !reach_of(&s, 1, d->ph[1]));
@@ -572,6 +570,11 @@ static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why
         if (d->m_tiles > tiles)
             tiles = d->m_tiles;
         pl->phases[kept++] = *d;
+    }
+    if (tiles * kept > 0x7fffffff) {
+        plan_free(pl);
+        snprintf(why, why_len, "more than 2^31-1 M tiles");
+        return -1;
     }
     pl->nphases = kept;
     pl->m_tiles = (int)tiles;
