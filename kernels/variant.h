@@ -92,7 +92,10 @@ typedef struct convt_variant {
     /* Workspace bytes launch() needs; NULL means none. prepare() may raise it. */
     size_t (*workspace_size)(const convt_problem *p, const convt_launch *l);
     /* Optional set-up for one (problem, launch): *state is the variant's own,
-     * freed by release(); *workspace may be raised. 0 or -1 with e set. */
+     * freed by release(); *workspace may be raised. 0 or -1 with e set; -1
+     * through convt_skip() when there is nothing to run for this launch
+     * (e.g. a vendor library offers fewer engines than the knob's index):
+     * the run is then recorded as skipped with that reason, not failed. */
     int (*prepare)(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                    const convt_context *ctx, void **state, size_t *workspace, convt_err *e);
     /* Enqueues the computation of t->y. 0 or -1 with e set. */

@@ -513,8 +513,15 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         if (en->rec.variant->prepare) {
             double t0 = wall_ms();
             arm(cfg, 0, p, en, "prepare");
+            e.skip = 0;
             int failed = en->rec.variant->prepare(p, &en->rec.launch, &t, &ctx, &en->state, &ws, &e);
             convt_watchdog_disarm();
+            if (failed && e.skip) {
+                /* the variant has nothing to run for this launch (convt_skip) */
+                finish(en, CONVT_STATUS_SKIPPED, "", e.msg);
+                CHECK_LOST();
+                continue;
+            }
             if (failed) {
                 finish(en, CONVT_STATUS_FAILED, "prepare: ", e.msg);
                 CHECK_LOST();
@@ -667,6 +674,11 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         if (en->done)
             continue;
         convt_sampling_finish(&en->sampling, &cfg->measure, &en->rec.timing);
+        /* the raw samples go into the record (results.h), which frees them */
+        en->rec.sample_ms = en->sampling.samples;
+        en->rec.sample_rounds = en->sampling.rounds;
+        memcpy(en->rec.sample_round_end, en->sampling.round_end, sizeof en->sampling.round_end);
+        en->sampling.samples = NULL;
         en->rec.timing.placements = placements;
         en->rec.timed = true;
         en->rec.status = CONVT_STATUS_OK;
@@ -777,6 +789,7 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
             case CONVT_STATUS_FAILED: sum->failed++; break;
             case CONVT_STATUS_WRONG: sum->wrong++; break;
             }
+            free(list[i].rec.sample_ms);
         }
         free(list);
         if (convt_results_write(doc, cfg->output, e))

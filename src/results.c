@@ -77,6 +77,7 @@ cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "tool", "convt-bench");
+    cJSON_AddNumberToObject(doc, "schema", CONVT_RESULTS_SCHEMA);
     cJSON_AddStringToObject(doc, "version", CONVT_VERSION);
     cJSON_AddStringToObject(doc, "git_revision", CONVT_GIT_REVISION);
     char when[64];
@@ -181,6 +182,17 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         cJSON *rm = cJSON_AddArrayToObject(tj, "round_median_ms");
         for (int i = 0; i < t->rounds; i++)
             cJSON_AddItemToArray(rm, cJSON_CreateNumber(t->round_median_ms[i]));
+        if (r->sample_ms && r->sample_rounds > 0) {
+            /* every sample, one array per round, in the order taken: any
+             * statistic can be recomputed from the file (compare does) */
+            cJSON *sr = cJSON_AddArrayToObject(tj, "samples_ms");
+            for (int k = 0, begin = 0; k < r->sample_rounds; begin = r->sample_round_end[k++]) {
+                cJSON *one = cJSON_CreateArray();
+                for (int i = begin; i < r->sample_round_end[k]; i++)
+                    cJSON_AddItemToArray(one, cJSON_CreateNumber(r->sample_ms[i]));
+                cJSON_AddItemToArray(sr, one);
+            }
+        }
         cJSON_AddNumberToObject(tj, "placements", t->placements);
         cJSON_AddBoolToObject(tj, "target_met", t->target_met);
         cJSON_AddNumberToObject(tj, "spent_s", t->spent_s);

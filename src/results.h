@@ -15,6 +15,10 @@
 extern "C" {
 #endif
 
+/* The version of the results document's layout; merge refuses files of
+ * another. 2: timing.samples_ms (raw samples by round). */
+#define CONVT_RESULTS_SCHEMA 2
+
 typedef enum convt_status {
     CONVT_STATUS_OK,
     CONVT_STATUS_SKIPPED,  /* supports() said no, or the shape does not fit: reason says why */
@@ -42,6 +46,12 @@ typedef struct convt_record {
     /* timing */
     bool timed;
     convt_timing timing;
+    /* The raw samples (per launch, ms) in the order taken, and where each
+     * round ends: samples[round_end[r-1] .. round_end[r]) is round r. Owned
+     * by the record's maker; NULL when not kept. */
+    double *sample_ms;
+    int sample_rounds;
+    int sample_round_end[CONVT_MAX_ROUNDS];
     double prepare_ms;
     size_t workspace;
 } convt_record;
