@@ -4,7 +4,11 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "bootstrap.h"
+#include "select.h"
 
 static const cJSON *timing(const cJSON *r) { return cJSON_GetObjectItemCaseSensitive(r, "timing"); }
 static const char *key_of(const cJSON *r)
@@ -36,13 +40,101 @@ static bool ok_timed(const cJSON *r)
     return !strcmp(json_str(r, "status"), "ok") && isfinite(json_num(timing(r), "median_ms"));
 }
 
-/* What a record's change must exceed to count: the threshold, or the noise
- * the two runs recorded for it together, whichever is larger. */
+/* What a record's change must exceed to count when samples are missing
+ * (files of schema 1): the threshold, or the noise the two runs recorded
+ * for it together, whichever is larger. */
 static double allowance(const cJSON *a, const cJSON *b, double threshold)
 {
     double na = json_num(timing(a), "noise"), nb = json_num(timing(b), "noise");
     double noise = (isfinite(na) ? na : 0) + (isfinite(nb) ? nb : 0);
     return noise > threshold ? noise : threshold;
+}
+
+/* A record's raw samples (timing.samples_ms, by round), malloc'd; 0 when
+ * it has none or they are malformed. */
+typedef struct samples {
+    double *v;
+    int *end;
+    int rounds;
+} samples;
+
+static int read_samples(const cJSON *rec, samples *s)
+{
+    memset(s, 0, sizeof *s);
+    const cJSON *by_round = cJSON_GetObjectItemCaseSensitive(timing(rec), "samples_ms");
+    int rounds = cJSON_GetArraySize(by_round), n = 0;
+    if (!cJSON_IsArray(by_round) || rounds < 1)
+        return 0;
+    for (const cJSON *r = by_round->child; r; r = r->next)
+        n += cJSON_GetArraySize(r);
+    s->v = malloc((size_t)(n ? n : 1) * sizeof *s->v);
+    s->end = malloc((size_t)rounds * sizeof *s->end);
+    if (!s->v || !s->end)
+        goto bad;
+    n = 0;
+    for (const cJSON *r = by_round->child; r; r = r->next) {
+        if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) < 1)
+            goto bad;
+        for (const cJSON *x = r->child; x; x = x->next) {
+            if (!cJSON_IsNumber(x))
+                goto bad;
+            s->v[n++] = x->valuedouble;
+        }
+        s->end[s->rounds++] = n;
+    }
+    return 1;
+bad:
+    free(s->v);
+    free(s->end);
+    memset(s, 0, sizeof *s);
+    return 0;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+typedef enum verdict_kind { SAME, FASTER, SLOWER, AMBIGUOUS } verdict_kind;
+
+/* The verdict on one pair of records (compare.h). `how` gets the change and
+ * the interval or allowance behind the verdict. */
+static verdict_kind judge(const cJSON *b, const cJSON *c, const convt_compare_options *opt,
+                     char *how, size_t len)
+{
+    double change = json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1;
+    samples sb, sc;
+    int have = read_samples(b, &sb) & read_samples(c, &sc);
+    convt_ratio_interval ci;
+    bool boot = false;
+    if (have) {
+        convt_round_samples rb = {sb.v, sb.end, sb.rounds}, rc = {sc.v, sc.end, sc.rounds};
+        double db = json_num(timing(b), "noise_drift"), dc = json_num(timing(c), "noise_drift");
+        /* the same record gets the same resamples in every comparison */
+        uint64_t seed = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, key_of(c)), json_str(c, "variant")),
+                              json_str(c, "launch_key"));
+        boot = convt_bootstrap_median_ratio(&rb, &rc, isfinite(db) ? db : 0, isfinite(dc) ? dc : 0,
+                                            CONVT_COMPARE_CONFIDENCE, CONVT_COMPARE_REPLICATES,
+                                            seed, &ci) == 0;
+    }
+    free(sb.v), free(sb.end), free(sc.v), free(sc.end);
+    double t = opt->threshold;
+    if (boot) {
+        snprintf(how, len, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * change, 100 * (ci.lo - 1),
+                 100 * (ci.hi - 1));
+        if (ci.lo > 1 + t)
+            return SLOWER;
+        if (ci.hi < 1 - t)
+            return FASTER;
+        if (ci.lo >= 1 - t && ci.hi <= 1 + t)
+            return SAME;
+        return AMBIGUOUS;
+    }
+    double allow = allowance(b, c, t);
+    snprintf(how, len, "%+.1f%% (no samples; allowed %.1f%%)", 100 * change, 100 * allow);
+    return change > allow ? SLOWER : change < -allow ? FASTER : SAME;
 }
 
 /* A record whose variant chose differently (cuDNN's algorithm search picked
@@ -91,16 +183,6 @@ static void spread(const cJSON *brec, const cJSON *crec, convt_compare_summary *
     free(d);
 }
 
-static const cJSON *fastest(const cJSON *records, const char *key, const char *tier)
-{
-    const cJSON *best = NULL;
-    for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
-        if (ok_timed(r) && !strcmp(key_of(r), key) && !strcmp(json_str(r, "tier"), tier) &&
-            (!best || json_num(timing(r), "median_ms") < json_num(timing(best), "median_ms")))
-            best = r;
-    return best;
-}
-
 static void row(FILE *out, bool md, const char *a, const char *b, const char *c, const char *d,
                 const char *e, const char *f, const char *g)
 {
@@ -130,6 +212,84 @@ static bool environment_differs(const cJSON *a, const cJSON *b, FILE *out, bool 
         cJSON_free(sy);
     }
     return differs;
+}
+
+/* The record behind a selection row, in records. */
+static const cJSON *row_record(const cJSON *records, const cJSON *row)
+{
+    for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
+        if (!strcmp(key_of(r), json_str(row, "key")) &&
+            !strcmp(json_str(r, "variant"), json_str(row, "variant")) &&
+            !strcmp(json_str(r, "launch_key"), json_str(row, "launch_key")) &&
+            !strcmp(json_str(r, "tier"), json_str(row, "variant_tier")))
+            return r;
+    return NULL;
+}
+
+static const cJSON *find_row(const cJSON *sel, const cJSON *row)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sel, "selections");
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
+        if (!strcmp(json_str(r, "key"), json_str(row, "key")) &&
+            !strcmp(json_str(r, "tier"), json_str(row, "tier")))
+            return r;
+    return NULL;
+}
+
+/* " (1.13x vs torch_tf32)" or "" */
+static void versus(const cJSON *row, char *buf, size_t len)
+{
+    double s = json_num(row, "speedup");
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(row, "baseline");
+    if (isfinite(s) && base)
+        snprintf(buf, len, " (%.2fx vs %s)", s, json_str(base, "variant"));
+    else
+        buf[0] = 0;
+}
+
+/* Winners: each side's selection (select.h: tier rule, ties), and the
+ * current winner's record judged against the baseline's. */
+static void winners(const cJSON *base, const cJSON *cur, const convt_compare_options *opt,
+                    FILE *out, convt_compare_summary *sum)
+{
+    const bool md = opt->markdown;
+    const cJSON *brec = cJSON_GetObjectItemCaseSensitive(base, "records");
+    const cJSON *crec = cJSON_GetObjectItemCaseSensitive(cur, "records");
+    cJSON *bsel = convt_select(base, NULL), *csel = convt_select(cur, NULL);
+    fprintf(out, "\n%swinners (the selection of each run: tier rule and ties as in select; "
+                 "speedup over the run's fastest vendor record)\n",
+            md ? "### " : "");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csel, "selections");
+    for (const cJSON *crow = rows ? rows->child : NULL; crow; crow = crow->next) {
+        const cJSON *brow = find_row(bsel, crow);
+        const cJSON *cw = row_record(crec, crow), *bw = brow ? row_record(brec, brow) : NULL;
+        if (!cw || !bw)
+            continue;
+        char how[96], bv[64], cv[64];
+        verdict_kind v = judge(bw, cw, opt, how, sizeof how);
+        /* Not judged either (see redefined()): a winner whose own record
+         * chose differently in the current run (seen on the H100: cuDNN
+         * found a slower algorithm, and another variant became the winner). */
+        const cJSON *bw_now = find_same(crec, bw);
+        bool other_choice = (same_record(bw, cw) && redefined(bw, cw)) ||
+                            (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
+        bool worse = v == SLOWER && !other_choice;
+        sum->winners_regressed += worse;
+        sum->winners_ambiguous += v == AMBIGUOUS && !other_choice;
+        versus(brow, bv, sizeof bv);
+        versus(crow, cv, sizeof cv);
+        fprintf(out, "%s%s %s: %s %.4f ms%s -> %s %.4f ms%s: %s%s\n", md ? "- " : "  ",
+                name_of(cw), json_str(crow, "tier"), json_str(bw, "variant"),
+                json_num(timing(bw), "median_ms"), bv, json_str(cw, "variant"),
+                json_num(timing(cw), "median_ms"), cv, how,
+                worse                   ? "  REGRESSION"
+                : other_choice          ? "  (not judged: it chose differently)"
+                : v == AMBIGUOUS        ? "  (ambiguous)"
+                : v == FASTER           ? "  (faster)"
+                                        : "");
+    }
+    cJSON_Delete(bsel);
+    cJSON_Delete(csel);
 }
 
 int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_options *opt,
@@ -172,23 +332,17 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             sum->turned_bad++;
             snprintf(verdict, sizeof verdict, "REGRESSION: now %s: %.80s", cs, json_str(c, "reason"));
         } else if (ok_timed(b) && ok_timed(c)) {
-            double change = json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1;
-            double allow = allowance(b, c, opt->threshold);
+            char how[96];
+            verdict_kind v = judge(b, c, opt, how, sizeof how);
             if (redefined(b, c)) {
                 sum->redefined++;
-                snprintf(verdict, sizeof verdict, "not judged, %+.1f%%: %.50s -> %.50s",
-                         100 * change, json_str(b, "detail"), json_str(c, "detail"));
-            } else if (change > allow) {
-                sum->regressed++;
-                snprintf(verdict, sizeof verdict, "REGRESSION: %+.1f%% (allowed %.1f%%)",
-                         100 * change, 100 * allow);
-            } else if (change < -allow) {
-                sum->improved++;
-                snprintf(verdict, sizeof verdict, "faster: %+.1f%%", 100 * change);
+                snprintf(verdict, sizeof verdict, "not judged, %s: %.50s -> %.50s", how,
+                         json_str(b, "detail"), json_str(c, "detail"));
             } else {
-                sum->unchanged++;
-                snprintf(verdict, sizeof verdict, "same: %+.1f%% (within %.1f%%)", 100 * change,
-                         100 * allow);
+                static const char *const label[] = {"same", "faster", "REGRESSION", "ambiguous"};
+                int *count[] = {&sum->unchanged, &sum->improved, &sum->regressed, &sum->ambiguous};
+                (*count[v])++;
+                snprintf(verdict, sizeof verdict, "%s: %s", label[v], how);
             }
         } else {
             snprintf(verdict, sizeof verdict, "%s -> %s", json_str(b, "status"), cs);
@@ -201,38 +355,7 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         if (!find_same(crec, b))
             sum->only_baseline++;
 
-    /* Winners: the best time per shape and tier on each side. */
-    fprintf(out, "\n%swinners (best time per shape and tier)\n", md ? "### " : "");
-    static const char *const tiers[] = {"fp32", "tf32"};
-    for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next) {
-        bool first = true; /* each (key, tier) once */
-        for (const cJSON *q = crec->child; q != c; q = q->next)
-            first &= strcmp(key_of(q), key_of(c)) || strcmp(json_str(q, "tier"), json_str(c, "tier"));
-        if (!first)
-            continue;
-        for (int t = 0; t < 2; t++) {
-            if (strcmp(json_str(c, "tier"), tiers[t]))
-                continue;
-            const cJSON *bw = fastest(brec, key_of(c), tiers[t]);
-            const cJSON *cw = fastest(crec, key_of(c), tiers[t]);
-            if (!bw || !cw)
-                continue;
-            double change = json_num(timing(cw), "median_ms") / json_num(timing(bw), "median_ms") - 1;
-            double allow = allowance(bw, cw, opt->threshold);
-            /* Not judged either (see redefined()): a winner whose own record
-             * chose differently in the current run (seen on the H100: cuDNN
-             * found a slower algorithm, and another variant became the winner). */
-            const cJSON *bw_now = find_same(crec, bw);
-            bool other_choice = (same_record(bw, cw) && redefined(bw, cw)) ||
-                                (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
-            bool worse = change > allow && !other_choice;
-            sum->winners_regressed += worse;
-            fprintf(out, "%s%s %s: %s %.4f ms -> %s %.4f ms (%+.1f%%)%s\n", md ? "- " : "  ",
-                    name_of(c), tiers[t], json_str(bw, "variant"), json_num(timing(bw), "median_ms"),
-                    json_str(cw, "variant"), json_num(timing(cw), "median_ms"), 100 * change,
-                    worse ? "  REGRESSION" : other_choice ? "  (not judged: it chose differently)" : "");
-        }
-    }
+    winners(base, cur, opt, out, sum);
     if (sum->only_baseline || sum->only_current) {
         fprintf(out, "\n%smissing records\n", md ? "### " : "");
         for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
@@ -254,11 +377,11 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
                 100 * sum->spread_p95, 100 * sum->spread_max, 100 * sum->within_noise);
     fprintf(out,
             "\n%d matched: %d regressed, %d turned wrong or failed, %d faster, %d same, %d "
-            "chose differently (not judged); %d "
-            "winner%s regressed; %d only in the baseline, %d only in the current run\n",
+            "ambiguous, %d chose differently (not judged); %d winner%s regressed, %d "
+            "ambiguous; %d only in the baseline, %d only in the current run\n",
             sum->matched, sum->regressed, sum->turned_bad, sum->improved, sum->unchanged,
-            sum->redefined,
-            sum->winners_regressed, sum->winners_regressed == 1 ? "" : "s", sum->only_baseline,
+            sum->ambiguous, sum->redefined, sum->winners_regressed,
+            sum->winners_regressed == 1 ? "" : "s", sum->winners_ambiguous, sum->only_baseline,
             sum->only_current);
     return 0;
 }

@@ -807,13 +807,13 @@ int convt_run(const convt_config *cfg, const convt_backend *be, const convt_devi
                         "times, median %.3f ms, stddev %.2f%%); every record's noise includes "
                         "it\n",
                 100 * d.relative, d.probes, d.median_ms, 100 * d.relative_sd);
-    cJSON *sel = convt_select(doc);
+    cJSON *sel = convt_select(doc, opt->previous_selection);
     if (convt_results_write(sel, cfg->selection, e)) {
         cJSON_Delete(sel);
         goto out;
     }
     printf("\n");
-    convt_selection_print(sel, stdout);
+    convt_selection_print(sel, false, stdout);
     cJSON_Delete(sel);
     printf("\nresults: %s\nselection: %s\n", cfg->output, cfg->selection);
     rc = 0;

@@ -14,9 +14,12 @@
 extern "C" {
 #endif
 
+typedef struct cJSON cJSON;
+
 typedef struct convt_run_options {
     const char *dump_dir;   /* write .npy files of every run here (NULL: no dump) */
     bool quiet;             /* no progress lines */
+    const cJSON *previous_selection; /* breaks ties in favour of its choices (select.h); NULL: none */
 } convt_run_options;
 
 typedef struct convt_run_summary {

@@ -1,6 +1,8 @@
 /* convt-bench: find the fastest correct transposed convolution for each shape.
  * The command line; everything else lives in the modules it calls. */
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,9 @@
 #include "compare.h"
 #include "build_config.h"
 #include "driver.h"
+#include "merge.h"
+#include "results.h"
+#include "select.h"
 #include "sweep_config.h"
 #include "textfile.h"
 #include "version.h"
@@ -28,7 +33,11 @@ static void usage(FILE *f)
 "usage: convt-bench --config FILE [options]\n"
 "       convt-bench --list\n"
 "       convt-bench compare BASELINE.json CURRENT.json [--threshold PCT]\n"
-"                           [--markdown] [--strict]\n"
+"                           [--markdown] [--strict] [--fail-on-ambiguous]\n"
+"       convt-bench merge A.json B.json ... --out MERGED.json [--force]\n"
+"                         [--previous-selection SEL.json] [--markdown]\n"
+"       convt-bench select RESULTS.json [--out SEL.json]\n"
+"                          [--previous-selection SEL.json] [--markdown]\n"
 "\n"
 "Sweeps the shapes of a JSON config over every selected variant and launch\n"
 "configuration; validates each run against a float64 reference, times it,\n"
@@ -48,15 +57,34 @@ static void usage(FILE *f)
 "                      output as .npy files under DIR/<shape name>/\n"
 "  -l, --list          list the variants: backend, tier, knobs and their defaults\n"
 "  -q, --quiet         no progress lines on stderr\n"
+"      --previous-selection FILE\n"
+"                      an earlier selection table: among records tied within\n"
+"                      their noise, its choice is kept (see \"selection\")\n"
 "  -h, --help          this text\n"
 "  -V, --version       version, git revision, and what this binary was built with\n"
 "\n"
-"compare: matches records by shape, variant, launch and tier; a record\n"
-"regresses when its median is slower by more than max(PCT, the noise both runs\n"
-"recorded for it), default PCT 5; a record that turned wrong or failed\n"
-"regresses too; the best time per shape and tier is compared the same way.\n"
-"Exit 0: no regression; 1: some regression; 2: unreadable input, or different\n"
-"devices or toolkits with --strict (otherwise a warning).\n"
+"selection (the table written beside the results, and by merge and select):\n"
+"per shape and tier, the fastest valid record of that tier or of a stricter\n"
+"one (fp32 runs compete in tf32, never the reverse); PyTorch's records\n"
+"(torch_*) are a baseline, never selected. Records whose medians are within\n"
+"the noise both recorded of the fastest are tied; among them the pick is:\n"
+"deterministic first, then the previous table's choice, then the cheaper\n"
+"prepare, then the name. \"speedup\" is over the fastest vendor record\n"
+"(cudnn_* or torch_*) of the tier or a stricter one, named in the table.\n"
+"\n"
+"compare: matches records by shape, variant, launch and tier; a bootstrap\n"
+"interval (95%%) of the ratio of medians, from the raw samples, gives each\n"
+"pair a verdict against PCT (default 5): slower (the whole interval above\n"
+"1 + PCT), faster, same (inside 1 +- PCT) or ambiguous. A record that turned\n"
+"wrong or failed regresses too; each run's winners are judged the same way.\n"
+"Exit 0: no regression; 1: something slower, wrong or failed (or ambiguous,\n"
+"with --fail-on-ambiguous); 2: unreadable input, or different devices or\n"
+"toolkits with --strict (otherwise a warning).\n"
+"\n"
+"merge: joins results files of one device (convt-bench runs, shards, and\n"
+"tools/torch_baseline.py's PyTorch baseline) into one and writes its\n"
+"selection beside it; refuses other devices, backends, tools, or a record\n"
+"present in two files, unless --force. Exit 0, 2 (refused), 3 (not written).\n"
 "\n"
 "exit status:\n"
 "  0  every run passed validation (or was skipped, with its reason recorded)\n"
@@ -69,7 +97,8 @@ static void usage(FILE *f)
 "  convt-bench --config configs/sweep.json\n"
 "  convt-bench --config configs/kernelbench-l1.json --out results/h100.json\n"
 "  convt-bench --config configs/sweep.json --dry-run\n"
-"  convt-bench compare --markdown results/baseline.json results/today.json\n");
+"  convt-bench compare --markdown results/baseline.json results/today.json\n"
+"  convt-bench merge results/kb.json results/kb-torch.json --out results/kb-all.json\n");
 }
 
 static void list_variants(void)
@@ -144,23 +173,32 @@ static char *replace_string(char *old, const char *value)
     return s;
 }
 
-static cJSON *read_results(const char *path)
+/* A JSON document holding the array `array` ("records" for results files,
+ * "selections" for selection tables), or NULL after a message naming cmd. */
+static cJSON *read_document(const char *cmd, const char *path, const char *array)
 {
     convt_err e = {{0}};
     char *text = convt_read_text_file(path, &e);
     if (!text) {
-        fprintf(stderr, "convt-bench compare: %s\n", e.msg);
+        fprintf(stderr, "convt-bench %s: %s\n", cmd, e.msg);
         return NULL;
     }
     cJSON *doc = cJSON_Parse(text);
     free(text);
-    if (!doc || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "records"))) {
-        fprintf(stderr, "convt-bench compare: %s: not a convt-bench results file (%s)\n", path,
-                doc ? "no \"records\" array" : "not valid JSON");
+    if (!doc || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, array))) {
+        fprintf(stderr, "convt-bench %s: %s: not a convt-bench %s file (%s)\n", cmd, path,
+                strcmp(array, "records") ? "selection" : "results",
+                doc ? (strcmp(array, "records") ? "no \"selections\" array" : "no \"records\" array")
+                    : "not valid JSON");
         cJSON_Delete(doc);
         return NULL;
     }
     return doc;
+}
+
+static cJSON *read_results(const char *path)
+{
+    return read_document("compare", path, "records");
 }
 
 static int compare_main(int argc, char **argv)
@@ -168,12 +206,13 @@ static int compare_main(int argc, char **argv)
     static const struct option longopts[] = {{"threshold", required_argument, NULL, 't'},
                                              {"markdown", no_argument, NULL, 'm'},
                                              {"strict", no_argument, NULL, 's'},
+                                             {"fail-on-ambiguous", no_argument, NULL, 'a'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     convt_compare_options opt = {.threshold = 0.05};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:msh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:msah", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 't':
@@ -186,6 +225,7 @@ static int compare_main(int argc, char **argv)
             break;
         case 'm': opt.markdown = true; break;
         case 's': opt.strict = true; break;
+        case 'a': opt.fail_on_ambiguous = true; break;
         case 'h': usage(stdout); return EXIT_ALL_OK;
         default: return EXIT_USAGE;
         }
@@ -206,22 +246,181 @@ static int compare_main(int argc, char **argv)
     cJSON_Delete(cur);
     if (rc)
         return EXIT_USAGE;
-    return sum.regressed || sum.turned_bad || sum.winners_regressed ? EXIT_RUN_PROBLEM
-                                                                    : EXIT_ALL_OK;
+    bool ambiguous = opt.fail_on_ambiguous && (sum.ambiguous || sum.winners_ambiguous);
+    return sum.regressed || sum.turned_bad || sum.winners_regressed || ambiguous
+               ? EXIT_RUN_PROBLEM
+               : EXIT_ALL_OK;
+}
+
+/* True when a and b name the same file (or the same path when one does
+ * not exist yet). */
+static bool same_file(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (realpath(a, ra) && realpath(b, rb))
+        return !strcmp(ra, rb);
+    return !strcmp(a, b);
+}
+
+/* Writes a selection of doc (previous breaks ties) to sel_path when given,
+ * prints it; returns an exit code. */
+static int select_and_print(const char *cmd, const cJSON *doc, const cJSON *previous,
+                            const char *sel_path, bool markdown)
+{
+    cJSON *sel = convt_select(doc, previous);
+    convt_err e = {{0}};
+    int rc = EXIT_ALL_OK;
+    if (sel_path && convt_results_write(sel, sel_path, &e)) {
+        fprintf(stderr, "convt-bench %s: %s\n", cmd, e.msg);
+        rc = EXIT_FATAL;
+    }
+    convt_selection_print(sel, markdown, stdout);
+    if (sel_path && rc == EXIT_ALL_OK)
+        printf("\nselection: %s\n", sel_path);
+    cJSON_Delete(sel);
+    return rc;
+}
+
+/* merge and select share their options. */
+typedef struct table_options {
+    const char *out, *previous;
+    bool force, markdown;
+} table_options;
+
+static int table_options_parse(const char *cmd, int argc, char **argv, table_options *t)
+{
+    static const struct option longopts[] = {{"out", required_argument, NULL, 'o'},
+                                             {"previous-selection", required_argument, NULL, 'p'},
+                                             {"force", no_argument, NULL, 'f'},
+                                             {"markdown", no_argument, NULL, 'm'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    memset(t, 0, sizeof *t);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:p:fmh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': t->out = optarg; break;
+        case 'p': t->previous = optarg; break;
+        case 'f':
+            if (strcmp(cmd, "merge")) {
+                fprintf(stderr, "convt-bench %s: --force is an option of merge\n", cmd);
+                return -1;
+            }
+            t->force = true;
+            break;
+        case 'm': t->markdown = true; break;
+        case 'h': usage(stdout); exit(EXIT_ALL_OK);
+        default: return -1;
+        }
+    }
+    if (t->out && !t->out[0]) {
+        fprintf(stderr, "convt-bench %s: --out: an empty path\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static int select_main(int argc, char **argv)
+{
+    table_options t;
+    if (table_options_parse("select", argc, argv, &t))
+        return EXIT_USAGE;
+    if (argc - optind != 1) {
+        fprintf(stderr, "convt-bench select: expected one RESULTS.json; try 'convt-bench --help'\n");
+        return EXIT_USAGE;
+    }
+    const char *in = argv[optind];
+    if (t.out && same_file(t.out, in)) {
+        fprintf(stderr, "convt-bench select: --out %s is the results file itself; it would be "
+                        "replaced by its selection\n", t.out);
+        return EXIT_USAGE;
+    }
+    cJSON *doc = read_document("select", in, "records");
+    cJSON *prev = doc && t.previous ? read_document("select", t.previous, "selections") : NULL;
+    if (!doc || (t.previous && !prev)) {
+        cJSON_Delete(doc);
+        return EXIT_USAGE;
+    }
+    int rc = select_and_print("select", doc, prev, t.out, t.markdown);
+    cJSON_Delete(doc);
+    cJSON_Delete(prev);
+    return rc;
+}
+
+static int merge_main(int argc, char **argv)
+{
+    table_options t;
+    if (table_options_parse("merge", argc, argv, &t))
+        return EXIT_USAGE;
+    int n = argc - optind;
+    if (n < 1 || !t.out) {
+        fprintf(stderr, "convt-bench merge: expected A.json [B.json ...] --out MERGED.json; try "
+                        "'convt-bench --help'\n");
+        return EXIT_USAGE;
+    }
+    char *sel_path = convt_selection_path(t.out);
+    for (int i = 0; i < n; i++)
+        if (same_file(t.out, argv[optind + i]) || same_file(sel_path, argv[optind + i])) {
+            fprintf(stderr, "convt-bench merge: --out %s (or its selection %s) is the input %s; "
+                            "merge never overwrites its inputs\n",
+                    t.out, sel_path, argv[optind + i]);
+            free(sel_path);
+            return EXIT_USAGE;
+        }
+    cJSON **docs = calloc((size_t)n, sizeof *docs);
+    int rc = EXIT_USAGE;
+    cJSON *prev = NULL, *merged = NULL;
+    if (!docs)
+        goto out;
+    for (int i = 0; i < n; i++)
+        if (!(docs[i] = read_document("merge", argv[optind + i], "records")))
+            goto out;
+    if (t.previous && !(prev = read_document("merge", t.previous, "selections")))
+        goto out;
+    convt_err e = {{0}};
+    merged = convt_merge((const cJSON *const *)docs, (const char *const *)(argv + optind), n,
+                         t.force, stderr, &e);
+    if (!merged) {
+        fprintf(stderr, "convt-bench merge: %s\n", e.msg);
+        goto out;
+    }
+    if (convt_results_write(merged, t.out, &e)) {
+        fprintf(stderr, "convt-bench merge: %s\n", e.msg);
+        rc = EXIT_FATAL;
+        goto out;
+    }
+    printf("merged %d file%s, %d records: %s\n\n", n, n == 1 ? "" : "s",
+           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(merged, "records")), t.out);
+    rc = select_and_print("merge", merged, prev, sel_path, t.markdown);
+out:
+    for (int i = 0; docs && i < n; i++)
+        cJSON_Delete(docs[i]);
+    free(docs);
+    cJSON_Delete(prev);
+    cJSON_Delete(merged);
+    free(sel_path);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "compare"))
         return compare_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "merge"))
+        return merge_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "select"))
+        return select_main(argc - 1, argv + 1);
     static const struct option longopts[] = {
         {"config", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
         {"backend", required_argument, NULL, 'b'}, {"seed", required_argument, NULL, 's'},
         {"dry-run", no_argument, NULL, 'n'},       {"dump", required_argument, NULL, 'd'},
         {"list", no_argument, NULL, 'l'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+        {"previous-selection", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
-    const char *config_path = NULL, *out = NULL, *backend = NULL, *seed = NULL;
+    const char *config_path = NULL, *out = NULL, *backend = NULL, *seed = NULL,
+               *previous = NULL;
     convt_run_options opt = {0};
     bool dry_run = false;
     int c;
@@ -237,6 +436,7 @@ int main(int argc, char **argv)
         case 'l': list_variants(); return EXIT_ALL_OK;
         case 'h': usage(stdout); return EXIT_ALL_OK;
         case 'V': version(); return EXIT_ALL_OK;
+        case 'P': previous = optarg; break;
         default:
             fprintf(stderr, "convt-bench: try 'convt-bench --help'\n");
             return EXIT_USAGE;
@@ -289,9 +489,18 @@ int main(int argc, char **argv)
         free(cfg.selection);
         cfg.selection = convt_selection_path(out);
     }
+    cJSON *previous_sel = NULL;
+    if (previous) {
+        if (!(previous_sel = read_document("--previous-selection", previous, "selections"))) {
+            convt_config_finish(&cfg);
+            return EXIT_USAGE;
+        }
+        opt.previous_selection = previous_sel;
+    }
     convt_device_info dev;
     const convt_backend *be = open_backend(cfg.backend, &dev, opt.quiet);
     if (!be) {
+        cJSON_Delete(previous_sel);
         convt_config_finish(&cfg);
         return EXIT_FATAL;
     }
@@ -315,6 +524,7 @@ int main(int argc, char **argv)
         }
     }
     be->shutdown();
+    cJSON_Delete(previous_sel);
     convt_config_finish(&cfg);
     return status;
 }

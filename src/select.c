@@ -4,16 +4,35 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const char *const tier_names[] = {"fp32", "tf32"}; /* strictest first */
+enum { N_TIERS = 2 };
+
+static int tier_rank(const char *tier)
+{
+    for (int t = 0; t < N_TIERS; t++)
+        if (!strcmp(tier, tier_names[t]))
+            return t;
+    return -1;
+}
 
 static double median_of(const cJSON *rec)
 {
     return json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "median_ms");
 }
 
+static double noise_of(const cJSON *rec)
+{
+    double n = json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "noise");
+    return isfinite(n) && n > 0 ? n : 0;
+}
+
 static bool usable(const cJSON *rec)
 {
-    return !strcmp(json_str(rec, "status"), "ok") && isfinite(median_of(rec));
+    return !strcmp(json_str(rec, "status"), "ok") && isfinite(median_of(rec)) &&
+           tier_rank(json_str(rec, "tier")) >= 0;
 }
 
 static const char *key_of(const cJSON *rec)
@@ -21,24 +40,189 @@ static const char *key_of(const cJSON *rec)
     return json_str(cJSON_GetObjectItemCaseSensitive(rec, "shape"), "key");
 }
 
-/* Fastest usable record of (key, tier), optionally restricted to one variant. */
-static const cJSON *fastest(const cJSON *records, const char *key, const char *tier,
-                            const char *variant)
+bool convt_is_vendor_variant(const char *variant)
 {
-    const cJSON *best = NULL;
-    for (const cJSON *r = records->child; r; r = r->next) {
-        if (!usable(r) || strcmp(key_of(r), key) || strcmp(json_str(r, "tier"), tier) ||
-            (variant && strcmp(json_str(r, "variant"), variant)))
-            continue;
-        if (!best || median_of(r) < median_of(best))
-            best = r;
-    }
-    return best;
+    return !strncmp(variant, "cudnn_", 6) || !strncmp(variant, "torch_", 6);
 }
 
-cJSON *convt_select(const cJSON *results)
+/* PyTorch's records are a measured baseline, not a kernel a program built
+ * on convt-bench can call. */
+static bool dispatchable(const cJSON *rec)
 {
-    static const char *const tiers[] = {"fp32", "tf32"};
+    return strncmp(json_str(rec, "variant"), "torch_", 6) != 0;
+}
+
+/* A record competes in tier t when its own tier is t or stricter. */
+static bool competes_in(const cJSON *rec, int t)
+{
+    int r = tier_rank(json_str(rec, "tier"));
+    return r >= 0 && r <= t;
+}
+
+/* The usable records of shape `key` competing in tier t, fastest first. */
+static int candidates(const cJSON *records, const char *key, int t, const cJSON ***out)
+{
+    int n = 0;
+    for (const cJSON *r = records->child; r; r = r->next)
+        n += usable(r) && competes_in(r, t) && !strcmp(key_of(r), key);
+    const cJSON **c = malloc((size_t)(n ? n : 1) * sizeof *c);
+    if (!c)
+        return *out = NULL, 0;
+    n = 0;
+    for (const cJSON *r = records->child; r; r = r->next)
+        if (usable(r) && competes_in(r, t) && !strcmp(key_of(r), key))
+            c[n++] = r;
+    /* insertion sort by median: stable, so equal times keep file order */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && median_of(c[j]) < median_of(c[j - 1]); j--) {
+            const cJSON *tmp = c[j];
+            c[j] = c[j - 1];
+            c[j - 1] = tmp;
+        }
+    *out = c;
+    return n;
+}
+
+/* Within the noise both recorded of the fastest: not resolvable from it. */
+static bool ties_with(const cJSON *r, const cJSON *fastest)
+{
+    double mf = median_of(fastest);
+    return median_of(r) - mf <= mf * (noise_of(r) + noise_of(fastest));
+}
+
+/* The previous table's row for (key, tier), or NULL. */
+static const cJSON *previous_row(const cJSON *previous, const char *key, const char *tier)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(previous, "selections");
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next)
+        if (!strcmp(json_str(r, "key"), key) && !strcmp(json_str(r, "tier"), tier))
+            return r;
+    return NULL;
+}
+
+static bool was_chosen(const cJSON *rec, const cJSON *prev)
+{
+    return prev && !strcmp(json_str(prev, "variant"), json_str(rec, "variant")) &&
+           !strcmp(json_str(prev, "launch_key"), json_str(rec, "launch_key"));
+}
+
+static double prepare_of(const cJSON *rec)
+{
+    double p = json_num(rec, "prepare_ms");
+    return isfinite(p) ? p : 0; /* absent: no prepare step */
+}
+
+/* The tie rule, criterion by criterion (select.h). Returns <0 when a goes
+ * first; *decided names the criterion that separated them. */
+static int tie_order(const cJSON *a, const cJSON *b, const cJSON *prev, const char **decided)
+{
+    bool da = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "deterministic"));
+    bool db = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "deterministic"));
+    if (da != db)
+        return *decided = "deterministic before not", da ? -1 : 1;
+    bool pa = was_chosen(a, prev), pb = was_chosen(b, prev);
+    if (pa != pb)
+        return *decided = "the previous table's choice", pa ? -1 : 1;
+    double ca = prepare_of(a), cb = prepare_of(b);
+    if (ca != cb)
+        return *decided = "the cheaper prepare", ca < cb ? -1 : 1;
+    int c = strcmp(json_str(a, "variant"), json_str(b, "variant"));
+    if (!c)
+        c = strcmp(json_str(a, "launch_key"), json_str(b, "launch_key"));
+    *decided = "the name";
+    return c;
+}
+
+static cJSON *brief(const cJSON *rec)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "variant", json_str(rec, "variant"));
+    cJSON_AddStringToObject(o, "tier", json_str(rec, "tier"));
+    cJSON_AddStringToObject(o, "launch_key", json_str(rec, "launch_key"));
+    cJSON_AddNumberToObject(o, "median_ms", median_of(rec));
+    cJSON_AddNumberToObject(o, "noise", noise_of(rec));
+    if (json_str(rec, "detail")[0])
+        cJSON_AddStringToObject(o, "detail", json_str(rec, "detail"));
+    return o;
+}
+
+/* One row: the winner of (key, tier t) among the candidates c[0..n). */
+static void fill_row(cJSON *row, const cJSON **c, int n, const cJSON *prev)
+{
+    const cJSON *fastest = NULL;
+    for (int i = 0; i < n && !fastest; i++)
+        if (dispatchable(c[i]))
+            fastest = c[i];
+    if (!fastest) {
+        cJSON_AddNullToObject(row, "variant");
+        cJSON_AddStringToObject(row, "note", n ? "only PyTorch's records passed validation"
+                                               : "no run of this tier (or a stricter one) "
+                                                 "passed validation");
+    } else {
+        /* the tied records, best first by the tie rule; decided: the
+         * criterion that put the winner before the runner-up */
+        const cJSON *best = fastest, *second = NULL;
+        int tied = 0;
+        cJSON *tie_list = cJSON_CreateArray();
+        const char *decided = "fastest", *unused;
+        for (int i = 0; i < n; i++) {
+            if (!dispatchable(c[i]) || !ties_with(c[i], fastest))
+                continue;
+            tied++;
+            cJSON_AddItemToArray(tie_list, brief(c[i]));
+            if (c[i] == fastest)
+                continue;
+            if (tie_order(c[i], best, prev, &unused) < 0) {
+                second = best;
+                best = c[i];
+            } else if (!second || tie_order(c[i], second, prev, &unused) < 0) {
+                second = c[i];
+            }
+        }
+        if (second)
+            tie_order(best, second, prev, &decided);
+        cJSON_AddStringToObject(row, "variant", json_str(best, "variant"));
+        cJSON_AddStringToObject(row, "variant_tier", json_str(best, "tier"));
+        cJSON_AddBoolToObject(row, "deterministic",
+                              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(best, "deterministic")));
+        cJSON_AddItemToObject(row, "launch", cJSON_Duplicate(
+            cJSON_GetObjectItemCaseSensitive(best, "launch"), true));
+        cJSON_AddStringToObject(row, "launch_key", json_str(best, "launch_key"));
+        if (json_str(best, "detail")[0])
+            cJSON_AddStringToObject(row, "detail", json_str(best, "detail"));
+        cJSON_AddNumberToObject(row, "median_ms", median_of(best));
+        cJSON_AddNumberToObject(row, "noise", noise_of(best));
+        double ff = json_num(best, "floor_fraction");
+        if (isfinite(ff))
+            cJSON_AddNumberToObject(row, "floor_fraction", ff);
+        cJSON_AddNumberToObject(row, "fastest_ms", median_of(fastest));
+        cJSON_AddStringToObject(row, "fastest_variant", json_str(fastest, "variant"));
+        cJSON_AddNumberToObject(row, "tied", tied);
+        if (tied > 1) {
+            cJSON_AddItemToObject(row, "ties", tie_list);
+            tie_list = NULL;
+        }
+        cJSON_Delete(tie_list);
+        char why[128];
+        snprintf(why, sizeof why, "%d tied within their noise; tie rule: %s", tied, decided);
+        cJSON_AddStringToObject(row, "chosen_by", tied > 1 ? why : "fastest");
+    }
+    /* the fastest vendor record competing in the tier (c is sorted) */
+    for (int i = 0; i < n; i++) {
+        if (!convt_is_vendor_variant(json_str(c[i], "variant")))
+            continue;
+        cJSON *b = brief(c[i]);
+        cJSON_AddItemToObject(row, "baseline", b);
+        if (fastest) {
+            double win = json_num(row, "median_ms");
+            cJSON_AddNumberToObject(row, "speedup", median_of(c[i]) / win);
+        }
+        break;
+    }
+}
+
+cJSON *convt_select(const cJSON *results, const cJSON *previous)
+{
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(results, "records");
     cJSON *sel = cJSON_CreateObject();
     cJSON_AddStringToObject(sel, "tool", "convt-bench selection");
@@ -46,80 +230,113 @@ cJSON *convt_select(const cJSON *results)
     cJSON_AddStringToObject(sel, "backend", json_str(results, "backend"));
     cJSON_AddStringToObject(sel, "device",
                             json_str(cJSON_GetObjectItemCaseSensitive(results, "device"), "name"));
+    cJSON_AddStringToObject(sel, "rules",
+                            "tier: the tier's records and stricter ones compete; ties: within "
+                            "the noise both recorded of the fastest, picked by deterministic, "
+                            "previous table, cheaper prepare, name; baseline: fastest cudnn_* "
+                            "or torch_* record of the tier or a stricter one");
     cJSON *out = cJSON_AddArrayToObject(sel, "selections");
     if (!cJSON_IsArray(records))
         return sel;
     for (const cJSON *r = records->child; r; r = r->next) {
         const char *key = key_of(r);
-        bool seen = false; /* first record of each shape key opens its rows */
-        for (const cJSON *q = records->child; q != r; q = q->next)
-            seen |= !strcmp(key_of(q), key);
+        bool seen = false; /* the first record of each shape key opens its rows */
+        for (const cJSON *q = records->child; q != r && !seen; q = q->next)
+            seen = !strcmp(key_of(q), key);
         if (seen)
             continue;
-        for (int t = 0; t < 2; t++) {
-            bool tier_present = false;
-            for (const cJSON *q = r; q; q = q->next)
-                tier_present |= !strcmp(key_of(q), key) && !strcmp(json_str(q, "tier"), tiers[t]);
+        for (int t = 0; t < N_TIERS; t++) {
+            bool tier_present = false; /* a row per tier the shape was run in */
+            for (const cJSON *q = r; q && !tier_present; q = q->next)
+                tier_present = !strcmp(key_of(q), key) && !strcmp(json_str(q, "tier"), tier_names[t]);
             if (!tier_present)
                 continue;
             const cJSON *shape = cJSON_GetObjectItemCaseSensitive(r, "shape");
             cJSON *row = cJSON_CreateObject();
             cJSON_AddStringToObject(row, "name", json_str(shape, "name"));
             cJSON_AddStringToObject(row, "key", key);
-            cJSON_AddStringToObject(row, "tier", tiers[t]);
+            cJSON_AddStringToObject(row, "tier", tier_names[t]);
             cJSON_AddItemToObject(row, "shape", cJSON_Duplicate(shape, true));
-            const cJSON *best = fastest(records, key, tiers[t], NULL);
-            if (!best) {
-                cJSON_AddNullToObject(row, "variant");
-                cJSON_AddStringToObject(row, "note", "no run of this tier passed validation");
-                cJSON_AddItemToArray(out, row);
-                continue;
-            }
-            cJSON_AddStringToObject(row, "variant", json_str(best, "variant"));
-            cJSON_AddItemToObject(row, "launch", cJSON_Duplicate(
-                cJSON_GetObjectItemCaseSensitive(best, "launch"), true));
-            cJSON_AddStringToObject(row, "launch_key", json_str(best, "launch_key"));
-            cJSON_AddNumberToObject(row, "median_ms", median_of(best));
-            double noise = json_num(cJSON_GetObjectItemCaseSensitive(best, "timing"), "noise");
-            if (isfinite(noise))
-                cJSON_AddNumberToObject(row, "noise", noise);
-            double ff = json_num(best, "floor_fraction");
-            if (isfinite(ff))
-                cJSON_AddNumberToObject(row, "floor_fraction", ff);
-            char baseline[32];
-            snprintf(baseline, sizeof baseline, "cudnn_%s", tiers[t]);
-            const cJSON *base = fastest(records, key, tiers[t], baseline);
-            if (base) {
-                cJSON_AddStringToObject(row, "baseline", baseline);
-                cJSON_AddNumberToObject(row, "baseline_ms", median_of(base));
-                cJSON_AddNumberToObject(row, "speedup", median_of(base) / median_of(best));
-            }
+            const cJSON **c;
+            int n = candidates(records, key, t, &c);
+            fill_row(row, c, n, previous_row(previous, key, tier_names[t]));
+            free(c);
             cJSON_AddItemToArray(out, row);
         }
     }
     return sel;
 }
 
-void convt_selection_print(const cJSON *sel, FILE *f)
+// ----------------------------------------------------------------------------
+// the table for people
+
+static void print_row(FILE *f, bool md, const char *const col[11])
+{
+    if (md)
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", col[0], col[1],
+                col[2], col[3], col[4], col[5], col[6], col[7], col[8], col[9], col[10]);
+    else
+        fprintf(f, "%-24.24s %-4s %-29.29s %-22.22s %10s %6s %4s %-24.24s %10s %8s %8s\n",
+                col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7], col[8], col[9],
+                col[10]);
+}
+
+void convt_selection_print(const cJSON *sel, bool md, FILE *f)
 {
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sel, "selections");
-    fprintf(f, "%-28s %-5s %-16s %-22s %11s %9s %9s\n", "shape", "tier", "fastest", "launch",
-            "median ms", "vs cudnn", "of floor");
+    const char *head[11] = {"shape", "tier", "winner", "launch", "median ms", "noise", "ties",
+                            "fastest vendor record", "vendor ms", "speedup", "of floor"};
+    print_row(f, md, head);
+    if (md) {
+        const char *bar[11] = {"---", "---", "---", "---", "---:", "---:", "---:", "---",
+                               "---:", "---:", "---:"};
+        print_row(f, md, bar);
+    }
+    double log_sum[N_TIERS] = {0};
+    int count[N_TIERS] = {0}, faster[N_TIERS] = {0};
     for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
         const char *variant = json_str(r, "variant");
-        if (!variant[0]) {
-            fprintf(f, "%-28.28s %-5s %s\n", json_str(r, "name"), json_str(r, "tier"),
-                    "(no run passed validation)");
-            continue;
+        const cJSON *base = cJSON_GetObjectItemCaseSensitive(r, "baseline");
+        char winner[96], ms[24] = "-", noise[16] = "-", ties[8] = "-", vendor[64] = "-",
+             vms[24] = "-", speed[16] = "-", floor[16] = "-";
+        if (!variant[0])
+            snprintf(winner, sizeof winner, "(%s)", json_str(r, "note"));
+        else if (strcmp(json_str(r, "variant_tier"), json_str(r, "tier")))
+            snprintf(winner, sizeof winner, "%s [%s]", variant, json_str(r, "variant_tier"));
+        else
+            snprintf(winner, sizeof winner, "%s", variant);
+        if (variant[0]) {
+            snprintf(ms, sizeof ms, "%.4f", json_num(r, "median_ms"));
+            snprintf(noise, sizeof noise, "%.1f%%", 100 * json_num(r, "noise"));
+            if (json_num(r, "tied") > 1)
+                snprintf(ties, sizeof ties, "%d", (int)json_num(r, "tied"));
         }
-        char speed[16] = "-", floor[16] = "-";
+        if (base) {
+            snprintf(vendor, sizeof vendor, "%s", json_str(base, "variant"));
+            snprintf(vms, sizeof vms, "%.4f", json_num(base, "median_ms"));
+        }
         double s = json_num(r, "speedup"), ff = json_num(r, "floor_fraction");
-        if (isfinite(s))
+        if (isfinite(s)) {
             snprintf(speed, sizeof speed, "%.2fx", s);
+            int t = tier_rank(json_str(r, "tier"));
+            if (t >= 0 && s > 0) {
+                log_sum[t] += log(s);
+                count[t]++;
+                faster[t] += s > 1;
+            }
+        }
         if (isfinite(ff))
             snprintf(floor, sizeof floor, "%.1f%%", 100 * ff);
-        fprintf(f, "%-28.28s %-5s %-16.16s %-22.22s %11.4f %9s %9s\n", json_str(r, "name"),
-                json_str(r, "tier"), variant, json_str(r, "launch_key"), json_num(r, "median_ms"), speed,
-                floor);
+        char launch[64];
+        snprintf(launch, sizeof launch, "%s", json_str(r, "launch_key"));
+        const char *col[11] = {json_str(r, "name"), json_str(r, "tier"), winner, launch, ms,
+                               noise, ties, vendor, vms, speed, floor};
+        print_row(f, md, col);
     }
+    for (int t = 0; t < N_TIERS; t++)
+        if (count[t])
+            fprintf(f, "%s%s: speedup over the fastest vendor record, geometric mean %.2fx over "
+                       "%d shape%s; faster on %d\n",
+                    md ? "\n" : "", tier_names[t], exp(log_sum[t] / count[t]), count[t],
+                    count[t] == 1 ? "" : "s", faster[t]);
 }

@@ -1,7 +1,10 @@
 /* compare on synthetic results: identical files pass; a 10% slowdown beyond
  * the recorded noise fails; noise-only differences pass; a record that
  * turned wrong fails; missing records are listed; a different device warns,
- * or refuses with --strict. Through the library and through the binary. */
+ * or refuses with --strict. With raw samples: the bootstrap verdict (faster,
+ * same, slower, ambiguous) on synthetic samples of known centre and spread,
+ * its interval widened by drift, --fail-on-ambiguous. Through the library
+ * and through the binary. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bootstrap.h"
 #include "compare.h"
+#include "hostdevice.h"
 #include "test_util.h"
 
 static cJSON *rec(const char *key, const char *variant, const char *status, double ms,
@@ -229,6 +234,127 @@ static void binary_exit_statuses(void **state)
     free(out);
 }
 
+
+/* Synthetic samples: `rounds` rounds of `k` samples around centre * (1 +
+ * a round offset of sd `between`) * (1 + a sample offset of sd `within`),
+ * offsets uniform with those standard deviations, from seed. */
+static void add_samples(cJSON *rec, double centre, int rounds, int k, double within,
+                        double between, uint64_t seed)
+{
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "timing");
+    cJSON *by = cJSON_AddArrayToObject(t, "samples_ms");
+    double u_sd = 1.0 / sqrt(3.0); /* sd of uniform(-1, 1) */
+    for (int r = 0; r < rounds; r++) {
+        seed = convt_mix64(seed + 1);
+        double ro = ((double)(seed % 20001) / 10000.0 - 1.0) / u_sd * between;
+        cJSON *one = cJSON_CreateArray();
+        for (int i = 0; i < k; i++) {
+            seed = convt_mix64(seed + 7);
+            double so = ((double)(seed % 20001) / 10000.0 - 1.0) / u_sd * within;
+            cJSON_AddItemToArray(one, cJSON_CreateNumber(centre * (1 + ro) * (1 + so)));
+        }
+        cJSON_AddItemToArray(by, one);
+    }
+}
+
+/* One record A/fast at `centre` with samples, in a document. */
+static cJSON *sampled_doc(double centre, double within, double between, double drift,
+                          uint64_t seed)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "backend", "cuda");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "device"), "name", "H100");
+    cJSON *r = rec("A", "fast", "ok", centre, within + between + drift);
+    add_samples(r, centre, 4, 12, within, between, seed);
+    cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(r, "timing"), "noise_drift", drift);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "records"), r);
+    return d;
+}
+
+static void the_bootstrap_interval_is_reproducible_and_covers_the_ratio(void **state)
+{
+    (void)state;
+    double a[24], b[24];
+    int end[3] = {8, 16, 24};
+    uint64_t s = 99;
+    for (int i = 0; i < 24; i++) {
+        s = convt_mix64(s);
+        a[i] = 1.0 + (double)(s % 100) * 1e-4;
+        b[i] = 1.1 * (1.0 + (double)((s >> 20) % 100) * 1e-4);
+    }
+    convt_round_samples ra = {a, end, 3}, rb = {b, end, 3};
+    convt_ratio_interval x, y;
+    assert_int_equal(convt_bootstrap_median_ratio(&ra, &rb, 0, 0, 0.95, 2000, 5, &x), 0);
+    assert_int_equal(convt_bootstrap_median_ratio(&ra, &rb, 0, 0, 0.95, 2000, 5, &y), 0);
+    assert_true(x.lo == y.lo && x.hi == y.hi); /* same seed, same verdict */
+    assert_true(x.lo <= x.point && x.point <= x.hi);
+    assert_true(x.lo > 1.08 && x.hi < 1.12);
+    /* drift widens it: 2% each way at 95% is about exp(1.96 * 0.0283) = 5.7% */
+    assert_int_equal(convt_bootstrap_median_ratio(&ra, &rb, 0.02, 0.02, 0.95, 2000, 5, &y), 0);
+    assert_true(fabs(y.hi / x.hi - exp(1.959964 * sqrt(0.0008))) < 1e-4);
+    /* no samples: no interval */
+    convt_round_samples none = {a, end, 0};
+    assert_int_equal(convt_bootstrap_median_ratio(&none, &rb, 0, 0, 0.95, 2000, 5, &y), -1);
+}
+
+static convt_compare_summary judge_pair(cJSON *base, cJSON *cur)
+{
+    int rc;
+    return run(base, cur, false, &rc);
+}
+
+static void sampled_records_get_a_bootstrap_verdict(void **state)
+{
+    (void)state;
+    /* the same kernel twice: 0.3% within, 0.2% between rounds: same */
+    convt_compare_summary s = judge_pair(sampled_doc(1.0, 0.003, 0.002, 0, 1),
+                                         sampled_doc(1.0, 0.003, 0.002, 0, 2));
+    assert_int_equal(s.unchanged, 1);
+    assert_int_equal(s.regressed + s.ambiguous + s.winners_regressed, 0);
+    /* 10% slower, tight: slower, and so is the winner */
+    s = judge_pair(sampled_doc(1.0, 0.003, 0.002, 0, 1), sampled_doc(1.10, 0.003, 0.002, 0, 2));
+    assert_int_equal(s.regressed, 1);
+    assert_int_equal(s.winners_regressed, 1);
+    /* 10% faster: faster, never a failure */
+    s = judge_pair(sampled_doc(1.0, 0.003, 0.002, 0, 1), sampled_doc(0.90, 0.003, 0.002, 0, 2));
+    assert_int_equal(s.improved, 1);
+    assert_int_equal(s.regressed, 0);
+    /* 5% slower while the rounds disagree by 3%: the data cannot tell */
+    s = judge_pair(sampled_doc(1.0, 0.003, 0.03, 0, 1), sampled_doc(1.05, 0.003, 0.03, 0, 2));
+    assert_int_equal(s.ambiguous, 1);
+    assert_int_equal(s.regressed, 0);
+    /* 7% slower, tight samples: slower without drift; with 2% drift in each
+     * run the interval reaches below 1.05: ambiguous */
+    s = judge_pair(sampled_doc(1.0, 0.002, 0.001, 0, 1), sampled_doc(1.07, 0.002, 0.001, 0, 2));
+    assert_int_equal(s.regressed, 1);
+    s = judge_pair(sampled_doc(1.0, 0.002, 0.001, 0.02, 1),
+                   sampled_doc(1.07, 0.002, 0.001, 0.02, 2));
+    assert_int_equal(s.ambiguous, 1);
+}
+
+static void fail_on_ambiguous_sets_the_exit_status(void **state)
+{
+    (void)state;
+    char dir[256], a[512], b[512], args[2048];
+    temp_dir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    cJSON *d1 = sampled_doc(1.0, 0.003, 0.03, 0, 1), *d2 = sampled_doc(1.05, 0.003, 0.03, 0, 2);
+    char *t1 = cJSON_Print(d1), *t2 = cJSON_Print(d2);
+    write_file(a, t1);
+    write_file(b, t2);
+    free(t1), free(t2);
+    cJSON_Delete(d1), cJSON_Delete(d2);
+    char *out;
+    snprintf(args, sizeof args, "compare %s %s", a, b);
+    assert_int_equal(run_bench(args, &out), 0);
+    assert_non_null(strstr(out, "ambiguous: +"));
+    free(out);
+    snprintf(args, sizeof args, "compare --fail-on-ambiguous %s %s", a, b);
+    assert_int_equal(run_bench(args, &out), 1);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +367,9 @@ int main(void)
         cmocka_unit_test(missing_records_are_listed),
         cmocka_unit_test(different_devices_warn_or_refuse),
         cmocka_unit_test(binary_exit_statuses),
+        cmocka_unit_test(the_bootstrap_interval_is_reproducible_and_covers_the_ratio),
+        cmocka_unit_test(sampled_records_get_a_bootstrap_verdict),
+        cmocka_unit_test(fail_on_ambiguous_sets_the_exit_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* Timing statistics, the results document and its atomic write, and the
- * selection derived from it. */
+/* Timing statistics, the results document and its atomic write (the
+ * selection is tested in test_select.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +13,6 @@
 
 #include "measure.h"
 #include "results.h"
-#include "select.h"
 #include "test_util.h"
 
 static void timing_statistics(void **state)
@@ -338,48 +337,6 @@ static void drift_is_added_to_every_timed_record(void **state)
     cJSON_Delete(doc);
 }
 
-static cJSON *record(const char *key, const char *variant, const char *tier, const char *status,
-                     double ms)
-{
-    cJSON *r = cJSON_CreateObject();
-    cJSON *s = cJSON_AddObjectToObject(r, "shape");
-    cJSON_AddStringToObject(s, "key", key);
-    cJSON_AddStringToObject(s, "name", key);
-    cJSON_AddStringToObject(r, "variant", variant);
-    cJSON_AddStringToObject(r, "tier", tier);
-    cJSON_AddStringToObject(r, "status", status);
-    cJSON_AddObjectToObject(r, "launch");
-    cJSON_AddStringToObject(r, "launch_key", "-");
-    cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "timing"), "median_ms", ms);
-    return r;
-}
-
-static void selection_picks_fastest_valid(void **state)
-{
-    (void)state;
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *recs = cJSON_AddArrayToObject(doc, "records");
-    cJSON_AddItemToArray(recs, record("A", "gather", "fp32", "ok", 4.0));
-    cJSON_AddItemToArray(recs, record("A", "cudnn_fp32", "fp32", "ok", 2.0));
-    cJSON_AddItemToArray(recs, record("A", "fastbroken", "fp32", "wrong", 0.1)); /* never wins */
-    cJSON_AddItemToArray(recs, record("A", "mine", "fp32", "ok", 1.0));
-    cJSON_AddItemToArray(recs, record("A", "cudnn_tf32", "tf32", "ok", 0.5)); /* other tier */
-    cJSON_AddItemToArray(recs, record("B", "gather", "fp32", "failed", 1.0));
-    cJSON *sel = convt_select(doc);
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sel, "selections");
-    assert_int_equal(cJSON_GetArraySize(rows), 3);
-    const cJSON *a32 = cJSON_GetArrayItem(rows, 0);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(a32, "variant")->valuestring, "mine");
-    assert_true(cJSON_GetObjectItemCaseSensitive(a32, "speedup")->valuedouble == 2.0);
-    const cJSON *a16 = cJSON_GetArrayItem(rows, 1);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(a16, "tier")->valuestring, "tf32");
-    assert_true(cJSON_GetObjectItemCaseSensitive(a16, "speedup")->valuedouble == 1.0);
-    const cJSON *b = cJSON_GetArrayItem(rows, 2);
-    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(b, "variant")));
-    cJSON_Delete(sel);
-    cJSON_Delete(doc);
-}
-
 static void results_write_is_atomic_and_complete(void **state)
 {
     (void)state;
@@ -428,7 +385,6 @@ int main(void)
         cmocka_unit_test(one_slow_probe_does_not_decide_the_batch),
         cmocka_unit_test(drift_is_the_spread_of_the_clock_probe),
         cmocka_unit_test(drift_is_added_to_every_timed_record),
-        cmocka_unit_test(selection_picks_fastest_valid),
         cmocka_unit_test(results_write_is_atomic_and_complete),
         cmocka_unit_test(floor_is_the_larger_of_two_limits),
     };

@@ -1,0 +1,50 @@
+/* How sure is "B is slower than A"? A bootstrap interval of the ratio of
+ * two records' medians, from their raw samples (timing.samples_ms).
+ *
+ * The samples of one record come in rounds taken seconds apart on buffers
+ * moved to new memory (measure.h): samples inside a round agree with each
+ * other better than with another round's, so resampling single samples
+ * would claim a precision the run does not have. Each bootstrap replicate
+ * therefore resamples at both levels: the rounds with replacement, then the
+ * samples inside each chosen round with replacement; the replicate's median
+ * is the median of all samples so drawn. The ratio current / baseline of
+ * the two replicates' medians, over `replicates` replicates, gives the
+ * percentile interval [lo, hi] at the chosen confidence.
+ *
+ * What no sample of one run can show, the device drifting between runs
+ * (measure.h: convt_drift), widens the interval on the log scale by
+ * z * sqrt(drift_a^2 + drift_b^2), z the normal quantile of the confidence.
+ *
+ * The generator is seeded by the caller: the same files give the same
+ * verdict every time. */
+#ifndef CONVT_SRC_BOOTSTRAP_H
+#define CONVT_SRC_BOOTSTRAP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One record's samples: v[end[r-1] .. end[r]) is round r (end[-1] = 0). */
+typedef struct convt_round_samples {
+    const double *v;
+    const int *end;
+    int rounds;
+} convt_round_samples;
+
+typedef struct convt_ratio_interval {
+    double lo, hi;     /* current / baseline, at the confidence asked */
+    double point;      /* the ratio of the two plain medians */
+} convt_ratio_interval;
+
+/* 0, or -1 when either side has no samples. confidence e.g. 0.95. */
+int convt_bootstrap_median_ratio(const convt_round_samples *baseline,
+                                 const convt_round_samples *current, double drift_baseline,
+                                 double drift_current, double confidence, int replicates,
+                                 uint64_t seed, convt_ratio_interval *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
