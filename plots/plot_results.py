@@ -8,12 +8,18 @@ Several results files of one device are read as one run (e.g. a sweep split
 over two invocations). Writes into DIR (default plots/):
 
   times.png       per shape, the best time of every variant (log scale),
-                  grouped by precision tier, cuDNN of the same tier hatched
+                  grouped by precision tier, vendor records (cudnn_*, torch_*) hatched
   roofline.png    achieved GFLOP/s against arithmetic intensity (nominal
                   FLOPs / minimum bytes), with the device's measured ceilings
   launch_<variant>.png
                   per variant, each launch configuration's time relative to the
                   variant's best on each shape (a heat map: shapes x launches)
+  speedup.png     per shape and tier, the selected winner's speedup over the
+                  fastest vendor record of the tier (any cuDNN path or PyTorch;
+                  its name on the bar), with the geometric mean; drawn from a
+                  selection table (--selection, or X.selection.json beside a
+                  single results file X.json: convt-bench's own rules, never
+                  recomputed here)
   compare.png     (--compare) per matched record, current / baseline median,
                   with the allowance band; regressions in red
 
@@ -41,6 +47,11 @@ def load(paths):
         head = head or d
         records += d["records"]
     return head, records
+
+
+def is_vendor(variant):
+    """cuDNN's paths and PyTorch's records: the baselines (src/select.h)."""
+    return variant.startswith("cudnn_") or variant.startswith("torch_")
 
 
 def ok(r):
@@ -88,7 +99,7 @@ def plot_times(head, records, out, sources):
                 if b:
                     xs.append(i + (j - (len(vs) - 1) / 2) * width)
                     ys.append(b["timing"]["median_ms"])
-            ax.bar(xs, ys, width, label=v, hatch="//" if v.startswith("cudnn") else None,
+            ax.bar(xs, ys, width, label=v, hatch="//" if is_vendor(v) else None,
                    edgecolor="black", linewidth=0.3)
         ax.set_yscale("log")
         ax.set_ylabel(f"{tier}: median ms (log)")
@@ -179,6 +190,41 @@ def plot_launches(head, records, out, sources):
     return written
 
 
+def plot_speedup(sel_path, out):
+    with open(sel_path) as f:
+        sel = json.load(f)
+    if "selections" not in sel:
+        sys.exit(f"{sel_path}: not a convt-bench selection table (no \"selections\")")
+    tiers = [t for t in ("fp32", "tf32") if any(r.get("tier") == t and r.get("speedup") for r in sel["selections"])]
+    if not tiers:
+        return False
+    fig, axes = plt.subplots(len(tiers), 1, figsize=(11, 4.2 * len(tiers)), squeeze=False)
+    for ax, tier in zip(axes[:, 0], tiers):
+        rows = [r for r in sel["selections"] if r.get("tier") == tier and r.get("speedup")]
+        xs = range(len(rows))
+        ys = [r["speedup"] for r in rows]
+        ax.bar(list(xs), ys, color=["tab:green" if y >= 1 else "tab:red" for y in ys])
+        for x, r in zip(xs, rows):
+            ax.text(x, r["speedup"], f"{r['speedup']:.2f}x\nvs {r['baseline']['variant']}",
+                    ha="center", va="bottom", fontsize=5.5)
+        geo = math.exp(sum(math.log(y) for y in ys) / len(ys))
+        ax.axhline(1, color="black", linewidth=0.8)
+        ax.axhline(geo, color="tab:blue", linestyle="--", linewidth=0.8, label=f"geometric mean {geo:.2f}x")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["name"] for r in rows], rotation=40, ha="right", fontsize=7)
+        ax.set_ylabel(f"{tier}: fastest vendor ms / winner ms")
+        ax.set_yscale("log")
+        ax.legend(fontsize=7)
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[0, 0].set_title(f"Winner against the fastest vendor record of the tier: {sel.get('device', '?')}, "
+                         f"{sel.get('results_time', '')[:10]}", fontsize=9)
+    fig.text(0.01, 0.005, "source: " + os.path.basename(sel_path), fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def plot_compare(base_path, cur_path, out, threshold):
     _, base = load([base_path])
     head, cur = load([cur_path])
@@ -217,6 +263,8 @@ def main():
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--compare", nargs=2, metavar=("BASELINE", "CURRENT"))
     ap.add_argument("--threshold", type=float, default=5.0, help="percent, for --compare")
+    ap.add_argument("--selection", help="selection table for speedup.png (default: X.selection.json "
+                    "beside a single results file X.json)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.compare:
@@ -232,7 +280,12 @@ def main():
     plot_times(head, records, a.out, sources)
     plot_roofline(head, records, a.out, sources)
     launches = plot_launches(head, records, a.out, sources)
-    print("wrote", ", ".join(["times.png", "roofline.png"] + launches), "to", a.out)
+    sel = a.selection
+    if not sel and len(a.results) == 1 and a.results[0].endswith(".json"):
+        beside = a.results[0][:-len(".json")] + ".selection.json"
+        sel = beside if os.path.exists(beside) else None
+    speedup = ["speedup.png"] if sel and plot_speedup(sel, a.out) else []
+    print("wrote", ", ".join(["times.png", "roofline.png"] + launches + speedup), "to", a.out)
 
 
 if __name__ == "__main__":

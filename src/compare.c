@@ -275,6 +275,13 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_compare_opt
                             (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
         bool worse = v == SLOWER && !other_choice;
         sum->winners_regressed += worse;
+        /* the same pick, or a tie declared by either run (select.h) */
+        sum->winners_compared++;
+        if (!same_record(bw, cw)) {
+            sum->winners_changed++;
+            sum->winners_changed_untied +=
+                json_num(brow, "tied") <= 1 && json_num(crow, "tied") <= 1;
+        }
         sum->winners_ambiguous += v == AMBIGUOUS && !other_choice;
         versus(brow, bv, sizeof bv);
         versus(crow, cv, sizeof cv);
@@ -288,6 +295,12 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_compare_opt
                 : v == FASTER           ? "  (faster)"
                                         : "");
     }
+    if (sum->winners_compared)
+        fprintf(out, "%s%d winners: %d the same record in both runs, %d changed (%d of them "
+                     "with no tie declared in either run)\n",
+                md ? "- " : "  ", sum->winners_compared,
+                sum->winners_compared - sum->winners_changed, sum->winners_changed,
+                sum->winners_changed_untied);
     cJSON_Delete(bsel);
     cJSON_Delete(csel);
 }

@@ -46,6 +46,9 @@ typedef struct convt_compare_summary {
     int redefined;             /* detail differs (another algorithm): shown, not judged */
     int turned_bad;            /* ok in the baseline, wrong or failed now */
     int winners_regressed, winners_ambiguous;
+    int winners_compared;      /* (shape, tier) rows with a winner in both runs */
+    int winners_changed;       /* ... whose winner is another record */
+    int winners_changed_untied; /* ... though neither run declared a tie */
     int only_baseline, only_current;
     bool environment_differs;  /* device, driver, runtime or cuDNN */
     /* Run-to-run spread over the records ok on both sides: |current/baseline - 1|. */

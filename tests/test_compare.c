@@ -143,6 +143,22 @@ static void a_slowdown_beyond_noise_fails(void **state)
                                   false, &rc);
     assert_int_equal(s.regressed, 1);
     assert_int_equal(s.winners_regressed, 1);
+    assert_int_equal(s.winners_compared, 2);
+    assert_int_equal(s.winners_changed, 0);
+}
+
+static void a_changed_winner_is_counted_with_its_ties(void **state)
+{
+    (void)state;
+    int rc; /* A: fast (1.0) wins, then gather (0.9) wins with 0.5% noise: changed, no tie */
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 0.9, 1, 0.005, "ok"),
+                                  false, &rc);
+    assert_int_equal(s.winners_changed, 1);
+    assert_int_equal(s.winners_changed_untied, 1);
+    /* the same with 10% noise: tied in the current run, and the tie rule
+     * (neither deterministic, no prepare: the name) keeps "fast" */
+    s = run(doc("H100", 4, 1, 0.1, "ok"), doc("H100", 0.95, 1, 0.1, "ok"), false, &rc);
+    assert_int_equal(s.winners_changed, 0);
 }
 
 static void noise_only_differences_pass(void **state)
@@ -362,6 +378,7 @@ int main(void)
         cmocka_unit_test(a_record_that_chose_differently_is_not_judged),
         cmocka_unit_test(spread_of_identical_and_changed_runs),
         cmocka_unit_test(a_slowdown_beyond_noise_fails),
+        cmocka_unit_test(a_changed_winner_is_counted_with_its_ties),
         cmocka_unit_test(noise_only_differences_pass),
         cmocka_unit_test(a_record_that_turned_wrong_fails),
         cmocka_unit_test(missing_records_are_listed),

@@ -39,6 +39,18 @@ with tempfile.TemporaryDirectory() as out:
         check(name, ok and open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "missing or not a PNG")
     p = subprocess.run([sys.executable, script, "--compare", old, r1, "--out", out], capture_output=True, text=True)
     check("compare plot", p.returncode == 0 and os.path.getsize(os.path.join(out, "compare.png")) > 10000, p.stderr)
+    # speedup.png from a selection convt-bench itself makes of a committed run
+    bench = os.environ.get("CONVT_BENCH")
+    if bench:
+        r4 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-session4.json")
+        sel = os.path.join(out, "s4.selection.json")
+        p = subprocess.run([bench, "select", r4, "--out", sel], capture_output=True, text=True)
+        check("select", p.returncode == 0 and "speedup over the fastest vendor record" in p.stdout, p.stderr)
+        p = subprocess.run([sys.executable, script, r4, "--selection", sel, "--out", out],
+                           capture_output=True, text=True)
+        path = os.path.join(out, "speedup.png")
+        check("speedup.png", p.returncode == 0 and "speedup.png" in p.stdout and os.path.getsize(path) > 10000,
+              p.stderr)
     bad = os.path.join(out, "bad.json")
     open(bad, "w").write('{"not": "results"}')
     p = subprocess.run([sys.executable, script, bad, "--out", out], capture_output=True, text=True)
