@@ -22,6 +22,8 @@ extern const convt_variant convt_variant_direct_grouped;
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
 extern const convt_variant convt_variant_cudnn_tf32;
+extern const convt_variant convt_variant_cudnn_graph_fp32;
+extern const convt_variant convt_variant_cudnn_graph_tf32;
 #endif
 
 const convt_variant *const convt_variants[] = {
@@ -40,6 +42,8 @@ const convt_variant *const convt_variants[] = {
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,
     &convt_variant_cudnn_tf32,
+    &convt_variant_cudnn_graph_fp32,
+    &convt_variant_cudnn_graph_tf32,
 #endif
     NULL,
 };

@@ -103,14 +103,14 @@ static void usage(FILE *f)
 
 static void list_variants(void)
 {
-    printf("%-14s %-7s %-5s %-13s %s\n", "variant", "backend", "tier", "deterministic",
+    printf("%-22s %-7s %-5s %-13s %s\n", "variant", "backend", "tier", "deterministic",
            "idea");
     for (const convt_variant *const *v = convt_variants; *v; v++) {
-        printf("%-14s %-7s %-5s %-13s %s\n", (*v)->name, convt_backend_kind_name((*v)->backend),
+        printf("%-22s %-7s %-5s %-13s %s\n", (*v)->name, convt_backend_kind_name((*v)->backend),
                convt_tier_name((*v)->tier), (*v)->deterministic ? "yes" : "no", (*v)->summary);
         for (int k = 0; k < (*v)->n_knobs; k++) {
             const convt_knob *kn = &(*v)->knobs[k];
-            printf("%-14s   knob %-10s default [", "", kn->name);
+            printf("%-22s   knob %-10s default [", "", kn->name);
             for (int i = 0; i < kn->n_defaults; i++)
                 printf("%s%lld", i ? ", " : "", (long long)kn->defaults[i]);
             printf("]  %s\n", kn->help);

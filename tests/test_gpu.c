@@ -36,7 +36,8 @@ static char dir[256];
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
     "{\"variants\": %s, \"seed\": 77," \
-    " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}}," \
+    " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}," \
+    "  \"cudnn_graph_fp32\": {\"engine\": [0, 1, 4]}, \"cudnn_graph_tf32\": {\"engine\": [0, 1, 4]}}," \
     " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
     " \"random\": {\"count\": %d, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
@@ -138,6 +139,21 @@ static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const
     return run_config_text(text, name, ok, total);
 }
 
+/* Runs of `variant` with knob `knob` = value that passed validation. */
+static int ok_runs(const cJSON *doc, const char *variant, const char *knob, int value)
+{
+    int ok = 0;
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    for (const cJSON *r = recs->child; r; r = r->next) {
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "launch"),
+                    *k = l ? cJSON_GetObjectItemCaseSensitive(l, knob) : NULL;
+        ok += !strcmp(cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, variant) &&
+              k && cJSON_IsNumber(k) && k->valuedouble == value &&
+              !strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok");
+    }
+    return ok;
+}
+
 static void variants_against_cpu_reference(void **state)
 {
     (void)state;
@@ -147,6 +163,12 @@ static void variants_against_cpu_reference(void **state)
     cJSON_Delete(doc);
     doc = run_sweep(CUDNN_VARIANTS, 220, 1e6, "cudnn_cpu_reference", &ok, &total);
     assert_true(ok >= 2 * 200);
+    /* the graph API's first engine configuration ran on most shapes (its
+     * other indices may be skipped: fewer offered, or refused by cuDNN) */
+    int g32 = ok_runs(doc, "cudnn_graph_fp32", "engine", 0),
+        gtf = ok_runs(doc, "cudnn_graph_tf32", "engine", 0);
+    printf("cudnn_graph engine 0 passed on %d (fp32) and %d (tf32) shapes\n", g32, gtf);
+    assert_true(g32 >= 200 && gtf >= 200);
     cJSON_Delete(doc);
 }
 

@@ -111,6 +111,8 @@ static void refusals_name_their_reason(void **state)
     q.stride[1] = 1, q.dil[1] = 3, q.out_pad[1] = 2; /* PyTorch allows it, cuDNN cannot */
     refuses("cudnn_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
     refuses("cudnn_tf32", &q, NULL, 0, ws, "cuDNN's backward-data cannot express it");
+    refuses("cudnn_graph_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
+    refuses("cudnn_graph_tf32", &q, NULL, 0, ws, "cuDNN's backward-data cannot express it");
 }
 
 int main(void)

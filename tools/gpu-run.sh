@@ -18,6 +18,11 @@
 # profiles the winning polyphase kernel on each shape of
 # configs/profile-dense.json with Nsight Compute (every metric of the
 # occupancy, issue, warp-stall and memory sections) into $OUT/ncu-SHAPE.txt.
+# CONVT_TORCH=1 measures PyTorch's ConvTranspose on each sweep's shapes
+# (tools/torch_baseline.py) right after the sweep and merges the two
+# (NAME-merged.json and its selection: the fastest vendor record of each
+# tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
+# $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -88,6 +93,14 @@ for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
+  if [ "${CONVT_TORCH:-0}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout ${CONVT_TORCH_TIMEOUT:-300} python3 tools/torch_baseline.py "$cfg" \
+      --out "$OUT/$name-torch.json" > "$OUT/$name-torch.log" 2>&1 || status=1
+    tail -8 "$OUT/$name-torch.log"
+    "$build/convt-bench" merge "$OUT/$name.json" "$OUT/$name-torch.json" \
+      --out "$OUT/$name-merged.json" > "$OUT/$name-merged.txt" 2>&1 || status=1
+    tail -50 "$OUT/$name-merged.txt"
+  fi
   if [ "${CONVT_REPEAT:-0}" = 1 ]; then
     # the same sweep again, and compare's verdict on the pair: run-to-run spread
     timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --quiet --config "$cfg" \
@@ -95,6 +108,7 @@ for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
     "$build/convt-bench" compare "$OUT/$name.json" "$OUT/$name-again.json" > "$OUT/$name-compare.txt"
     echo "compare $name vs again: exit $?"
     grep -E 'REGRESSION|not judged' "$OUT/$name-compare.txt" | head -10
+    grep -E ' winners: ' "$OUT/$name-compare.txt"
     tail -3 "$OUT/$name-compare.txt"
   fi
 done
@@ -112,4 +126,7 @@ if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
 fi
 
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >> "$OUT/device.txt" 2>&1
+if [ "${CONVT_BUNDLE:-0}" = 1 ]; then
+  (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=bundle.tar.gz . && rm -rf ./* && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
+fi
 exit $status
