@@ -25,6 +25,7 @@
 #include <cudnn.h>
 
 #include "cuda_check.h"
+#include "cudnn_common.h"
 #include "variant.h"
 
 #define CUDNN_TRY(call, e)                                                                    \
@@ -64,24 +65,7 @@ static bool cudnn_supports(const convt_problem *p, const convt_launch *l,
                            const convt_context *ctx, char *why, size_t why_len)
 {
     (void)l, (void)ctx;
-    /* cuDNN describes y by the forward convolution that maps it back onto
-     * x, which exists only when output_padding is below the stride;
-     * PyTorch also allows out_pad < dil, which cuDNN refuses (BAD_PARAM). */
-    for (int d = 0; d < p->dims; d++)
-        if (p->out_pad[d] >= p->stride[d]) {
-            snprintf(why, why_len,
-                     "out_pad[%d] = %lld is not below stride[%d] = %lld; cuDNN's backward-data "
-                     "cannot express it",
-                     d, (long long)p->out_pad[d], d, (long long)p->stride[d]);
-            return false;
-        }
-    /* cuDNN's descriptors take int dimensions and strides. */
-    if (convt_x_elems(p) > 0x7fffffff || convt_y_elems(p) > 0x7fffffff ||
-        convt_w_elems(p) > 0x7fffffff) {
-        snprintf(why, why_len, "a tensor has 2^31 or more elements; cuDNN takes int sizes");
-        return false;
-    }
-    return true;
+    return convt_cudnn_can_express(p, why, why_len);
 }
 
 /* Packed NCHW/NCDHW dims and strides, 1-D lifted to 2-D. */

@@ -45,6 +45,7 @@
 #include <cudnn.h>
 
 #include "cuda_check.h"
+#include "cudnn_common.h"
 #include "variant.h"
 
 /* The engine indices a sweep tries when its config does not say (0 up to
@@ -684,23 +685,7 @@ static bool graph_supports(const convt_problem *p, const convt_launch *l,
                  (long long)l->value[0]);
         return false;
     }
-    /* as cudnn_baseline.c: the forward convolution that maps y back onto x
-     * exists only when output_padding is below the stride */
-    for (int d = 0; d < p->dims; d++)
-        if (p->out_pad[d] >= p->stride[d]) {
-            snprintf(why, why_len,
-                     "out_pad[%d] = %lld is not below stride[%d] = %lld; cuDNN's backward-data "
-                     "cannot express it",
-                     d, (long long)p->out_pad[d], d, (long long)p->stride[d]);
-            return false;
-        }
-    if (convt_x_elems(p) > 0x7fffffff || convt_y_elems(p) > 0x7fffffff ||
-        convt_w_elems(p) > 0x7fffffff) {
-        snprintf(why, why_len, "a tensor has 2^31 or more elements; cuDNN's engines (and the "
-                               "bias's cudnnAddTensor) take int sizes");
-        return false;
-    }
-    return true;
+    return convt_cudnn_can_express(p, why, why_len);
 }
 
 static const char *tier_word(convt_tier tier)
