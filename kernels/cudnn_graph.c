@@ -74,15 +74,15 @@ static const char *const knob_name[] = {
     "TILE_COLS",  "LOAD_SIZE",   "CTA_COUNT",        "STREAM_K",    "SPLIT_P_SLC",
     "TILE_M",     "TILE_N",      "WARP_SPEC_CFG",    "SWAP_AB",
 };
-_Static_assert(sizeof knob_name / sizeof *knob_name == CUDNN_KNOB_TYPE_COUNTS,
-               "one name per cudnnBackendKnobType_t");
+/* cuDNN's headers add knob types from release to release (9.14 has fewer
+ * than 9.19): a type past this table prints as K<number>. */
+enum { KNOB_NAMES = (int)(sizeof knob_name / sizeof *knob_name) };
 
 static const char *const note_name[] = {
     "TENSOR_CORE", "DOWN_CONVERT", "REDUCED_PREC", "FFT",      "NONDET",
     "WINOGRAD",    "WINO_4x4",     "WINO_6x6",     "WINO_13x13", "STRICT_NAN",
 };
-_Static_assert(sizeof note_name / sizeof *note_name == CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
-               "one name per cudnnBackendNumericalNote_t");
+enum { NOTE_NAMES = (int)(sizeof note_name / sizeof *note_name) };
 
 #define NOTE_BIT(n) (1u << (unsigned)(n))
 /* Notes that keep an engine out of the strict float32 tier: inputs rounded
@@ -569,8 +569,7 @@ static void format_knobs(const candidate *c, char *buf, size_t len)
         char unknown[16];
         snprintf(unknown, sizeof unknown, "K%d", k->type);
         int w = snprintf(buf + at, len - at, "%s%s:%" PRId64, i ? "," : "",
-                         k->type >= 0 && k->type < CUDNN_KNOB_TYPE_COUNTS ? knob_name[k->type]
-                                                                           : unknown,
+                         k->type >= 0 && k->type < KNOB_NAMES ? knob_name[k->type] : unknown,
                          k->value);
         if (w < 0)
             break;
@@ -587,7 +586,10 @@ static void format_notes(unsigned notes, char *buf, size_t len)
     for (int i = 0; i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT && at < len; i++) {
         if (!(notes & NOTE_BIT(i)))
             continue;
-        int w = snprintf(buf + at, len - at, "%s%s", at ? "," : "", note_name[i]);
+        char unknown[16];
+        snprintf(unknown, sizeof unknown, "N%d", i);
+        int w = snprintf(buf + at, len - at, "%s%s", at ? "," : "",
+                         i < NOTE_NAMES ? note_name[i] : unknown);
         if (w < 0)
             break;
         at += (size_t)w;
