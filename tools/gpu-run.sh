@@ -46,9 +46,31 @@ fi
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# cuDNN: by default the one PyTorch ships (its nvidia-cudnn wheel), where
+# PyTorch is installed, so that our cuDNN variants and tools/torch_baseline.py
+# measure the same library; CONVT_CUDNN=system takes the toolkit's. On the
+# H100 (2026-11-23) the system's cuDNN 9.14 faulted (illegal instruction or
+# address) in seven TF32 engine configurations of the graph API on small 3-D
+# dilated strided shapes; the wheel's 9.19 is what PyTorch runs.
+cudnn_opt=""
+if [ "${CONVT_CUDNN:-torch}" = torch ]; then
+  wheel=$(python3 -c 'import os, nvidia.cudnn as c; print(os.path.dirname(c.__file__) if c.__file__ else list(c.__path__)[0])' 2>/dev/null)
+  if [ -n "$wheel" ] && [ -f "$wheel/include/cudnn.h" ]; then
+    mkdir -p /tmp/cudnn/lib
+    ln -sfn "$wheel/include" /tmp/cudnn/include
+    for f in "$wheel"/lib/libcudnn*.so*; do ln -sf "$f" /tmp/cudnn/lib/; done
+    [ -e /tmp/cudnn/lib/libcudnn.so ] || ln -sf "$(ls "$wheel"/lib/libcudnn.so.* | head -1)" /tmp/cudnn/lib/libcudnn.so
+    export LD_LIBRARY_PATH="/tmp/cudnn/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    cudnn_opt="-Dcudnn_dir=/tmp/cudnn"
+    echo "cuDNN: PyTorch's wheel, $wheel" | tee -a "$OUT/device.txt"
+  else
+    echo "cuDNN: the system's (no PyTorch cuDNN wheel found)" | tee -a "$OUT/device.txt"
+  fi
+fi
+
 build=build-gpu
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled > "$OUT/setup.log" 2>&1 \
+  meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled $cudnn_opt > "$OUT/setup.log" 2>&1 \
     || { tail -40 "$OUT/setup.log"; exit 1; }
 fi
 ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/build.log" | head -60; exit 1; }
@@ -87,6 +109,11 @@ PY
       --out /tmp/profile-one-out.json > "$OUT/ncu-$1.txt" 2>&1
     echo "ncu $1 ($2 tile $3 bk $4): exit $?"
   done
+fi
+if [ -n "${CONVT_BEFORE:-}" ]; then
+  # a command of the caller's between the build and the sweeps; the sweeps
+  # run only if it succeeds (e.g. a check that a risky set-up is safe)
+  bash -c "$CONVT_BEFORE" || { echo "CONVT_BEFORE failed: no sweep runs"; exit 1; }
 fi
 for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   name=$(basename "$cfg" .json)
