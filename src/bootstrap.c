@@ -6,6 +6,7 @@
 
 #include "hostdevice.h"
 
+
 static int total(const convt_round_samples *s)
 {
     return s->rounds > 0 ? s->end[s->rounds - 1] : 0;
@@ -31,8 +32,19 @@ static int draw(uint64_t *state, int n)
     return (int)(convt_mix64(*state) % (uint64_t)n);
 }
 
+/* The most samples a replicate can draw: as many rounds as s has, each of
+ * the longest round's length (rounds are drawn with replacement, so a
+ * replicate may hold the longest round several times). */
+static int replicate_size(const convt_round_samples *s)
+{
+    int longest = 0;
+    for (int r = 0, begin = 0; r < s->rounds; begin = s->end[r++])
+        longest = s->end[r] - begin > longest ? s->end[r] - begin : longest;
+    return s->rounds * longest;
+}
+
 /* One replicate's median: rounds with replacement, then samples within
- * each chosen round with replacement. buf holds total(s) doubles. */
+ * each chosen round with replacement. buf holds replicate_size(s) doubles. */
 static double replicate(const convt_round_samples *s, uint64_t *state, double *buf)
 {
     int k = 0;
@@ -44,22 +56,6 @@ static double replicate(const convt_round_samples *s, uint64_t *state, double *b
     }
     return median_of(buf, k);
 }
-
-/* The standard normal quantile of p, by bisection on erfc: exact enough
- * for an interval's width, and nothing to get wrong. */
-static double normal_quantile(double p)
-{
-    double lo = -10, hi = 10;
-    for (int i = 0; i < 100; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (0.5 * erfc(-mid / sqrt(2.0)) < p)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return 0.5 * (lo + hi);
-}
-
 
 /* Rounds must be non-empty and in order, the samples finite and positive. */
 static int valid(const convt_round_samples *s)
@@ -82,7 +78,8 @@ int convt_bootstrap_median_ratio(const convt_round_samples *a, const convt_round
     if (!valid(a) || !valid(b) || replicates < 10 || !(confidence > 0 && confidence < 1))
         return -1;
     int na = total(a), nb = total(b);
-    double *buf = malloc((size_t)(na > nb ? na : nb) * sizeof *buf);
+    int room = replicate_size(a) > replicate_size(b) ? replicate_size(a) : replicate_size(b);
+    double *buf = malloc((size_t)room * sizeof *buf);
     double *ratio = malloc((size_t)replicates * sizeof *ratio);
     if (!buf || !ratio) {
         free(buf);
@@ -101,8 +98,7 @@ int convt_bootstrap_median_ratio(const convt_round_samples *a, const convt_round
     qsort(ratio, (size_t)replicates, sizeof *ratio, cmp_double);
     double tail = (1 - confidence) / 2;
     int ilo = (int)floor(tail * (replicates - 1)), ihi = (int)ceil((1 - tail) * (replicates - 1));
-    double z = normal_quantile(1 - tail);
-    double widen = exp(z * sqrt(drift_a * drift_a + drift_b * drift_b));
+    double widen = exp(CONVT_DRIFT_SIGMAS * sqrt(drift_a * drift_a + drift_b * drift_b));
     out->lo = ratio[ilo] / widen;
     out->hi = ratio[ihi] * widen;
     free(buf);

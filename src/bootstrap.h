@@ -13,7 +13,13 @@
  *
  * What no sample of one run can show, the device drifting between runs
  * (measure.h: convt_drift), widens the interval on the log scale by
- * z * sqrt(drift_a^2 + drift_b^2), z the normal quantile of the confidence.
+ * CONVT_DRIFT_SIGMAS * sqrt(drift_a^2 + drift_b^2). One standard deviation,
+ * not the confidence's 1.96: the drift is the clock probe's spread over a
+ * whole run, while one record's rounds sit within seconds of it, and records
+ * move less than it between runs. On the H100 (two back-to-back KernelBench
+ * runs, 2026-11-23, drift 1.6% each) the records' run-to-run change had a
+ * 95th percentile of 1.2%; widening by 1.96 drifts made 433 of 850 pairs
+ * "ambiguous" at a 5% threshold, by one drift 66.
  *
  * The generator is seeded by the caller: the same files give the same
  * verdict every time. */
@@ -25,6 +31,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define CONVT_DRIFT_SIGMAS 1.0
 
 /* One record's samples: v[end[r-1] .. end[r]) is round r (end[-1] = 0). */
 typedef struct convt_round_samples {
