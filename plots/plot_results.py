@@ -32,6 +32,7 @@ import os
 import sys
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -214,6 +215,10 @@ def plot_speedup(sel_path, out):
         ax.set_xticklabels([r["name"] for r in rows], rotation=40, ha="right", fontsize=7)
         ax.set_ylabel(f"{tier}: fastest vendor ms / winner ms")
         ax.set_yscale("log")
+        fmt = matplotlib.ticker.FormatStrFormatter("%.1fx")
+        ax.yaxis.set_major_formatter(fmt)
+        ax.yaxis.set_minor_formatter(fmt)
+        ax.tick_params(axis="y", which="minor", labelsize=6)
         ax.legend(fontsize=7)
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[0, 0].set_title(f"Winner against the fastest vendor record of the tier: {sel.get('device', '?')}, "
