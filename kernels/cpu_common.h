@@ -2,7 +2,10 @@
 #ifndef CONVT_KERNELS_CPU_COMMON_H
 #define CONVT_KERNELS_CPU_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -18,6 +21,35 @@ static inline int cpu_threads(int64_t threads)
     (void)threads;
     return 1;
 #endif
+}
+
+/* The most threads the `threads` knob may ask for: a few per processor, so
+ * that oversubscription can be measured, and never more than 1024. Far more
+ * (100000) overflows libgomp's stack inside the parallel region and kills
+ * the process instead of skipping the run. */
+static inline int cpu_threads_limit(int *procs)
+{
+#ifdef _OPENMP
+    *procs = omp_get_num_procs();
+#else
+    *procs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    if (*procs < 1)
+        *procs = 1;
+    return *procs < 256 ? 4 * *procs : 1024;
+}
+
+/* The check every CPU variant's supports() makes of its `threads` knob. */
+static inline bool cpu_check_threads(int64_t threads, char *why, size_t why_len)
+{
+    int procs, limit = cpu_threads_limit(&procs);
+    if (threads >= 0 && threads <= limit)
+        return true;
+    snprintf(why, why_len,
+             "threads = %lld is above %d, the limit on this machine (4 per processor, %d "
+             "processors, at most 1024); use 0 (OpenMP's default, every processor) or fewer",
+             (long long)threads, limit, procs);
+    return false;
 }
 
 #endif

@@ -18,8 +18,8 @@
 static bool cpu_gather_supports(const convt_problem *p, const convt_launch *l,
                                 const convt_context *ctx, char *why, size_t why_len)
 {
-    (void)p, (void)l, (void)ctx, (void)why, (void)why_len;
-    return true;
+    (void)p, (void)ctx;
+    return cpu_check_threads(l->value[0], why, why_len);
 }
 
 #if CONVT_PLANTED_DELAY_US > 0

@@ -1,6 +1,7 @@
 /* The table of every variant built into this binary. Adding a variant: write
  * kernels/<name>.c or .cu defining `const convt_variant convt_variant_<name>`,
- * add the file to kernels/meson.build, and add one line below. */
+ * add the file to meson.build, and add one line to convt_variants and one to
+ * convt_all_variant_names below. */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,16 @@ extern const convt_variant convt_variant_cudnn_tf32;
 extern const convt_variant convt_variant_cudnn_graph_fp32;
 extern const convt_variant convt_variant_cudnn_graph_tf32;
 #endif
+#if CONVT_PLANTED_FAULTS /* convt-bench-faults only (meson.build) */
+extern const convt_variant convt_variant_planted_segfault;
+extern const convt_variant convt_variant_planted_abort;
+extern const convt_variant convt_variant_planted_spin;
+extern const convt_variant convt_variant_planted_nan;
+#if CONVT_HAVE_CUDA
+extern const convt_variant convt_variant_planted_cuda_illegal_address;
+extern const convt_variant convt_variant_planted_cuda_hang;
+#endif
+#endif
 
 const convt_variant *const convt_variants[] = {
     &convt_variant_cpu_gather,
@@ -45,8 +56,54 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_cudnn_graph_fp32,
     &convt_variant_cudnn_graph_tf32,
 #endif
+#if CONVT_PLANTED_FAULTS
+    &convt_variant_planted_segfault,
+    &convt_variant_planted_abort,
+    &convt_variant_planted_spin,
+    &convt_variant_planted_nan,
+#if CONVT_HAVE_CUDA
+    &convt_variant_planted_cuda_illegal_address,
+    &convt_variant_planted_cuda_hang,
+#endif
+#endif
     NULL,
 };
+
+/* Independent of the #if guards above: the names a config may use on any
+ * build (tests/test_supports.c checks that every built variant is here). */
+const convt_variant_name convt_all_variant_names[] = {
+    {"cpu_gather", CONVT_BACKEND_CPU, NULL},
+    {"cpu_scatter", CONVT_BACKEND_CPU, NULL},
+    {"gather", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"scatter_atomic", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"im2col_gemm", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"im2col_gemm_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"tiled_smem", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"polyphase_igemm_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"polyphase_igemm_3xtf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"direct_grouped", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"cudnn_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
+    {"cudnn_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
+    {"cudnn_graph_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
+    {"cudnn_graph_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
+#if CONVT_PLANTED_FAULTS /* known to convt-bench-faults alone */
+    {"planted_segfault", CONVT_BACKEND_CPU, NULL},
+    {"planted_abort", CONVT_BACKEND_CPU, NULL},
+    {"planted_spin", CONVT_BACKEND_CPU, NULL},
+    {"planted_nan", CONVT_BACKEND_CPU, NULL},
+    {"planted_cuda_illegal_address", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"planted_cuda_hang", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+#endif
+    {NULL, CONVT_BACKEND_CPU, NULL},
+};
+
+const convt_variant_name *convt_variant_name_find(const char *name)
+{
+    for (const convt_variant_name *n = convt_all_variant_names; n->name; n++)
+        if (!strcmp(n->name, name))
+            return n;
+    return NULL;
+}
 
 const char *convt_backend_kind_name(convt_backend_kind k)
 {

@@ -111,6 +111,22 @@ typedef struct convt_variant {
 /* All variants built into this binary, NULL-terminated, CPU ones first. */
 extern const convt_variant *const convt_variants[];
 
+/* Every variant of the project by name, built into this binary or not, with
+ * the backend it runs on and what the build needs for it. A config naming a
+ * variant this build lacks (the CUDA ones on a machine without the CUDA
+ * Toolkit) is told so and runs without it; only a name that matches none of
+ * these is an error. */
+typedef struct convt_variant_name {
+    const char *name;
+    convt_backend_kind backend;
+    const char *needs;              /* "the CUDA Toolkit", ...; NULL: always built */
+} convt_variant_name;
+
+/* Terminated by an entry whose name is NULL. */
+extern const convt_variant_name convt_all_variant_names[];
+/* The entry of `name`, or NULL when the project has no such variant. */
+const convt_variant_name *convt_variant_name_find(const char *name);
+
 const convt_variant *convt_variant_find(const char *name);
 /* Index of knob `name` in v, or -1. */
 int convt_knob_index(const convt_variant *v, const char *name);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "build_config.h"
 #include "hostdevice.h"
@@ -16,7 +17,7 @@
 #include "reference.h"
 #include "results.h"
 #include "select.h"
-#include "watchdog.h"
+#include "worker_io.h"
 
 #if CONVT_HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>
@@ -32,6 +33,7 @@
 
 typedef struct entry {
     convt_record rec;   /* its variant and launch say what this entry runs */
+    int index;          /* in the shape's plan: how the orchestrator names it */
     void *state;
     convt_sampling sampling; /* its samples, over the rounds of timing */
     bool done;   /* final status decided (skipped, failed, wrong) */
@@ -62,13 +64,34 @@ static int expand(const convt_config *cfg, const convt_variant *v, entry **list,
     }
 }
 
-static int plan_shape(const convt_config *cfg, const convt_backend *be, entry **list, int *n)
+static int plan_shape(const convt_config *cfg, convt_backend_kind kind, entry **list, int *n)
 {
     *list = NULL;
     *n = 0;
     for (const convt_variant *const *v = convt_variants; *v; v++)
-        if ((*v)->backend == be->kind && convt_config_wants(cfg, *v) && expand(cfg, *v, list, n))
+        if ((*v)->backend == kind && convt_config_wants(cfg, *v) && expand(cfg, *v, list, n))
             return -1;
+    for (int i = 0; i < *n; i++)
+        (*list)[i].index = i;
+    return 0;
+}
+
+int convt_shape_plan(const convt_config *cfg, convt_backend_kind kind, int si,
+                     convt_record **records, int *n)
+{
+    entry *list;
+    if (plan_shape(cfg, kind, &list, n))
+        return -1;
+    *records = malloc((size_t)(*n ? *n : 1) * sizeof **records);
+    if (!*records) {
+        free(list);
+        return -1;
+    }
+    for (int i = 0; i < *n; i++) {
+        (*records)[i] = list[i].rec;
+        (*records)[i].problem = &cfg->shapes[si];
+    }
+    free(list);
     return 0;
 }
 
@@ -85,7 +108,7 @@ int convt_plan_print(const convt_config *cfg, const convt_backend *be,
                 convt_min_bytes(p) / 1e9);
         entry *list;
         int n;
-        if (plan_shape(cfg, be, &list, &n))
+        if (plan_shape(cfg, be->kind, &list, &n))
             return -1;
         for (int i = 0; i < n; i++) {
             char launch[256], why[512] = "";
@@ -405,6 +428,54 @@ static double wall_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+// ----------------------------------------------------------------------------
+// the worker's messages to the orchestrator (worker_io.h), one JSON per line
+
+/* The orchestrator's pipe (the worker's original stdout); NULL outside a
+ * worker, e.g. in the GPU tests that call the driver directly. */
+static FILE *channel;
+
+static void send_message(cJSON *msg)
+{
+    if (channel) {
+        char *text = cJSON_PrintUnformatted(msg);
+        if (text) {
+            fputs(text, channel);
+            fputc('\n', channel);
+            fflush(channel);
+        }
+        free(text);
+    }
+    cJSON_Delete(msg);
+}
+
+/* Says which blocking step of which run starts, and how long it may take:
+ * the orchestrator kills a worker that outlives it and records the run as
+ * hung in that step. */
+static void arm(const convt_config *cfg, double extra_s, const convt_problem *p, const entry *en,
+                const char *step)
+{
+    char what[512], launch[256] = "";
+    if (en)
+        convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
+    snprintf(what, sizeof what, "%s of %s%s%s%s%s", step, p->name, en ? " / " : "",
+             en ? en->rec.variant->name : "", en ? " " : "", launch);
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "step", what);
+    cJSON_AddStringToObject(m, "kind", step);
+    cJSON_AddNumberToObject(m, "entry", en ? en->index : -1);
+    cJSON_AddNumberToObject(m, "timeout_s", cfg->measure.hang_timeout_s + extra_s);
+    send_message(m);
+}
+
+/* The step is over: the worker is between steps (allocating, filling). */
+static void disarm(void)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddBoolToObject(m, "idle", true);
+    send_message(m);
+}
+
 enum { SHAPE_OK = 0, SHAPE_LOST = 1 };
 
 /* The clock probe's times over the whole run (measure.h: convt_drift). */
@@ -413,6 +484,7 @@ typedef struct drift_log {
     unsigned *mhz;   /* SM clock read after the probe; 0 where unknown */
     int n, cap;
     bool failed;  /* the probe failed once: no drift for this run */
+    bool report;  /* send each probe to the orchestrator */
 } drift_log;
 
 /* Times the backend's clock probe three times and logs the median. */
@@ -435,18 +507,14 @@ static void probe_clock(const convt_backend *be, drift_log *log)
     convt_clock_reading clk;
     log->mhz[log->n] = be->read_clock && be->read_clock(&clk) == 0 ? clk.sm_mhz : 0;
     log->ms[log->n++] = ms[0] + ms[1] + ms[2] - lo - hi;
-}
-
-/* Arms the watchdog for one blocking step of one run. */
-static void arm(const convt_config *cfg, double extra_s, const convt_problem *p, const entry *en,
-                const char *step)
-{
-    char what[512], launch[256] = "";
-    if (en)
-        convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
-    snprintf(what, sizeof what, "%s of %s%s%s%s%s", step, p->name, en ? " / " : "",
-             en ? en->rec.variant->name : "", en ? " " : "", launch);
-    convt_watchdog_arm(cfg->measure.hang_timeout_s + extra_s, what);
+    if (log->report) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "probe_ms", log->ms[log->n - 1]);
+        cJSON_AddNumberToObject(m, "probe_mhz", log->mhz[log->n - 1]);
+        send_message(m);
+    }
+    if (log->n == log->cap) /* the worker reports each probe and keeps none */
+        log->n = 0;
 }
 
 /* Runs every entry not yet done. Returns SHAPE_LOST when the device context
@@ -468,6 +536,25 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         char why[512] = "";
         if (!en->done && !en->rec.variant->supports(p, &en->rec.launch, &ctx, why, sizeof why))
             finish(en, CONVT_STATUS_SKIPPED, "", why);
+    }
+    int live = 0;
+    for (int i = 0; i < n; i++)
+        live += !list[i].done;
+    if (!live) /* nothing to validate: no inputs, no reference */
+        return SHAPE_OK;
+    /* On the CPU backend the reference is always the CPU's: the config's
+     * limit on its size holds there as it does for choosing it on a GPU. */
+    if (be->kind == CONVT_BACKEND_CPU &&
+        convt_flops(p) > cfg->validation.cpu_reference_max_gflop * 1e9) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "the float64 CPU reference would take %.1f GFLOP, above "
+                 "validation.cpu_reference_max_gflop = %g, and the CPU backend has no other",
+                 convt_flops(p) / 1e9, cfg->validation.cpu_reference_max_gflop);
+        for (int i = 0; i < n; i++)
+            if (!list[i].done)
+                finish(&list[i], CONVT_STATUS_SKIPPED, "", why);
+        return SHAPE_OK;
     }
     double need = shape_bytes(p), have = (double)be->free_bytes();
     if (need > 0.92 * have) {
@@ -515,7 +602,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             arm(cfg, 0, p, en, "prepare");
             e.skip = 0;
             int failed = en->rec.variant->prepare(p, &en->rec.launch, &t, &ctx, &en->state, &ws, &e);
-            convt_watchdog_disarm();
+            disarm();
             if (failed && e.skip) {
                 /* the variant has nothing to run for this launch (convt_skip) */
                 finish(en, CONVT_STATUS_SKIPPED, "", e.msg);
@@ -563,7 +650,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         double spot_max;
         arm(cfg, 0, p, NULL, "the reference");
         int ref_failed = make_reference(be, cfg, p, &sb, si, trial, &which, &spots, &spot_max, &e);
-        convt_watchdog_disarm();
+        disarm();
         if (ref_failed) {
             for (int i = 0; i < n; i++)
                 if (!list[i].done)
@@ -589,7 +676,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             arm(cfg, 0, p, en, "the validation run");
             int bad = be->fill_nan(sb.y, convt_y_elems(p), &e) || enqueue(&clo, &e) ||
                       be->synchronize(&e);
-            convt_watchdog_disarm();
+            disarm();
             RANGE_POP();
             if (bad) {
                 finish(en, CONVT_STATUS_FAILED, "", e.msg);
@@ -661,7 +748,7 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
             arm(cfg, (cfg->measure.max_time_s + cfg->measure.min_time_s) / rounds, p, en,
                 "timing");
             int bad = convt_measure_round(be, &cfg->measure, enqueue, &clo, &en->sampling, &e);
-            convt_watchdog_disarm();
+            disarm();
             RANGE_POP();
             if (bad) {
                 finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
@@ -697,130 +784,145 @@ out:
 }
 
 // ----------------------------------------------------------------------------
-// the sweep
+// the worker: runs shapes as the orchestrator asks (orchestrator.c)
 
-static void progress(const convt_run_options *opt, int si, int n_shapes, const entry *en,
-                     const convt_problem *p)
+/* The record of en as JSON (results.c), detached from a scratch document. */
+static cJSON *record_json(const entry *en, const convt_ceilings *ceil)
 {
-    if (opt->quiet)
-        return;
-    const convt_record *r = &en->rec;
-    char launch[256];
-    convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
-    fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
-            n_shapes, p->name, en->rec.variant->name, launch, convt_status_name(r->status));
-    if (r->status == CONVT_STATUS_OK)
-        fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", r->timing.median_ms,
-                100 * r->timing.noise, r->timing.target_met ? "" : " (target not met)",
-                convt_normwise_error(&r->errors),
-                r->timing.throttled_samples ? "  (GPU throttling during some samples)" : "");
-    else
-        fprintf(stderr, " %s\n", r->reason);
+    cJSON *scratch = cJSON_CreateObject();
+    cJSON_AddArrayToObject(scratch, "records");
+    convt_results_add(scratch, &en->rec, ceil);
+    cJSON *r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(scratch, "records"), 0);
+    cJSON_Delete(scratch);
+    return r;
 }
 
-int convt_run(const convt_config *cfg, const convt_backend *be, const convt_device_info *dev,
-              const convt_run_options *opt, convt_run_summary *sum, convt_err *e)
+static cJSON *ceilings_json(const convt_ceilings *c)
 {
-    memset(sum, 0, sizeof *sum);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "copy_gbps", c->copy_gbps);
+    cJSON_AddNumberToObject(o, "fp32_gflops", c->gemm_gflops[CONVT_TIER_FP32]);
+    cJSON_AddNumberToObject(o, "tf32_gflops", c->gemm_gflops[CONVT_TIER_TF32]);
+    cJSON_AddStringToObject(o, "method", c->method);
+    return o;
+}
+
+static void ceilings_from_json(const cJSON *o, convt_ceilings *c)
+{
+    memset(c, 0, sizeof *c);
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "copy_gbps")) && cJSON_IsNumber(v))
+        c->copy_gbps = v->valuedouble;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "fp32_gflops")) && cJSON_IsNumber(v))
+        c->gemm_gflops[CONVT_TIER_FP32] = v->valuedouble;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "tf32_gflops")) && cJSON_IsNumber(v))
+        c->gemm_gflops[CONVT_TIER_TF32] = v->valuedouble;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "method")) && cJSON_IsString(v))
+        snprintf(c->method, sizeof c->method, "%s", v->valuestring);
+}
+
+/* Reads one request line from the orchestrator; NULL at end of input. */
+static cJSON *read_request(FILE *in)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, in);
+    cJSON *msg = n > 0 ? cJSON_Parse(line) : NULL;
+    free(line);
+    return msg;
+}
+
+int convt_worker_serve(const convt_config *cfg, const convt_backend *be,
+                       const convt_device_info *dev, const convt_run_options *opt)
+{
+    /* The protocol gets the real stdout; anything a library prints to
+     * stdout goes to stderr instead of into the pipe. */
+    int fd = dup(1);
+    if (fd < 0 || dup2(2, 1) < 0 || !(channel = fdopen(fd, "w"))) {
+        fprintf(stderr, "convt-bench worker: cannot set up its pipe: %s\n", strerror(errno));
+        return 3;
+    }
+    drift_log drift = {0};
+    drift.cap = 64;
+    drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms);
+    drift.mhz = malloc((size_t)drift.cap * sizeof *drift.mhz);
+    if (!drift.ms || !drift.mhz)
+        return 3;
     convt_ceilings ceil = {0};
-    if (!opt->quiet)
-        fprintf(stderr, "convt-bench: measuring the device's ceilings (copy bandwidth, GEMM rates)\n");
-    if (be->measure_ceilings(&ceil, e)) {
-        /* Without ceilings there is no floor, but times are still true. */
-        fprintf(stderr, "convt-bench: warning: measuring ceilings failed: %s\n", e->msg);
-        if (be->lost() && be->recover(e))
-            return -1;
+    cJSON *first = read_request(stdin); /* {"ceilings": ...} or {"measure_ceilings": true} */
+    const cJSON *given = cJSON_GetObjectItemCaseSensitive(first, "ceilings");
+    convt_err e = {{0}};
+    if (given) {
+        ceilings_from_json(given, &ceil);
+    } else if (be->measure_ceilings(&ceil, &e)) {
+        fprintf(stderr, "convt-bench: warning: measuring ceilings failed: %s\n", e.msg);
         memset(&ceil, 0, sizeof ceil);
-        snprintf(ceil.method, sizeof ceil.method, "not measured: %s", e->msg);
+        snprintf(ceil.method, sizeof ceil.method, "not measured: %s", e.msg);
     } else if (!opt->quiet) {
         fprintf(stderr, "convt-bench: copy %.0f GB/s, fp32 %.1f GFLOP/s, tf32 %.1f GFLOP/s\n",
                 ceil.copy_gbps, ceil.gemm_gflops[CONVT_TIER_FP32],
                 ceil.gemm_gflops[CONVT_TIER_TF32]);
     }
-    cJSON *doc = convt_results_create(cfg, be, dev, &ceil);
-    int rc = -1;
-    drift_log drift = {0};
-    /* one probe per round of every shape, and shapes retried after a loss */
-    drift.cap = 2 * cfg->n_shapes * convt_measure_rounds(&cfg->measure) + 1;
-    drift.ms = malloc((size_t)drift.cap * sizeof *drift.ms);
-    drift.mhz = malloc((size_t)drift.cap * sizeof *drift.mhz);
-    if (!drift.ms || !drift.mhz) {
-        free(drift.ms);
-        free(drift.mhz);
-        cJSON_Delete(doc);
-        return convt_fail(e, "out of memory for the clock probe's log");
+    cJSON_Delete(first);
+    cJSON *hello = cJSON_CreateObject();
+    cJSON_AddStringToObject(hello, "backend", be->name);
+    cJSON_AddItemToObject(hello, "device", convt_device_to_json(dev));
+    cJSON_AddItemToObject(hello, "ceilings", ceilings_json(&ceil));
+    cJSON *wrap = cJSON_CreateObject();
+    cJSON_AddItemToObject(wrap, "hello", hello);
+    send_message(wrap);
+    if (!given) {
+        drift.report = false;
+        probe_clock(be, &drift); /* a first probe warms it up; not reported */
+        drift.n = 0;
     }
-    probe_clock(be, &drift); /* a first probe warms it up; not logged */
-    drift.n = 0;
-    if (convt_watchdog_start(cfg->output)) {
-        convt_fail(e, "cannot start the watchdog thread");
-        cJSON_Delete(doc);
-        free(drift.ms);
-        free(drift.mhz);
-        return -1;
-    }
-    for (int si = 0; si < cfg->n_shapes; si++) {
-        const convt_problem *p = &cfg->shapes[si];
-        entry *list;
-        int n;
-        if (plan_shape(cfg, be, &list, &n)) {
-            convt_fail(e, "out of memory planning the sweep");
-            goto out;
+
+    int rc = 0;
+    for (cJSON *req; (req = read_request(stdin));) {
+        const cJSON *run = cJSON_GetObjectItemCaseSensitive(req, "run");
+        const cJSON *skip = cJSON_GetObjectItemCaseSensitive(req, "skip");
+        int si = cJSON_IsNumber(run) ? (int)run->valuedouble : -1;
+        entry *list = NULL;
+        int n = 0;
+        if (si < 0 || si >= cfg->n_shapes || plan_shape(cfg, be->kind, &list, &n)) {
+            cJSON_Delete(req);
+            rc = 3;
+            break;
         }
+        for (int i = 0; i < n; i++)
+            list[i].rec.problem = &cfg->shapes[si];
+        for (const cJSON *k = skip ? skip->child : NULL; k; k = k->next)
+            if (cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < n)
+                list[(int)k->valuedouble].done = true;
+        bool *already = calloc((size_t)(n ? n : 1), sizeof *already);
+        for (int i = 0; already && i < n; i++)
+            already[i] = list[i].done;
+        drift.report = true;
+        int lost = run_shape(cfg, be, dev, opt, si, list, n, &drift) == SHAPE_LOST;
         for (int i = 0; i < n; i++) {
-            list[i].rec.problem = p;
-        }
-        /* A lost context fails the entry that lost it; the rest run again
-         * on a fresh context. Each pass finishes at least one entry. */
-        while (run_shape(cfg, be, dev, opt, si, list, n, &drift) == SHAPE_LOST) {
-            if (be->recover(e)) {
-                free(list);
-                goto out;
-            }
-            fprintf(stderr, "convt-bench: the device context was lost and has been reset; "
-                            "continuing\n");
-        }
-        for (int i = 0; i < n; i++) {
-            convt_results_add(doc, &list[i].rec, &ceil);
-            progress(opt, si, cfg->n_shapes, &list[i], p);
-            switch (list[i].rec.status) {
-            case CONVT_STATUS_OK: sum->ok++; break;
-            case CONVT_STATUS_SKIPPED: sum->skipped++; break;
-            case CONVT_STATUS_FAILED: sum->failed++; break;
-            case CONVT_STATUS_WRONG: sum->wrong++; break;
+            if (already && !already[i] && list[i].done) {
+                cJSON *m = cJSON_CreateObject();
+                cJSON_AddNumberToObject(m, "entry", i);
+                cJSON_AddItemToObject(m, "record", record_json(&list[i], &ceil));
+                send_message(m);
             }
             free(list[i].rec.sample_ms);
         }
+        free(already);
         free(list);
-        if (convt_results_write(doc, cfg->output, e))
-            goto out;
+        cJSON *done = cJSON_CreateObject();
+        cJSON_AddNumberToObject(done, "shape_done", si);
+        cJSON_AddBoolToObject(done, "lost", lost);
+        send_message(done);
+        cJSON_Delete(req);
+        if (lost) { /* a context with a sticky error stays broken: a new worker goes on */
+            rc = 4;
+            break;
+        }
     }
-    /* The drift is known once the run is over: every record's noise takes it in. */
-    convt_drift d;
-    convt_drift_from_probes(drift.ms, drift.n, &d);
-    d.probe_mhz = be->read_clock ? drift.mhz : NULL;
-    convt_results_add_drift(doc, &d, cfg->measure.target_noise);
-    if (convt_results_write(doc, cfg->output, e))
-        goto out;
-    if (!opt->quiet && d.probes >= 3)
-        fprintf(stderr, "convt-bench: the device drifted %.2f%% over the run (clock probe, %d "
-                        "times, median %.3f ms, stddev %.2f%%); every record's noise includes "
-                        "it\n",
-                100 * d.relative, d.probes, d.median_ms, 100 * d.relative_sd);
-    cJSON *sel = convt_select(doc, opt->previous_selection);
-    if (convt_results_write(sel, cfg->selection, e)) {
-        cJSON_Delete(sel);
-        goto out;
-    }
-    printf("\n");
-    convt_selection_print(sel, false, stdout);
-    cJSON_Delete(sel);
-    printf("\nresults: %s\nselection: %s\n", cfg->output, cfg->selection);
-    rc = 0;
-out:
-    convt_watchdog_stop();
-    cJSON_Delete(doc);
     free(drift.ms);
     free(drift.mhz);
+    fclose(channel);
+    channel = NULL;
     return rc;
 }

@@ -16,6 +16,7 @@
 #include "merge.h"
 #include "results.h"
 #include "select.h"
+#include "shard.h"
 #include "sweep_config.h"
 #include "textfile.h"
 #include "version.h"
@@ -57,6 +58,11 @@ static void usage(FILE *f)
 "                      output as .npy files under DIR/<shape name>/\n"
 "  -l, --list          list the variants: backend, tier, knobs and their defaults\n"
 "  -q, --quiet         no progress lines on stderr\n"
+"      --shard I/N     run only shard I of N: the shapes whose key hashes to it\n"
+"                      (stable; join the shards' results with merge)\n"
+"      --resume        continue the results file (--out or the config's\n"
+"                      \"output\") of an interrupted run of the same config\n"
+"                      on the same device: only the runs it lacks are made\n"
 "      --previous-selection FILE\n"
 "                      an earlier selection table: among records tied within\n"
 "                      their noise, its choice is kept (see \"selection\")\n"
@@ -242,10 +248,28 @@ static int compare_main(int argc, char **argv)
     }
     convt_compare_summary sum;
     int rc = convt_compare(base, cur, &opt, stdout, &sum);
+    /* an interrupted run, or two runs with nothing in common, say nothing
+     * about a regression: a check must not pass on them */
+    bool partial = false;
+    for (int i = 0; i < 2; i++)
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(i ? cur : base, "complete"))) {
+            printf("%s: %s is incomplete (%s): not a whole run\n", "compare",
+                   argv[optind + i],
+                   cJSON_IsString(cJSON_GetObjectItemCaseSensitive(i ? cur : base, "incomplete_because"))
+                       ? cJSON_GetObjectItemCaseSensitive(i ? cur : base, "incomplete_because")->valuestring
+                       : "interrupted");
+            partial = true;
+        }
     cJSON_Delete(base);
     cJSON_Delete(cur);
     if (rc)
         return EXIT_USAGE;
+    if (sum.matched == 0) {
+        printf("compare: no record of the current run matches one of the baseline\n");
+        return EXIT_RUN_PROBLEM;
+    }
+    if (partial)
+        return EXIT_RUN_PROBLEM;
     bool ambiguous = opt.fail_on_ambiguous && (sum.ambiguous || sum.winners_ambiguous);
     return sum.regressed || sum.turned_bad || sum.winners_regressed || ambiguous
                ? EXIT_RUN_PROBLEM
@@ -418,11 +442,15 @@ int main(int argc, char **argv)
         {"list", no_argument, NULL, 'l'},          {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
         {"previous-selection", required_argument, NULL, 'P'},
+        {"resume", no_argument, NULL, 'R'},
+        {"shard", required_argument, NULL, 'S'},
+        /* hidden: the orchestrator starts workers with it (driver.h) */
+        {"worker", no_argument, NULL, 'W'},
         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *out = NULL, *backend = NULL, *seed = NULL,
                *previous = NULL;
     convt_run_options opt = {0};
-    bool dry_run = false;
+    bool dry_run = false, worker = false;
     int c;
     while ((c = getopt_long(argc, argv, "c:o:b:s:nd:lqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -437,6 +465,9 @@ int main(int argc, char **argv)
         case 'h': usage(stdout); return EXIT_ALL_OK;
         case 'V': version(); return EXIT_ALL_OK;
         case 'P': previous = optarg; break;
+        case 'R': opt.resume = true; break;
+        case 'S': opt.shard = optarg; break;
+        case 'W': worker = true; break;
         default:
             fprintf(stderr, "convt-bench: try 'convt-bench --help'\n");
             return EXIT_USAGE;
@@ -452,6 +483,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (out && !out[0]) {
+        fprintf(stderr, "convt-bench: --out: an empty path; expected a results file name\n");
+        return EXIT_USAGE;
+    }
     convt_config cfg;
     convt_err e = {{0}};
     if (convt_config_load(config_path, &cfg, &e)) {
@@ -459,6 +494,8 @@ int main(int argc, char **argv)
         convt_config_finish(&cfg);
         return EXIT_USAGE;
     }
+    for (int i = 0; i < cfg.n_notes && !opt.quiet && !worker; i++)
+        fprintf(stderr, "convt-bench: %s\n", cfg.notes[i]); /* variants not built here */
     if (backend) {
         if (!strcmp(backend, "auto"))
             cfg.backend = CONVT_WANT_AUTO;
@@ -473,21 +510,37 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (seed) {
-        char *end;
-        unsigned long long v = strtoull(seed, &end, 10);
-        if (!*seed || *end) {
-            fprintf(stderr, "convt-bench: --seed: expected a non-negative integer, got '%s'\n",
-                    seed);
+    if (seed && convt_parse_seed(seed, &cfg.seed)) {
+        fprintf(stderr, "convt-bench: --seed: expected an integer in [0, 18446744073709551615] "
+                        "in decimal digits (no sign), got '%s'\n", seed);
+        convt_config_finish(&cfg);
+        return EXIT_USAGE;
+    }
+    if (opt.shard) {
+        int index, count;
+        if (convt_shard_parse(opt.shard, &index, &count, &e)) {
+            fprintf(stderr, "convt-bench: %s\n", e.msg);
             convt_config_finish(&cfg);
             return EXIT_USAGE;
         }
-        cfg.seed = v;
+        convt_shard_apply(&cfg, index, count);
     }
     if (out) {
         cfg.output = replace_string(cfg.output, out);
         free(cfg.selection);
         cfg.selection = convt_selection_path(out);
+        if (convt_config_check_outputs(&cfg, &e)) {
+            fprintf(stderr, "convt-bench: --out %s: %s\n", out, e.msg);
+            convt_config_finish(&cfg);
+            return EXIT_USAGE;
+        }
+    }
+    /* Found now, not after the first shape has been measured. */
+    if (!dry_run && !worker &&
+        (convt_check_writable(cfg.output, &e) || convt_check_writable(cfg.selection, &e))) {
+        fprintf(stderr, "convt-bench: results not writable: %s\n", e.msg);
+        convt_config_finish(&cfg);
+        return EXIT_FATAL;
     }
     cJSON *previous_sel = NULL;
     if (previous) {
@@ -497,33 +550,43 @@ int main(int argc, char **argv)
         }
         opt.previous_selection = previous_sel;
     }
-    convt_device_info dev;
-    const convt_backend *be = open_backend(cfg.backend, &dev, opt.quiet);
-    if (!be) {
-        cJSON_Delete(previous_sel);
-        convt_config_finish(&cfg);
-        return EXIT_FATAL;
-    }
-    if (!opt.quiet)
-        fprintf(stderr, "convt-bench %s: %s backend on %s; %d shape%s from %s\n", CONVT_VERSION,
-                be->name, dev.name, cfg.n_shapes, cfg.n_shapes == 1 ? "" : "s", cfg.path);
     int status;
-    if (dry_run) {
-        int runs = convt_plan_print(&cfg, be, &dev, stdout);
-        printf("%d run%s planned\n", runs, runs == 1 ? "" : "s");
-        status = runs >= 0 ? EXIT_ALL_OK : EXIT_FATAL;
+    if (dry_run || worker) {
+        /* the plan needs no worker; a worker owns the device */
+        convt_device_info dev;
+        const convt_backend *be = open_backend(cfg.backend, &dev, opt.quiet);
+        if (!be) {
+            cJSON_Delete(previous_sel);
+            convt_config_finish(&cfg);
+            return EXIT_FATAL;
+        }
+        if (!opt.quiet)
+            fprintf(stderr, "convt-bench %s: %s backend on %s; %d shape%s from %s\n",
+                    CONVT_VERSION, be->name, dev.name, cfg.n_shapes, cfg.n_shapes == 1 ? "" : "s",
+                    cfg.path);
+        if (worker) {
+            status = convt_worker_serve(&cfg, be, &dev, &opt);
+        } else {
+            int runs = convt_plan_print(&cfg, be, &dev, stdout);
+            printf("%d run%s planned\n", runs, runs == 1 ? "" : "s");
+            status = runs >= 0 ? EXIT_ALL_OK : EXIT_FATAL;
+        }
+        be->shutdown();
     } else {
+        opt.config_path = config_path;
+        opt.backend = backend;
         convt_run_summary sum;
-        if (convt_run(&cfg, be, &dev, &opt, &sum, &e)) {
+        if (convt_run(&cfg, &opt, &sum, &e)) {
             fprintf(stderr, "convt-bench: %s\n", e.msg);
             status = EXIT_FATAL;
+        } else if (sum.interrupted) {
+            status = 128 + sum.interrupted; /* 130 for SIGINT, 143 for SIGTERM */
         } else {
-            printf("%d ok, %d skipped, %d failed, %d wrong\n", sum.ok, sum.skipped, sum.failed,
-                   sum.wrong);
+            printf("%d ok, %d skipped, %d failed, %d wrong%s\n", sum.ok, sum.skipped, sum.failed,
+                   sum.wrong, sum.resumed ? " (some kept from the resumed file)" : "");
             status = sum.failed || sum.wrong ? EXIT_RUN_PROBLEM : EXIT_ALL_OK;
         }
     }
-    be->shutdown();
     cJSON_Delete(previous_sel);
     convt_config_finish(&cfg);
     return status;

@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,24 +73,9 @@ static void add_finite(cJSON *o, const char *key, double v)
         cJSON_AddNullToObject(o, key);
 }
 
-cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
-                            const convt_device_info *dev, const convt_ceilings *ceil)
+cJSON *convt_device_to_json(const convt_device_info *dev)
 {
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "tool", "convt-bench");
-    cJSON_AddNumberToObject(doc, "schema", CONVT_RESULTS_SCHEMA);
-    cJSON_AddStringToObject(doc, "version", CONVT_VERSION);
-    cJSON_AddStringToObject(doc, "git_revision", CONVT_GIT_REVISION);
-    char when[64];
-    time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(doc, "time", when);
-    char host[256] = "?";
-    gethostname(host, sizeof host - 1);
-    cJSON_AddStringToObject(doc, "host", host);
-    cJSON_AddStringToObject(doc, "backend", be->name);
-
-    cJSON *d = cJSON_AddObjectToObject(doc, "device");
+    cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "name", dev->name);
     if (dev->backend == CONVT_BACKEND_CUDA) {
         char cc[16];
@@ -111,16 +97,36 @@ cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
         cJSON_AddNumberToObject(d, "last_level_cache_bytes", (double)dev->l2_bytes);
     }
     cJSON_AddNumberToObject(d, "memory_bytes", (double)dev->global_mem);
+    return d;
+}
 
-    cJSON *c = cJSON_AddObjectToObject(doc, "ceilings");
-    cJSON_AddNumberToObject(c, "copy_gbps", ceil->copy_gbps);
-    cJSON_AddNumberToObject(c, "fp32_gflops", ceil->gemm_gflops[CONVT_TIER_FP32]);
-    cJSON_AddNumberToObject(c, "tf32_gflops", ceil->gemm_gflops[CONVT_TIER_TF32]);
-    cJSON_AddStringToObject(c, "method", ceil->method);
-
+cJSON *convt_results_create(const convt_config *cfg, const char *backend_name,
+                            const cJSON *device, const cJSON *ceilings)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "tool", "convt-bench");
+    cJSON_AddNumberToObject(doc, "schema", CONVT_RESULTS_SCHEMA);
+    cJSON_AddStringToObject(doc, "version", CONVT_VERSION);
+    cJSON_AddStringToObject(doc, "git_revision", CONVT_GIT_REVISION);
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(doc, "time", when);
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(doc, "host", host);
+    cJSON_AddStringToObject(doc, "backend", backend_name);
+    cJSON_AddItemToObject(doc, "device", cJSON_Duplicate(device, true));
+    cJSON_AddItemToObject(doc, "ceilings", cJSON_Duplicate(ceilings, true));
     cJSON_AddStringToObject(doc, "config_path", cfg->path ? cfg->path : "");
     cJSON_AddItemToObject(doc, "config", cJSON_Duplicate(cfg->json, true));
-    cJSON_AddNumberToObject(doc, "seed", (double)cfg->seed);
+    /* as a decimal string: a double holds only 53 bits, and a run must be
+     * reproducible from its own file; the number too where it is exact */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, cfg->seed);
+    cJSON_AddStringToObject(doc, "seed", seed);
+    if (cfg->seed <= CONVT_SEED_EXACT_MAX)
+        cJSON_AddNumberToObject(doc, "seed_number", (double)cfg->seed);
     cJSON_AddItemToObject(doc, "records", cJSON_CreateArray());
     return doc;
 }

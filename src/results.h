@@ -15,9 +15,11 @@
 extern "C" {
 #endif
 
-/* The version of the results document's layout; merge refuses files of
- * another. 2: timing.samples_ms (raw samples by round). */
-#define CONVT_RESULTS_SCHEMA 2
+/* The version of the results document's layout; merge refuses files of a
+ * newer one. 2: timing.samples_ms (raw samples by round); 3: "seed" as a
+ * decimal string (exact to 64 bits), "seed_number" beside it when a double
+ * holds it; "complete", "config_hash". */
+#define CONVT_RESULTS_SCHEMA 3
 
 typedef enum convt_status {
     CONVT_STATUS_OK,
@@ -58,10 +60,13 @@ typedef struct convt_record {
 
 typedef struct cJSON cJSON;
 
-/* The document's head: tool, git revision, time, host, device, ceilings, the
- * config as read, the seed. Caller owns the result (cJSON_Delete). */
-cJSON *convt_results_create(const convt_config *cfg, const convt_backend *be,
-                            const convt_device_info *dev, const convt_ceilings *ceil);
+/* The document's head: tool, git revision, time, host, backend, device and
+ * ceilings (as the worker reported them), the config as read, the seed.
+ * Caller owns the result (cJSON_Delete). */
+cJSON *convt_results_create(const convt_config *cfg, const char *backend_name,
+                            const cJSON *device, const cJSON *ceilings);
+/* What the document says of the device (the worker sends it). */
+cJSON *convt_device_to_json(const convt_device_info *dev);
 /* Appends rec's JSON (shape, variant, launch, status, errors, timing,
  * throughput, floor) to the document's "records". */
 void convt_results_add(cJSON *doc, const convt_record *rec, const convt_ceilings *ceil);

@@ -235,6 +235,8 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
                             "the noise both recorded of the fastest, picked by deterministic, "
                             "previous table, cheaper prepare, name; baseline: fastest cudnn_* "
                             "or torch_* record of the tier or a stricter one");
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(results, "complete")))
+        cJSON_AddBoolToObject(sel, "partial", true); /* of an interrupted run */
     cJSON *out = cJSON_AddArrayToObject(sel, "selections");
     if (!cJSON_IsArray(records))
         return sel;

@@ -203,6 +203,130 @@ static char *dup_string(const char *s)
 }
 
 // ----------------------------------------------------------------------------
+// text: UTF-8, names, seeds
+
+/* The length of the UTF-8 sequence at s (1 to 4) with its code point in *cp,
+ * or 0 when s does not start a valid one (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF). */
+static int utf8_next(const unsigned char *s, uint32_t *cp)
+{
+    int n;
+    uint32_t min;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if ((s[0] & 0xE0) == 0xC0)
+        n = 2, *cp = s[0] & 0x1F, min = 0x80;
+    else if ((s[0] & 0xF0) == 0xE0)
+        n = 3, *cp = s[0] & 0x0F, min = 0x800;
+    else if ((s[0] & 0xF8) == 0xF0)
+        n = 4, *cp = s[0] & 0x07, min = 0x10000;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* a NUL ends the loop here too */
+            return 0;
+        *cp = *cp << 6 | (s[i] & 0x3F);
+    }
+    if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* The offset of the first byte of s that is not UTF-8, or -1. */
+static long utf8_invalid_at(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t cp;
+    for (long at = 0; u[at];) {
+        int n = utf8_next(u + at, &cp);
+        if (!n)
+            return at;
+        at += n;
+    }
+    return -1;
+}
+
+/* A shape's name goes into the results (JSON, which is UTF-8), the progress
+ * lines and the names of --dump's directories: UTF-8 text without control
+ * characters (C0, DEL, C1), which would garble a terminal or a file name. */
+static int check_name(walker *w, const char *name)
+{
+    const unsigned char *u = (const unsigned char *)name;
+    for (size_t at = 0; u[at];) {
+        uint32_t cp;
+        int n = utf8_next(u + at, &cp);
+        if (!n)
+            return fail_at(w, "expected a name in UTF-8, got the byte 0x%02x at byte %zu, which "
+                              "is not UTF-8 text",
+                           u[at], at);
+        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
+            return fail_at(w, "expected a name without control characters, got U+%04X at byte "
+                              "%zu",
+                           (unsigned)cp, at);
+        at += (size_t)n;
+    }
+    return 0;
+}
+
+/* snprintf's "%s" into dst[size], except that a name too long is cut before
+ * a whole character, never inside one: a cut name stays UTF-8. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) /* src[n] continues a character */
+            n--;
+    }
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+int convt_parse_seed(const char *text, uint64_t *seed)
+{
+    if (!text[0] || (text[0] == '0' && text[1]))
+        return -1;
+    uint64_t v = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        unsigned d = (unsigned)(*c - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *seed = v;
+    return 0;
+}
+
+/* A seed must reach the results exactly as given: a JSON number is a double,
+ * exact for integers up to 2^53 - 1 (above, 9007199254740993 would silently
+ * read as ...992), so a larger seed is a decimal string. */
+static int get_seed(walker *w, const cJSON *obj, const char *key, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return 0;
+    size_t s = push_key(w, key);
+    int rc = 0;
+    if (cJSON_IsString(v)) {
+        if (convt_parse_seed(v->valuestring, out))
+            rc = expected(w, v, "a seed in [0, 18446744073709551615] written in decimal digits "
+                                "(no sign, no leading zeros)");
+    } else if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+               v->valuedouble < 0 || v->valuedouble > (double)CONVT_SEED_EXACT_MAX) {
+        rc = expected(w, v, "an integer in [0, 9007199254740991] (a larger seed as a decimal "
+                            "string: \"12345678901234567890\")");
+    } else {
+        *out = (uint64_t)v->valuedouble;
+    }
+    pop(w, s);
+    return rc;
+}
+
+// ----------------------------------------------------------------------------
 // shapes
 
 static const char *const shape_keys[] = {"name", "dims", "n",  "cin",     "cout", "groups", "bias",
@@ -288,7 +412,14 @@ static int parse_shape(walker *w, const cJSON *obj, const char *default_name, co
     const char *name = default_name;
     if (get_string(w, obj, "name", &name))
         return -1;
-    snprintf(p->name, sizeof p->name, "%s", name);
+    if (name != default_name) {
+        size_t s = push_key(w, "name");
+        int rc = check_name(w, name);
+        pop(w, s);
+        if (rc)
+            return -1;
+    }
+    copy_name(p->name, sizeof p->name, name);
     const cJSON *bias = cJSON_GetObjectItemCaseSensitive(obj, "bias");
     if (bias) {
         size_t s = push_key(w, "bias");
@@ -365,6 +496,11 @@ static int parse_sweep(walker *w, const cJSON *sw, convt_config *cfg)
     if (get_string(w, sw, "name", &name) || get_object(w, sw, "base", &base) ||
         get_object(w, sw, "axes", &axes))
         return -1;
+    size_t sn = push_key(w, "name");
+    int bad_name = check_name(w, name);
+    pop(w, sn);
+    if (bad_name)
+        return -1;
     int n_axes = 0;
     const cJSON *axis[16];
     int len[16], at[16];
@@ -396,7 +532,8 @@ static int parse_sweep(walker *w, const cJSON *sw, convt_config *cfg)
         return -1;
     for (;;) {
         cJSON *shape = cJSON_Duplicate(base, true);
-        char label[256] = "", sname[64];
+        /* longer than a shape's name: parse_shape cuts it (copy_name) */
+        char label[256] = "", sname[320];
         for (int i = 0; i < n_axes; i++) {
             cJSON *val = cJSON_Duplicate(cJSON_GetArrayItem(axis[i], at[i]), true);
             cJSON_DeleteItemFromObjectCaseSensitive(shape, axis[i]->string);
@@ -431,7 +568,8 @@ static int parse_random(walker *w, const cJSON *obj, convt_config *cfg)
                                        "max_channels", NULL};
     size_t s = push_key(w, "random");
     int rc = -1;
-    int64_t count = 0, seed = 1, max_out = 1 << 20, max_ch = 16;
+    int64_t count = 0, max_out = 1 << 20, max_ch = 16;
+    uint64_t seed = 1;
     convt_random_spec spec = {0};
     if (!cJSON_IsObject(obj)) {
         rc = expected(w, obj, "an object");
@@ -439,7 +577,7 @@ static int parse_random(walker *w, const cJSON *obj, convt_config *cfg)
     }
     if (check_keys(w, obj, keys) || require(w, obj, "count") ||
         get_int(w, obj, "count", 1, MAX_SHAPES, &count) ||
-        get_int(w, obj, "seed", 0, INT64_MAX, &seed) ||
+        get_seed(w, obj, "seed", &seed) ||
         get_int(w, obj, "max_output_elems", 1, INT64_MAX, &max_out) ||
         get_int(w, obj, "max_channels", 1, 4096, &max_ch))
         goto out;
@@ -470,7 +608,7 @@ static int parse_random(walker *w, const cJSON *obj, convt_config *cfg)
     spec.max_output_elems = max_out;
     spec.max_channels = max_ch;
     for (int64_t i = 0; i < count; i++) {
-        convt_problem p = convt_random_problem((uint64_t)seed, (uint64_t)i, &spec);
+        convt_problem p = convt_random_problem(seed, (uint64_t)i, &spec);
         if (add_shape(w, cfg, &p))
             goto out;
     }
@@ -483,15 +621,71 @@ out:
 // ----------------------------------------------------------------------------
 // variants and launch knobs
 
+/* Every variant name of the project, built here or not, for "no variant
+ * named ..." messages. */
 static void variant_list(char *buf, size_t len)
 {
     buf[0] = 0;
-    for (const convt_variant *const *v = convt_variants; *v; v++) {
+    for (const convt_variant_name *n = convt_all_variant_names; n->name; n++) {
         size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", l ? ", " : "", (*v)->name);
+        snprintf(buf + l, len - l, "%s%s", l ? ", " : "", n->name);
     }
 }
 
+/* Keeps a sentence for the person running the config, as fail_at words an
+ * error (file, JSON path, what); main prints them. Out of memory, the note
+ * is dropped: it informs, it decides nothing. */
+static void add_note(walker *w, convt_config *cfg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void add_note(walker *w, convt_config *cfg, const char *fmt, ...)
+{
+    char what[768], note[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(note, sizeof note, "%s: %s: %s", w->file, w->path[0] ? w->path : "(top level)",
+             what);
+    char **grown = realloc(cfg->notes, (size_t)(cfg->n_notes + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    cfg->notes = grown;
+    if ((cfg->notes[cfg->n_notes] = dup_string(note)))
+        cfg->n_notes++;
+}
+
+/* "a, b (need the CUDA Toolkit), c (needs the CUDA Toolkit and cuDNN)": the
+ * variants of the project that `pattern` matches and this binary lacks. */
+static void unbuilt_matches(const char *pattern, char *buf, size_t len)
+{
+    buf[0] = 0;
+    int run = 0; /* names listed since the last "(needs ...)" */
+    for (const convt_variant_name *n = convt_all_variant_names; n->name; n++) {
+        if (convt_variant_find(n->name) || fnmatch(pattern, n->name, 0))
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", l ? ", " : "", n->name);
+        run++;
+        const convt_variant_name *next = n + 1;
+        while (next->name && (convt_variant_find(next->name) || fnmatch(pattern, next->name, 0)))
+            next++;
+        if (!next->name || strcmp(next->needs ? next->needs : "", n->needs ? n->needs : "")) {
+            l = strlen(buf);
+            snprintf(buf + l, len - l, " (%s %s)", run == 1 ? "needs" : "need",
+                     n->needs ? n->needs : "another build");
+            run = 0;
+        }
+    }
+}
+
+/* A pattern must match some variant of the project. One that matches only
+ * variants this binary was built without (the CUDA ones on a machine
+ * without the CUDA Toolkit) is noted and skipped: the same config serves
+ * every build. */
 static int parse_variants(walker *w, const cJSON *arr, convt_config *cfg)
 {
     size_t s = push_key(w, "variants");
@@ -501,20 +695,39 @@ static int parse_variants(walker *w, const cJSON *arr, convt_config *cfg)
         goto out;
     }
     cfg->patterns = calloc((size_t)cJSON_GetArraySize(arr), sizeof *cfg->patterns);
+    if (!cfg->patterns) {
+        rc = fail_at(w, "out of memory");
+        goto out;
+    }
     int i = 0;
     for (const cJSON *c = arr->child; c && !rc; c = c->next, i++) {
         size_t s2 = push_index(w, i);
         if (!cJSON_IsString(c) || !c->valuestring[0]) {
             rc = expected(w, c, "a variant name or glob");
         } else {
-            bool any = false;
+            bool built = false, known = false;
             for (const convt_variant *const *v = convt_variants; *v; v++)
-                any |= fnmatch(c->valuestring, (*v)->name, 0) == 0;
-            if (!any) {
+                built |= fnmatch(c->valuestring, (*v)->name, 0) == 0;
+            for (const convt_variant_name *n = convt_all_variant_names; n->name; n++)
+                known |= fnmatch(c->valuestring, n->name, 0) == 0;
+            if (!known) {
                 char list[512];
                 variant_list(list, sizeof list);
-                rc = fail_at(w, "\"%s\" matches no variant (built in: %s)", c->valuestring, list);
+                rc = fail_at(w, "\"%s\" matches no variant (the variants: %s)", c->valuestring,
+                             list);
             } else {
+                const convt_variant_name *named = convt_variant_name_find(c->valuestring);
+                if (!built && named) {
+                    add_note(w, cfg, "variant \"%s\" is not built into this binary (it needs "
+                                     "%s); skipped",
+                             named->name, named->needs ? named->needs : "another build");
+                } else if (!built) {
+                    char list[512];
+                    unbuilt_matches(c->valuestring, list, sizeof list);
+                    add_note(w, cfg, "\"%s\" matches only variants this binary was built "
+                                     "without: %s; skipped",
+                             c->valuestring, list);
+                }
                 cfg->patterns[cfg->n_patterns++] = dup_string(c->valuestring);
             }
         }
@@ -537,15 +750,27 @@ static int parse_launch(walker *w, const cJSON *obj, convt_config *cfg)
     for (const cJSON *v = obj->child; v; v = v->next)
         total += cJSON_IsObject(v) ? cJSON_GetArraySize(v) : 0;
     cfg->overrides = calloc((size_t)(total ? total : 1), sizeof *cfg->overrides);
+    if (!cfg->overrides) {
+        rc = fail_at(w, "out of memory");
+        goto out;
+    }
     for (const cJSON *v = obj->child; v && !rc; v = v->next) {
         size_t s2 = push_key(w, v->string);
         const convt_variant *var = convt_variant_find(v->string);
-        if (!var) {
+        const convt_variant_name *known = convt_variant_name_find(v->string);
+        if (!known) {
             char list[512];
             variant_list(list, sizeof list);
-            rc = fail_at(w, "no variant named \"%s\" (built in: %s)", v->string, list);
+            rc = fail_at(w, "no variant named \"%s\" (the variants: %s)", v->string, list);
         } else if (!cJSON_IsObject(v)) {
             rc = expected(w, v, "an object: knob name -> [values]");
+        } else if (!var) {
+            /* Its knobs are not known here: they are neither checked nor used. */
+            add_note(w, cfg, "variant \"%s\" is not built into this binary (it needs %s); its "
+                             "launch knobs are not used",
+                     v->string, known->needs ? known->needs : "another build");
+            pop(w, s2);
+            continue;
         }
         for (const cJSON *k = rc ? NULL : v->child; k && !rc; k = k->next) {
             size_t s3 = push_key(w, k->string);
@@ -726,6 +951,197 @@ static void line_col(const char *text, const char *at, int *line, int *col)
     }
 }
 
+// ----------------------------------------------------------------------------
+// what cJSON lets through: the text is held to RFC 8259 before it is parsed,
+// and the tree to what a config needs after
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* NULL when t[0..n) is a number as RFC 8259 writes it
+ * (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), else what is wrong. */
+static const char *number_syntax(const char *t, size_t n)
+{
+    size_t i = 0;
+    if (i < n && t[i] == '-')
+        i++;
+    if (i == n || !is_digit(t[i]))
+        return "a digit must follow the minus sign";
+    if (t[i] == '0') {
+        if (++i < n && is_digit(t[i]))
+            return "leading zeros are not allowed";
+    } else {
+        while (i < n && is_digit(t[i]))
+            i++;
+    }
+    if (i < n && t[i] == '.') {
+        if (++i == n || !is_digit(t[i]))
+            return "a digit must follow the decimal point";
+        while (i < n && is_digit(t[i]))
+            i++;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        if (++i < n && (t[i] == '+' || t[i] == '-'))
+            i++;
+        if (i == n || !is_digit(t[i]))
+            return "the exponent has no digits";
+        while (i < n && is_digit(t[i]))
+            i++;
+    }
+    return i == n ? NULL : "it does not end where a number ends";
+}
+
+/* Where text first holds what cJSON accepts and RFC 8259 does not (a number
+ * such as 007 or 1., a raw control character inside a string), what cJSON
+ * would take wrongly (\u0000, which cuts its string short), or nesting past
+ * cJSON's limit (which it reports as a bare syntax error); the reason in why.
+ * NULL when there is none: other syntax errors are cJSON's to report. */
+static const char *strict_json_problem(const char *text, char *why, size_t len)
+{
+    int depth = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c == '"') {
+            for (c++; *c != '"'; c++) {
+                if (!*c)
+                    return NULL; /* unterminated: cJSON says where */
+                if ((unsigned char)*c < 0x20) {
+                    snprintf(why, len, "a control character (U+%04X) inside a string; write it "
+                                       "escaped (\\n, \\t, \\u%04X)",
+                             (unsigned char)*c, (unsigned char)*c);
+                    return c;
+                }
+                if (*c == '\\') {
+                    if (!strncmp(c + 1, "u0000", 5)) {
+                        snprintf(why, len, "\\u0000 inside a string: a NUL character cannot be "
+                                           "part of a config string");
+                        return c;
+                    }
+                    if (c[1])
+                        c++; /* the escaped character, which may be '"' */
+                }
+            }
+        } else if (*c == '[' || *c == '{') {
+            if (++depth > CJSON_NESTING_LIMIT) {
+                snprintf(why, len, "arrays and objects nested more than %d deep (the parser's "
+                                   "limit)",
+                         CJSON_NESTING_LIMIT);
+                return c;
+            }
+        } else if (*c == ']' || *c == '}') {
+            depth--;
+        } else if (*c == '-' || is_digit(*c)) {
+            size_t n = strspn(c, "0123456789+-.eE");
+            const char *bad = number_syntax(c, n);
+            if (bad) {
+                snprintf(why, len, "the number \"%.*s%s\": %s", (int)(n < 24 ? n : 24), c,
+                         n > 24 ? "..." : "", bad);
+                return c;
+            }
+            c += n - 1;
+        }
+    }
+    return NULL;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* cJSON keeps both values of a repeated key, and every lookup finds the
+ * first: the second would be dropped without a word. Sorted, so that an
+ * object of many keys costs n log n. */
+static int check_duplicate_keys(walker *w, const cJSON *obj)
+{
+    int n = cJSON_GetArraySize(obj);
+    if (n < 2)
+        return 0;
+    const cJSON **keys = malloc((size_t)n * sizeof *keys);
+    if (!keys)
+        return fail_at(w, "out of memory checking the keys");
+    int i = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        keys[i++] = c;
+    qsort(keys, (size_t)n, sizeof *keys, cmp_key);
+    const char *dup = NULL;
+    for (i = 1; i < n && !dup; i++)
+        if (!strcmp(keys[i - 1]->string, keys[i]->string))
+            dup = keys[i]->string;
+    int rc = dup ? fail_at(w, "key \"%s\" appears twice", dup) : 0;
+    free(keys);
+    return rc;
+}
+
+/* Every object of the file, anywhere, has each key once, and every key and
+ * string is UTF-8 (the results record the config: a byte that is not UTF-8
+ * would make them unreadable to every JSON reader). */
+static int check_tree(walker *w, const cJSON *v)
+{
+    if (cJSON_IsString(v)) {
+        long at = utf8_invalid_at(v->valuestring);
+        if (at >= 0)
+            return fail_at(w, "expected UTF-8 text, got the byte 0x%02x at byte %ld of the "
+                              "string, which is not UTF-8",
+                           (unsigned char)v->valuestring[at], at);
+        return 0;
+    }
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+        return 0;
+    if (cJSON_IsObject(v)) {
+        for (const cJSON *c = v->child; c; c = c->next) {
+            long at = utf8_invalid_at(c->string);
+            if (at >= 0)
+                return fail_at(w, "a key with the byte 0x%02x at byte %ld, which is not UTF-8",
+                               (unsigned char)c->string[at], at);
+        }
+        if (check_duplicate_keys(w, v))
+            return -1;
+    }
+    int i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, i++) {
+        size_t s = cJSON_IsObject(v) ? push_key(w, c->string) : push_index(w, i);
+        int rc = check_tree(w, c);
+        pop(w, s);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// where the sweep writes
+
+/* Which of the paths the sweep writes would overwrite what it must not: the
+ * config file, or the results with the selection. 0 (none), 1 (the results
+ * file) or 2 (the selection table), with the sentence in why. */
+static int output_clash(const convt_config *cfg, char *why, size_t len)
+{
+    if (convt_same_file(cfg->output, cfg->path)) {
+        snprintf(why, len, "the results file \"%s\" is the config file %s itself; the sweep "
+                           "would overwrite it",
+                 cfg->output, cfg->path);
+        return 1;
+    }
+    if (convt_same_file(cfg->selection, cfg->path)) {
+        snprintf(why, len, "the selection table \"%s\" is the config file %s itself; the "
+                           "sweep would overwrite it",
+                 cfg->selection, cfg->path);
+        return 2;
+    }
+    if (convt_same_file(cfg->selection, cfg->output)) {
+        snprintf(why, len, "the selection table \"%s\" is the results file; give each a path "
+                           "of its own",
+                 cfg->selection);
+        return 2;
+    }
+    return 0;
+}
+
+int convt_config_check_outputs(const convt_config *cfg, convt_err *e)
+{
+    char why[768];
+    return output_clash(cfg, why, sizeof why) ? convt_fail(e, "%s", why) : 0;
+}
+
 int convt_config_parse(const char *text, const char *path, convt_config *cfg, convt_err *e)
 {
     static const char *const keys[] = {"description", "output",   "selection", "seed",
@@ -735,6 +1151,15 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
     walker w = {.file = path, .e = e};
     convt_config_init(cfg);
     cfg->path = dup_string(path);
+    if (!cfg->path)
+        return convt_fail(e, "%s: out of memory", path);
+    char why[768];
+    const char *bad = strict_json_problem(text, why, sizeof why);
+    if (bad) {
+        int line, col;
+        line_col(text, bad, &line, &col);
+        return convt_fail(e, "%s:%d:%d: not valid JSON: %s", path, line, col, why);
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, true);
     if (!root) {
@@ -749,20 +1174,21 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
         return convt_fail(e, "%s:%d:%d: not valid JSON, near \"%s\"", path, line, col, near);
     }
     cfg->json = root;
+    if (check_tree(&w, root))
+        return -1;
     if (!cJSON_IsObject(root))
         return expected(&w, root, "a JSON object at the top level");
     const char *output = "results/results.json", *selection = NULL, *backend = NULL,
                *description = NULL;
-    int64_t seed = 1, ws_mb = 4096;
+    int64_t ws_mb = 4096;
     const cJSON *o;
     if (check_keys(&w, root, keys) || get_string(&w, root, "description", &description) ||
         get_string(&w, root, "output", &output) ||
         get_string(&w, root, "selection", &selection) ||
-        get_int(&w, root, "seed", 0, INT64_MAX, &seed) ||
+        get_seed(&w, root, "seed", &cfg->seed) ||
         get_string(&w, root, "backend", &backend) ||
         get_int(&w, root, "workspace_limit_mb", 0, 1 << 24, &ws_mb))
         return -1;
-    cfg->seed = (uint64_t)seed;
     cfg->workspace_limit = (size_t)ws_mb << 20;
     if (backend) {
         if (!strcmp(backend, "auto"))
@@ -778,6 +1204,14 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
     }
     cfg->output = dup_string(output);
     cfg->selection = selection ? dup_string(selection) : convt_selection_path(output);
+    if (!cfg->output || !cfg->selection)
+        return convt_fail(e, "%s: out of memory", path);
+    int clash = output_clash(cfg, why, sizeof why);
+    if (clash) {
+        /* a derived selection path is the doing of "output" */
+        push_key(&w, clash == 2 && selection ? "selection" : "output");
+        return fail_at(&w, "%s", why);
+    }
     const cJSON *variants = cJSON_GetObjectItemCaseSensitive(root, "variants");
     if (variants) {
         if (parse_variants(&w, variants, cfg))
@@ -820,7 +1254,7 @@ int convt_config_parse(const char *text, const char *path, convt_config *cfg, co
 int convt_config_load(const char *path, convt_config *cfg, convt_err *e)
 {
     convt_config_init(cfg);
-    char *text = convt_read_text_file(path, e);
+    char *text = convt_read_text_file_max(path, CONVT_CONFIG_MAX_BYTES, e);
     if (!text)
         return -1;
     int rc = convt_config_parse(text, path, cfg, e);
@@ -838,6 +1272,9 @@ void convt_config_finish(convt_config *cfg)
     free(cfg->patterns);
     free(cfg->overrides);
     free(cfg->shapes);
+    for (int i = 0; i < cfg->n_notes; i++)
+        free(cfg->notes[i]);
+    free(cfg->notes);
     cJSON_Delete(cfg->json);
     memset(cfg, 0, sizeof *cfg);
 }

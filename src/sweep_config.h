@@ -35,7 +35,7 @@ typedef struct convt_measure_settings {
     double max_time_s;     /* budget per run; sampling stops when spent */
     double target_noise;   /* stop once the robust relative noise is below this */
     bool cold_cache;       /* flush the last-level cache before every sample */
-    double hang_timeout_s; /* a device step longer than this is a hang (watchdog.h) */
+    double hang_timeout_s; /* a step longer than this is a hang: the orchestrator kills the worker */
     double batch_below_us; /* runs shorter than this are timed in batches (0: never) */
     /* Samples are taken in this many rounds: every run of a shape gets a
      * round before any gets the next, and the shape's buffers move to new
@@ -76,7 +76,16 @@ typedef struct convt_config {
     int n_shapes;
     convt_problem *shapes;
     cJSON *json;               /* the file as read, recorded in the results */
+    /* What the file asks for that this binary cannot run (a variant it was
+     * built without), one sentence each, naming the file and the JSON path:
+     * such variants are skipped, not refused. */
+    int n_notes;
+    char **notes;
 } convt_config;
+
+/* The largest seed a JSON number holds exactly (2^53 - 1); a config gives a
+ * larger one as a decimal string, "seed": "12345678901234567890". */
+#define CONVT_SEED_EXACT_MAX ((UINT64_C(1) << 53) - 1)
 
 /* Defaults for everything a file may leave out. */
 void convt_config_init(convt_config *cfg);
@@ -86,6 +95,15 @@ int convt_config_load(const char *path, convt_config *cfg, convt_err *e);
 /* The same from text; `path` is used in messages only. */
 int convt_config_parse(const char *text, const char *path, convt_config *cfg, convt_err *e);
 void convt_config_finish(convt_config *cfg);
+
+/* A seed as the command line or a config string gives it: decimal digits
+ * only (no sign, no leading zeros, no spaces), 0 to 2^64 - 1. 0 or -1. */
+int convt_parse_seed(const char *text, uint64_t *seed);
+
+/* The results file and the selection table are neither the config file
+ * itself nor each other (checked again after --out replaced them). 0, or -1
+ * with a sentence in e saying which would overwrite what. */
+int convt_config_check_outputs(const convt_config *cfg, convt_err *e);
 
 /* Where the selection table of results file `output` goes:
  * "results/x.json" -> "results/x.selection.json". malloc'd; the caller frees. */

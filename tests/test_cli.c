@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "npy.h"
 #include "test_util.h"
+#include "variant.h"
 
 static char dir[256];
 
@@ -145,27 +147,203 @@ static void a_sweep_records_everything(void **state)
     free(data);
 }
 
-/* A step that outlives measure.hang_timeout_s ends the run with status 3 and
- * a message naming the run and the results file; earlier shapes are kept. */
-static void watchdog_turns_a_hang_into_exit_3(void **state)
+/* A step that outlives measure.hang_timeout_s costs its own runs, not the
+ * sweep: the orchestrator kills the worker, records why (the step and the
+ * shape) and goes on; the sweep exits 1 (a run failed). Here the hang is the
+ * slow shape's float64 reference, so all of that shape's runs pay. */
+static void a_hang_costs_its_runs_not_the_sweep(void **state)
 {
     (void)state;
     char cfg[512], args[1024], path[512], *out;
     snprintf(cfg, sizeof cfg, "%s/hang.json", dir);
     write_file(cfg, "{\"variants\": [\"cpu_gather\"], \"measure\": {\"hang_timeout_s\": 0.3,"
                     " \"max_time_s\": 0.05, \"max_samples\": 2, \"min_samples\": 1, \"cache\": \"warm\"},"
-                    " \"shapes\": [{\"name\": \"quick\", \"n\": 1, \"cin\": 2, \"cout\": 2, \"in\": [8], \"k\": [3]},"
-                    " {\"name\": \"slow\", \"n\": 4, \"cin\": 64, \"cout\": 64, \"in\": [96, 96], \"k\": [5, 5]}]}");
+                    " \"validation\": {\"cpu_reference_max_gflop\": 100},"
+                    " \"shapes\": [{\"name\": \"slow\", \"n\": 4, \"cin\": 64, \"cout\": 64, \"in\": [96, 96], \"k\": [5, 5]},"
+                    " {\"name\": \"quick\", \"n\": 1, \"cin\": 2, \"cout\": 2, \"in\": [8], \"k\": [3]}]}");
     snprintf(args, sizeof args, "--backend cpu --config %s --out %s/hang-r.json", cfg, dir);
     int st = run_bench(args, &out);
-    if (st != 3 || !strstr(out, "did not finish within") || !strstr(out, "of slow"))
+    if (st != 1 || !strstr(out, "hung: no progress for 0.3 s in the reference of slow"))
         fail_msg("exit %d:\n%s", st, out);
     free(out);
     snprintf(path, sizeof path, "%s/hang-r.json", dir);
-    cJSON *doc = read_json(path); /* the quick shape was recorded before the hang */
+    cJSON *doc = read_json(path); /* both shapes, the quick one after the hang */
     assert_non_null(doc);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "records")), 1);
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    assert_int_equal(cJSON_GetArraySize(recs), 2);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(recs, 0), "status")->valuestring,
+                        "failed");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(recs, 1), "status")->valuestring,
+                        "ok");
     cJSON_Delete(doc);
+}
+
+/* A knob value beyond what the variant can run is a skip with the variant's
+ * reason, never a crash: 100000 OpenMP threads overflowed libgomp's stack. */
+static void too_many_threads_is_a_skip(void **state)
+{
+    (void)state;
+    char cfg[512], args[1024], path[512], *out;
+    snprintf(cfg, sizeof cfg, "%s/threads.json", dir);
+    write_file(cfg, "{\"launch\":{\"cpu_gather\":{\"threads\":100000}},"
+                    "\"shapes\":[{\"n\":1,\"cin\":1,\"cout\":1,\"in\":[1],\"k\":[1]}]}");
+    snprintf(args, sizeof args, "--backend cpu --config %s --out %s/threads-r.json", cfg, dir);
+    int st = run_bench(args, &out);
+    if (st != 0 || !strstr(out, "threads = 100000 is above"))
+        fail_msg("exit %d:\n%s", st, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/threads-r.json", dir);
+    cJSON *doc = read_json(path);
+    assert_non_null(doc);
+    int skipped = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "records"))
+    {
+        const char *v = cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring;
+        const char *status = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
+        if (strcmp(v, "cpu_gather"))
+            continue;
+        assert_string_equal(status, "skipped");
+        assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(r, "reason")->valuestring,
+                               "threads = 100000 is above"));
+        skipped++;
+    }
+    assert_int_equal(skipped, 1);
+    cJSON_Delete(doc);
+    /* the check that the results can be written left no probe file */
+    char probes[600];
+    snprintf(probes, sizeof probes, "%s/*.probe.*", dir);
+    glob_t g;
+    assert_int_equal(glob(probes, 0, NULL, &g), GLOB_NOMATCH);
+}
+
+/* Paths the sweep would write over what it must not: refused with exit 2
+ * before anything runs, and the config is left as it was. */
+static void outputs_never_overwrite_the_config(void **state)
+{
+    (void)state;
+    char cfg[512], args[1400], *out;
+    snprintf(cfg, sizeof cfg, "%s/self.json", dir);
+    const char *text = "{\"variants\": [\"cpu_gather\"], "
+                       "\"shapes\": [{\"n\": 1, \"cin\": 1, \"cout\": 1, \"in\": [4], \"k\": [2]}]}";
+    write_file(cfg, text);
+    static const struct {
+        const char *out;   /* --out, under the directory; "" gives --out '' */
+        const char *extra;
+        const char *expect;
+    } cases[] = {
+        {"self.json", "", "is the config file"},
+        {"./self.json", "", "is the config file"},
+        {"self.json", "--dry-run", "is the config file"},
+        {"", "", "--out: an empty path"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char outarg[700] = "''";
+        if (cases[i].out[0])
+            snprintf(outarg, sizeof outarg, "%s/%s", dir, cases[i].out);
+        snprintf(args, sizeof args, "--backend cpu --config %s --out %s %s", cfg, outarg,
+                 cases[i].extra);
+        int st = run_bench(args, &out);
+        if (st != 2 || !strstr(out, cases[i].expect))
+            fail_msg("%s: exit %d:\n%s\nexpected exit 2 and \"%s\"", args, st, out,
+                     cases[i].expect);
+        free(out);
+        char *now = read_file(cfg);
+        assert_non_null(now);
+        assert_string_equal(now, text);
+        free(now);
+    }
+    /* the config's own "output" naming the config file */
+    char own[1024];
+    snprintf(cfg, sizeof cfg, "%s/own-output.json", dir);
+    snprintf(own, sizeof own, "{\"output\": \"%s\", \"variants\": [\"cpu_gather\"], \"shapes\": "
+                              "[{\"n\": 1, \"cin\": 1, \"cout\": 1, \"in\": [4], \"k\": [2]}]}",
+             cfg);
+    write_file(cfg, own);
+    snprintf(args, sizeof args, "--backend cpu --config %s", cfg);
+    int st = run_bench(args, &out);
+    if (st != 2 || !strstr(out, "own-output.json: output: the results file"))
+        fail_msg("exit %d:\n%s", st, out);
+    free(out);
+    char *now = read_file(cfg);
+    assert_string_equal(now, own);
+    free(now);
+}
+
+/* An output nobody can write is found before the first shape is measured:
+ * exit 3 naming the path given; the dry run, which writes nothing, runs. */
+static void unwritable_results_fail_before_any_work(void **state)
+{
+    (void)state;
+    char cfg[512], blocker[512], args[1400], *out;
+    snprintf(cfg, sizeof cfg, "%s/tiny.json", dir);
+    write_file(cfg, tiny);
+    /* a regular file where a directory should be: not writable, even for root */
+    snprintf(blocker, sizeof blocker, "%s/a-file", dir);
+    write_file(blocker, "");
+    snprintf(args, sizeof args, "--backend cpu --config %s --out %s/sub/r.json", cfg, blocker);
+    int st = run_bench(args, &out);
+    if (st != 3 || !strstr(out, "results not writable") || !strstr(out, "a-file/sub/r.json"))
+        fail_msg("exit %d:\n%s", st, out);
+    assert_null(strstr(out, "measuring")); /* nothing measured, not even the ceilings */
+    assert_null(strstr(out, "ok,"));
+    free(out);
+    snprintf(args, sizeof args, "--backend cpu --config %s --out %s/sub/r.json --dry-run", cfg,
+             blocker);
+    st = run_bench(args, &out);
+    if (st != 0 || !strstr(out, "runs planned"))
+        fail_msg("dry run: exit %d:\n%s", st, out);
+    free(out);
+}
+
+/* --seed takes every 64-bit seed and nothing else. */
+static void seeds_are_exact_64_bit_integers(void **state)
+{
+    (void)state;
+    char cfg[512], args[1024], *out;
+    snprintf(cfg, sizeof cfg, "%s/tiny.json", dir);
+    write_file(cfg, tiny);
+    static const char *const bad[] = {"-1", "18446744073709551616", "1e3", "+5", " 5", "0x10",
+                                      "12abc"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(args, sizeof args, "--backend cpu --config %s --dry-run --seed '%s'", cfg,
+                 bad[i]);
+        int st = run_bench(args, &out);
+        if (st != 2 || !strstr(out, "--seed: expected an integer in [0, 18446744073709551615]"))
+            fail_msg("--seed '%s': exit %d:\n%s", bad[i], st, out);
+        free(out);
+    }
+    snprintf(args, sizeof args, "--backend cpu --config %s --dry-run --seed 18446744073709551615",
+             cfg);
+    int st = run_bench(args, &out);
+    if (st != 0)
+        fail_msg("exit %d:\n%s", st, out);
+    free(out);
+}
+
+/* Every committed config plans on every build: a variant this binary was
+ * built without (all the CUDA ones, without the CUDA Toolkit) is noted and
+ * skipped, never an error. */
+static void committed_configs_dry_run(void **state)
+{
+    (void)state;
+    char pattern[1024];
+    source_path("configs/*.json", pattern, sizeof pattern);
+    glob_t g;
+    assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 8);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char args[2048], *out;
+        snprintf(args, sizeof args, "--backend cpu --config %s --dry-run", g.gl_pathv[i]);
+        int st = run_bench(args, &out);
+        if (st != 0 || !strstr(out, "planned"))
+            fail_msg("%s: exit %d:\n%s", g.gl_pathv[i], st, out);
+        if (!convt_variant_find("polyphase_igemm_tf32") && strstr(g.gl_pathv[i], "polyphase") &&
+            !strstr(out, "matches only variants this binary was built without"))
+            fail_msg("%s: no note of the variants not built:\n%s", g.gl_pathv[i], out);
+        free(out);
+    }
+    globfree(&g);
 }
 
 int main(void)
@@ -175,7 +353,12 @@ int main(void)
         cmocka_unit_test(help_version_list),
         cmocka_unit_test(dry_run_lists_the_plan),
         cmocka_unit_test(a_sweep_records_everything),
-        cmocka_unit_test(watchdog_turns_a_hang_into_exit_3),
+        cmocka_unit_test(too_many_threads_is_a_skip),
+        cmocka_unit_test(outputs_never_overwrite_the_config),
+        cmocka_unit_test(unwritable_results_fail_before_any_work),
+        cmocka_unit_test(seeds_are_exact_64_bit_integers),
+        cmocka_unit_test(committed_configs_dry_run),
+        cmocka_unit_test(a_hang_costs_its_runs_not_the_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

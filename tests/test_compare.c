@@ -244,6 +244,32 @@ static void binary_exit_statuses(void **state)
     assert_int_equal(run_bench(args, &out), 2);
     assert_non_null(strstr(out, "device.name differs"));
     free(out);
+    /* nothing in common, or an interrupted current run: not a pass */
+    cJSON *other = doc("H100", 4, 1, 0.005, "ok");
+    cJSON *orecs = cJSON_GetObjectItemCaseSensitive(other, "records");
+    for (cJSON *r = orecs->child; r; r = r->next)
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "shape"), "key", cJSON_CreateString("Z"));
+    char z[512];
+    snprintf(z, sizeof z, "%s/other.json", dir);
+    char *tz = cJSON_Print(other);
+    write_file(z, tz);
+    free(tz);
+    snprintf(args, sizeof args, "compare %s %s", a, z);
+    assert_int_equal(run_bench(args, &out), 1);
+    assert_non_null(strstr(out, "no record of the current run matches"));
+    free(out);
+    cJSON_AddBoolToObject(other, "complete", false);
+    cJSON_Delete(other);
+    cJSON *cut = doc("H100", 4, 1, 0.005, "ok");
+    cJSON_AddBoolToObject(cut, "complete", false);
+    tz = cJSON_Print(cut);
+    write_file(z, tz);
+    free(tz);
+    cJSON_Delete(cut);
+    snprintf(args, sizeof args, "compare %s %s", a, z);
+    assert_int_equal(run_bench(args, &out), 1);
+    assert_non_null(strstr(out, "is incomplete"));
+    free(out);
     snprintf(args, sizeof args, "compare %s %s/missing.json", a, dir);
     assert_int_equal(run_bench(args, &out), 2);
     assert_non_null(strstr(out, "missing.json: cannot open"));

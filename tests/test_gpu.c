@@ -55,29 +55,30 @@ static char dir[256];
     " ]}"
 
 /* Shapes on which a vendor kernel never finishes (GPU busy forever), seen on
- * the H100 with cuDNN 9.14: cudnn_tf32 (heuristic and cudnnFind alike).
- * They are taken out of the sweep, and printed, so the other runs are tested;
- * the watchdog turns such a hang into exit status 3 in a real sweep. */
+ * the H100 with cuDNN 9.14: cudnn_tf32 (heuristic and cudnnFind alike). The
+ * orchestrator kills the worker and records the run as hung; the test
+ * prints such records instead of failing on them. */
 static const char *const known_vendor_hangs[] = {
     "3d_n2_ci6_co8_g1_k2x3x2_s3x3x3_p0x1x1_op0x2x1_d1x1x3_in5x2x6_b",
     NULL,
 };
 
-static void drop_known_hangs(convt_config *cfg)
+/* A cuDNN run on one of those shapes that failed (hung, killed by the
+ * orchestrator) is expected; it is printed, not counted. */
+static bool known_vendor_failure(const cJSON *r)
 {
-    int kept = 0;
-    for (int i = 0; i < cfg->n_shapes; i++) {
-        char key[256];
-        bool hang = false;
-        convt_problem_key(&cfg->shapes[i], key, sizeof key);
-        for (const char *const *k = known_vendor_hangs; *k; k++)
-            hang |= !strcmp(*k, key);
-        if (hang)
-            printf("left out (known cuDNN hang): %s\n", key);
-        else
-            cfg->shapes[kept++] = cfg->shapes[i];
-    }
-    cfg->n_shapes = kept;
+    const char *key = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "shape"),
+                                                       "key")->valuestring;
+    const char *variant = cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring;
+    for (const char *const *k = known_vendor_hangs; *k; k++)
+        if (!strcmp(*k, key) && !strncmp(variant, "cudnn_", 6)) {
+            const cJSON *reason = cJSON_GetObjectItemCaseSensitive(r, "reason");
+            printf("known cuDNN hang, %s on %s: %s (%s)\n", variant, key,
+                   cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring,
+                   reason ? reason->valuestring : "");
+            return true;
+        }
+    return false;
 }
 
 /* Our own variants on 300 random shapes; the cuDNN baselines on the first
@@ -89,21 +90,24 @@ static void drop_known_hangs(convt_config *cfg)
 
 static cJSON *run_config_text(const char *text, const char *name, int *ok, int *total)
 {
-    char path[512];
+    char path[512], config[512];
     convt_config cfg;
     convt_err e;
-    if (convt_config_parse(text, "gpu-test", &cfg, &e))
+    /* the orchestrator's workers read the config from its file */
+    snprintf(config, sizeof config, "%s/%s.config.json", dir, name);
+    write_file(config, text);
+    if (convt_config_load(config, &cfg, &e))
         fail_msg("%s", e.msg);
-    drop_known_hangs(&cfg);
     snprintf(path, sizeof path, "%s/%s.json", dir, name);
     free(cfg.output);
     cfg.output = strdup(path);
     free(cfg.selection);
     snprintf(path, sizeof path, "%s/%s.selection.json", dir, name);
     cfg.selection = strdup(path);
-    convt_run_options opt = {.quiet = false};
+    convt_run_options opt = {.quiet = false, .config_path = config, .backend = "cuda",
+                             .worker_exe = getenv("CONVT_BENCH")};
     convt_run_summary sum;
-    if (convt_run(&cfg, &convt_backend_cuda, &dev, &opt, &sum, &e))
+    if (convt_run(&cfg, &opt, &sum, &e))
         fail_msg("%s", e.msg);
     cJSON *doc = read_json(cfg.output);
     assert_non_null(doc);
@@ -115,6 +119,8 @@ static cJSON *run_config_text(const char *text, const char *name, int *ok, int *
         const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
         if (!strcmp(st, "skipped") && cJSON_GetObjectItemCaseSensitive(r, "reason"))
             continue; /* a stated reason, e.g. cuDNN cannot express out_pad >= stride */
+        if (known_vendor_failure(r))
+            continue;
         if (strcmp(st, "ok")) {
             const cJSON *reason = cJSON_GetObjectItemCaseSensitive(r, "reason");
             fprintf(stderr, "%s %s: %s: %s\n",

@@ -206,7 +206,8 @@ static void pytorch_baseline_example_merges(void **state)
     assert_non_null(t);
     assert_non_null(c);
     assert_string_equal(cJSON_GetObjectItem(t, "tool")->valuestring, "convt-bench torch_baseline");
-    assert_int_equal((int)cJSON_GetObjectItem(t, "schema")->valuedouble, CONVT_RESULTS_SCHEMA);
+    /* written on the H100 by schema 2; merge reads every schema up to its own */
+    assert_true(cJSON_GetObjectItem(t, "schema")->valuedouble <= CONVT_RESULTS_SCHEMA);
     const cJSON *docs[] = {c, t};
     const char *paths[] = {ours, torch};
     convt_err e = {{0}};

@@ -113,6 +113,51 @@ static void refusals_name_their_reason(void **state)
     refuses("cudnn_tf32", &q, NULL, 0, ws, "cuDNN's backward-data cannot express it");
     refuses("cudnn_graph_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
     refuses("cudnn_graph_tf32", &q, NULL, 0, ws, "cuDNN's backward-data cannot express it");
+    /* 100000 OpenMP threads overflowed libgomp's stack: a skip now */
+    refuses("cpu_gather", &p, "threads", 100000, ws, "threads = 100000 is above");
+    refuses("cpu_scatter", &p, "threads", 100000, ws, "threads = 100000 is above");
+    refuses("cpu_gather", &p, "threads", 1025, ws, "at most 1024");
+}
+
+/* A CPU variant takes a few threads per processor (oversubscription is worth
+ * measuring), up to the limit its reason names. */
+static void cpu_threads_within_the_limit_are_accepted(void **state)
+{
+    (void)state;
+    convt_problem p = plain();
+    convt_context ctx = ctx_with(0);
+    const char *names[] = {"cpu_gather", "cpu_scatter"};
+    for (int i = 0; i < 2; i++) {
+        const convt_variant *v = convt_variant_find(names[i]);
+        assert_non_null(v);
+        convt_launch l = convt_launch_first_default(v);
+        char why[512] = "";
+        for (int64_t t = 0; t <= 4; t++) {
+            l.value[0] = t;
+            if (!v->supports(&p, &l, &ctx, why, sizeof why))
+                fail_msg("%s refused threads = %lld: %s", names[i], (long long)t, why);
+        }
+    }
+}
+
+/* The list of every variant name, which configs are checked against on any
+ * build, holds every variant this binary has, each once, with its backend. */
+static void every_built_variant_is_in_the_list_of_all(void **state)
+{
+    (void)state;
+    for (const convt_variant *const *v = convt_variants; *v; v++) {
+        const convt_variant_name *n = convt_variant_name_find((*v)->name);
+        if (!n)
+            fail_msg("%s is missing from convt_all_variant_names (kernels/registry.c)",
+                     (*v)->name);
+        assert_int_equal(n->backend, (*v)->backend);
+    }
+    int count = 0;
+    for (const convt_variant_name *n = convt_all_variant_names; n->name; n++, count++) {
+        assert_true(convt_variant_name_find(n->name) == n); /* once */
+        assert_true((n->needs == NULL) == (n->backend == CONVT_BACKEND_CPU));
+    }
+    assert_true(count >= 14);
 }
 
 int main(void)
@@ -120,6 +165,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_default_launch_is_accepted),
         cmocka_unit_test(refusals_name_their_reason),
+        cmocka_unit_test(cpu_threads_within_the_limit_are_accepted),
+        cmocka_unit_test(every_built_variant_is_in_the_list_of_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

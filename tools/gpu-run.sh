@@ -23,6 +23,8 @@
 # (NAME-merged.json and its selection: the fastest vendor record of each
 # tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
+# CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
+# planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
@@ -139,6 +141,21 @@ for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
     tail -3 "$OUT/$name-compare.txt"
   fi
 done
+if [ "${CONVT_FAULTS:-0}" = 1 ]; then
+  # planted CUDA faults (an illegal address, a kernel that never ends) beside
+  # good variants: the sweep must finish, only the planted runs failed
+  ninja -C "$build" convt-bench-faults >> "$OUT/build.log" 2>&1
+  timeout 300 "$build/convt-bench-faults" --config tests/data/gpu-faults.json \
+    --out "$OUT/gpu-faults.json" > "$OUT/gpu-faults.log" 2>&1
+  echo "convt-bench-faults on tests/data/gpu-faults.json: exit $? (1 expected)"
+  grep -vE '^\[' "$OUT/gpu-faults.log" | grep -E 'worker|ok,' | head -12
+  python3 - "$OUT/gpu-faults.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["records"]:
+    print(f'{r["shape"]["name"]:5} {r["variant"]:30} {r["status"]:7} {r.get("reason", "")[:150]}')
+PY
+fi
 if [ "${CONVT_CHECK_SLOWDOWN:-0}" = 1 ]; then
   # compare must catch a gather slowed by a planted delay, and pass noise
   CONVT_NO_SETUP=1 CONVT_BUILD=$build CONVT_OUT="$OUT/slowdown" \

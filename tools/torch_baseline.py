@@ -120,7 +120,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 TOOL = "convt-bench torch_baseline"
-SCHEMA = 2
+SCHEMA = 3  # convt-bench's CONVT_RESULTS_SCHEMA (src/results.h)
 PROG = "torch_baseline"
 
 EXIT_OK, EXIT_BAD_RUNS, EXIT_USAGE, EXIT_FATAL = 0, 1, 2, 3
@@ -457,6 +457,20 @@ class _Walker:
         self.pop(s)
         return float(v)
 
+    def get_seed(self, obj: dict, key: str, default):
+        """A seed as convt-bench reads it: an integer up to 2**53 - 1, or a
+        decimal string for the full 64 bits."""
+        if key not in obj:
+            return default
+        s = self.push_key(key)
+        v = obj[key]
+        if isinstance(v, str) and v.isdigit() and (v == "0" or v[0] != "0") and int(v) < 2**64:
+            r = int(v)
+        else:
+            r = self.as_int(v, 0, 2**53 - 1)
+        self.pop(s)
+        return r
+
     def get_string(self, obj: dict, key: str, default):
         if key not in obj:
             return default
@@ -666,7 +680,7 @@ def _parse_random(w: _Walker, obj, shapes: list):
     w.check_keys(obj, ("count", "seed", "dims", "max_output_elems", "max_channels"))
     w.require(obj, "count")
     count = w.get_int(obj, "count", 1, MAX_SHAPES, 0)
-    seed = w.get_int(obj, "seed", 0, None, 1)
+    seed = w.get_seed(obj, "seed", 1)
     max_out = w.get_int(obj, "max_output_elems", 1, None, 1 << 20)
     max_ch = w.get_int(obj, "max_channels", 1, 4096, 16)
     mask = 7
@@ -784,7 +798,7 @@ def parse_config(text: str, path: str) -> Config:
     w = _Walker(path)
     if not isinstance(root, dict):
         w.expected(root, "a JSON object at the top level")
-    seed = w.get_int(root, "seed", 0, None, 1)
+    seed = w.get_seed(root, "seed", 1)
     measure = MeasureSettings()
     if "measure" in root:
         measure = _parse_measure(w, root["measure"])
@@ -1279,7 +1293,7 @@ def results_head(cfg: Config, version: str, revision: str, device: dict, ceiling
         "ceilings": ceilings,
         "config_path": cfg.path,
         "config": cfg.json,
-        "seed": cfg.seed,
+        "seed": str(cfg.seed),
         "records": [],
     }
 

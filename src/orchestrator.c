@@ -1,0 +1,609 @@
+/* The orchestrator: the process the user starts. It plans, hands each shape
+ * to a worker process (the same binary with --worker) and records what
+ * comes back. A worker that dies (a signal, a CUDA sticky error after which
+ * it exits, a crash in a variant) or outlives a step's time limit costs the
+ * run in flight one `failed` record with the cause; a fresh worker goes on
+ * with the rest of the shape.
+ *
+ * The results file is rewritten atomically at most once a second while
+ * records arrive, after every worker death, on SIGINT/SIGTERM and at the
+ * end: the cost per record stays constant however many shapes there are,
+ * and a `kill -9` loses at most the last second, which --resume redoes. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "json_access.h"
+#include "measure.h"
+#include "select.h"
+#include "textfile.h"
+#include "worker_io.h"
+
+// ----------------------------------------------------------------------------
+// signals
+
+static volatile sig_atomic_t stop_signal, sigint_count;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGINT && ++sigint_count > 1)
+        _exit(130); /* a second ^C: at once; the file on disk is whole (atomic writes) */
+    stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+// ----------------------------------------------------------------------------
+// small helpers
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* FNV-1a of the config as read: --resume continues only the same config. */
+static void config_hash(const convt_config *cfg, const char *shard, char *buf, size_t len)
+{
+    char *text = cJSON_PrintUnformatted(cfg->json);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = text ? text : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    /* the overrides from the command line change what runs too */
+    char extra[64];
+    snprintf(extra, sizeof extra, "|seed=%llu|shard=%s", (unsigned long long)cfg->seed,
+             shard ? shard : "all");
+    for (const char *c = extra; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    cJSON_free(text);
+    snprintf(buf, len, "%016llx", (unsigned long long)h);
+}
+
+static const char *record_key(const cJSON *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s|%s|%s|%s", json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"),
+             json_str(r, "variant"), json_str(r, "launch_key"), json_str(r, "tier"));
+    return buf;
+}
+
+static void progress(bool quiet, int si, int n_shapes, const cJSON *r)
+{
+    if (quiet)
+        return;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
+    const char *status = json_str(r, "status");
+    fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
+            n_shapes, json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name"),
+            json_str(r, "variant"), json_str(r, "launch_key"), status);
+    if (!strcmp(status, "ok"))
+        fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", json_num(t, "median_ms"),
+                100 * json_num(t, "noise"),
+                cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "target_met")) ? " (target not met)" : "",
+                json_num(cJSON_GetObjectItemCaseSensitive(r, "validation"), "normwise_rel_err"),
+                json_num(t, "throttled_samples") > 0 ? "  (GPU throttling during some samples)" : "");
+    else
+        fprintf(stderr, " %s\n", json_str(r, "reason"));
+}
+
+static void count(convt_run_summary *sum, const cJSON *r)
+{
+    const char *s = json_str(r, "status");
+    if (!strcmp(s, "ok"))
+        sum->ok++;
+    else if (!strcmp(s, "skipped"))
+        sum->skipped++;
+    else if (!strcmp(s, "wrong"))
+        sum->wrong++;
+    else
+        sum->failed++;
+}
+
+/* A `failed` record for a planned run the worker did not finish. */
+static cJSON *failure_record(const convt_record *planned, const char *reason)
+{
+    convt_record r = *planned;
+    r.status = CONVT_STATUS_FAILED;
+    snprintf(r.reason, sizeof r.reason, "%s", reason);
+    r.validated = r.timed = false;
+    r.sample_ms = NULL;
+    cJSON *scratch = cJSON_CreateObject();
+    cJSON_AddArrayToObject(scratch, "records");
+    convt_ceilings none = {0};
+    convt_results_add(scratch, &r, &none);
+    cJSON *rec = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(scratch, "records"), 0);
+    cJSON_Delete(scratch);
+    return rec;
+}
+
+// ----------------------------------------------------------------------------
+// the previous file: backed up, or resumed
+
+/* Keeps an existing results file (and its selection) under a new name
+ * rather than replacing it: X.json -> X.json.~N~, the first N free. */
+static int back_up(const char *path, bool quiet, convt_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    char dest[PATH_MAX + 32];
+    for (int n = 1; n < 10000; n++) {
+        snprintf(dest, sizeof dest, "%s.~%d~", path, n);
+        if (stat(dest, &st) != 0) {
+            if (rename(path, dest))
+                return convt_fail(e, "%s exists and could not be kept as %s: %s", path, dest,
+                                  strerror(errno));
+            if (!quiet)
+                fprintf(stderr, "convt-bench: %s existed; kept as %s (--resume continues a "
+                                "file instead)\n",
+                        path, dest);
+            return 0;
+        }
+    }
+    return convt_fail(e, "%s exists, and so do %s.~1~ to ~9999~", path, path);
+}
+
+static cJSON *read_previous(const convt_config *cfg, const char *hash, convt_err *e)
+{
+    char *text = convt_read_text_file(cfg->output, e);
+    if (!text) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        convt_fail(e, "--resume: %s", why);
+        return NULL;
+    }
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!doc || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "records"))) {
+        convt_fail(e, "--resume: %s is not a convt-bench results file", cfg->output);
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    if (strcmp(json_str(doc, "config_hash"), hash)) {
+        convt_fail(e, "--resume: %s was written for another config (its config_hash %s, this "
+                      "config and seed %s); run without --resume to start afresh",
+                   cfg->output, json_str(doc, "config_hash")[0] ? json_str(doc, "config_hash") : "(none)",
+                   hash);
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* The device of the resumed file and the worker's must be the same. */
+static int same_device(const cJSON *prev, const char *backend, const cJSON *device, convt_err *e)
+{
+    const char *pb = json_str(prev, "backend");
+    const char *pn = json_str(cJSON_GetObjectItemCaseSensitive(prev, "device"), "name");
+    const char *n = json_str(device, "name");
+    if (strcmp(pb, backend) || strcmp(pn, n))
+        return convt_fail(e, "--resume: the file was measured on %s (%s backend); this run has "
+                             "%s (%s backend)",
+                          pn, pb, n, backend);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// workers
+
+typedef struct sweep {
+    const convt_config *cfg;
+    const convt_run_options *opt;
+    convt_run_summary *sum;
+    char exe[PATH_MAX];
+    char hash[32];
+    convt_worker w;
+    char backend[16];          /* as the first worker chose it */
+    cJSON *device, *ceilings;  /* from the first worker */
+    cJSON *doc, *prev;
+    double last_write;
+    double *probe_ms;          /* the clock probe's times, all workers */
+    unsigned *probe_mhz;
+    int probes, probe_cap;
+} sweep;
+
+static void log_probe(sweep *s, const cJSON *m)
+{
+    if (s->probes == s->probe_cap) {
+        int cap = s->probe_cap ? 2 * s->probe_cap : 256;
+        double *ms = realloc(s->probe_ms, (size_t)cap * sizeof *ms);
+        if (ms)
+            s->probe_ms = ms;
+        unsigned *mhz = realloc(s->probe_mhz, (size_t)cap * sizeof *mhz);
+        if (mhz)
+            s->probe_mhz = mhz;
+        if (!ms || !mhz)
+            return;
+        s->probe_cap = cap;
+    }
+    s->probe_ms[s->probes] = json_num(m, "probe_ms");
+    double mhz = json_num(m, "probe_mhz");
+    s->probe_mhz[s->probes++] = isfinite(mhz) ? (unsigned)mhz : 0;
+}
+
+/* Starts a worker and reads its hello (backend, device, ceilings). The
+ * first one measures the ceilings; later ones are given them. */
+static int start_worker(sweep *s, convt_err *e)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cfg->seed);
+    const char *argv[16];
+    int a = 0;
+    argv[a++] = s->exe;
+    argv[a++] = "--worker";
+    argv[a++] = "--config";
+    argv[a++] = s->opt->config_path;
+    argv[a++] = "--backend";
+    argv[a++] = s->backend[0] ? s->backend : s->opt->backend ? s->opt->backend : "auto";
+    argv[a++] = "--seed";
+    argv[a++] = seed;
+    if (s->opt->dump_dir) {
+        argv[a++] = "--dump";
+        argv[a++] = s->opt->dump_dir;
+    }
+    if (s->opt->shard) { /* the worker numbers the same shapes */
+        argv[a++] = "--shard";
+        argv[a++] = s->opt->shard;
+    }
+    if (s->opt->quiet || s->backend[0])
+        argv[a++] = "--quiet";
+    argv[a] = NULL;
+    if (convt_worker_start(&s->w, (char *const *)argv, e))
+        return -1;
+    cJSON *first = cJSON_CreateObject();
+    if (s->ceilings)
+        cJSON_AddItemToObject(first, "ceilings", cJSON_Duplicate(s->ceilings, true));
+    else
+        cJSON_AddBoolToObject(first, "measure_ceilings", true);
+    int rc = convt_worker_send(&s->w, first, e);
+    cJSON_Delete(first);
+    cJSON *msg = NULL;
+    /* starting a backend and measuring the ceilings: a few seconds */
+    convt_receive got = rc ? CONVT_ENDED
+                           : convt_worker_receive(&s->w, s->cfg->measure.hang_timeout_s + 120, &msg, e);
+    const cJSON *hello = cJSON_GetObjectItemCaseSensitive(msg, "hello");
+    if (got != CONVT_RECEIVED || !hello) {
+        char how[160] = "";
+        if (got == CONVT_TIMED_OUT)
+            convt_worker_kill(&s->w), snprintf(how, sizeof how, "no answer");
+        else
+            convt_worker_reap(&s->w, how, sizeof how);
+        cJSON_Delete(msg);
+        if (got == CONVT_INTERRUPTED)
+            return convt_fail(e, "interrupted while the worker started");
+        return convt_fail(e, "the worker did not start (%s); its messages are above", how);
+    }
+    const char *backend = json_str(hello, "backend");
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(hello, "device");
+    if (!s->backend[0]) {
+        snprintf(s->backend, sizeof s->backend, "%s", backend);
+        s->device = cJSON_Duplicate(device, true);
+        s->ceilings = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hello, "ceilings"), true);
+    } else if (strcmp(backend, s->backend)) {
+        cJSON_Delete(msg);
+        convt_worker_kill(&s->w);
+        return convt_fail(e, "a new worker started on the %s backend, the first on %s", backend,
+                          s->backend);
+    }
+    cJSON_Delete(msg);
+    return 0;
+}
+
+static int write_doc(sweep *s, convt_err *e)
+{
+    s->last_write = now_s();
+    return convt_results_write(s->doc, s->cfg->output, e);
+}
+
+/* Runs the entries of shape si that final[] lacks, in as many workers as
+ * it takes. Returns -1 (e set) only when no worker can run at all, or on a
+ * stop signal (e says which). */
+static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, int n,
+                     convt_err *e)
+{
+    const convt_config *cfg = s->cfg;
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < n; i++)
+            left += !final[i];
+        if (!left)
+            return 0;
+        if (!s->w.pid && start_worker(s, e))
+            return -1;
+        cJSON *req = cJSON_CreateObject();
+        cJSON_AddNumberToObject(req, "run", si);
+        cJSON *skip = cJSON_AddArrayToObject(req, "skip");
+        for (int i = 0; i < n; i++)
+            if (final[i])
+                cJSON_AddItemToArray(skip, cJSON_CreateNumber(i));
+        int send_failed = convt_worker_send(&s->w, req, e);
+        cJSON_Delete(req);
+        int in_flight = -1, last = -1;
+        char step[512] = "the start of the shape", last_step[512] = "";
+        double limit = cfg->measure.hang_timeout_s, since = now_s();
+        char cause[1024] = "";
+        bool lost = false;
+        while (!send_failed) {
+            cJSON *m = NULL;
+            convt_receive got = convt_worker_receive(&s->w, limit - (now_s() - since), &m, e);
+            if (stop_signal) {
+                cJSON_Delete(m);
+                convt_worker_kill(&s->w);
+                return convt_fail(e, "stopped by %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+            }
+            if (got == CONVT_INTERRUPTED)
+                continue;
+            if (got == CONVT_TIMED_OUT) {
+                convt_worker_kill(&s->w);
+                snprintf(cause, sizeof cause, "hung: no progress for %g s in %s (the worker was "
+                                              "killed)", limit, step);
+                break;
+            }
+            if (got == CONVT_ENDED) {
+                char how[200];
+                convt_worker_reap(&s->w, how, sizeof how);
+                if (lost) /* it reported its context lost and left, as it should */
+                    break;
+                snprintf(cause, sizeof cause, "the worker died (%s) %s %s", how,
+                         in_flight >= 0 ? "in" : "after", in_flight >= 0 ? step : last_step[0] ? last_step : step);
+                break;
+            }
+            const cJSON *v;
+            if ((v = cJSON_GetObjectItemCaseSensitive(m, "step"))) {
+                in_flight = (int)json_num(m, "entry");
+                if (in_flight >= 0)
+                    last = in_flight;
+                snprintf(step, sizeof step, "%s", v->valuestring);
+                snprintf(last_step, sizeof last_step, "%s", v->valuestring);
+                limit = json_num(m, "timeout_s");
+                since = now_s();
+            } else if (cJSON_GetObjectItemCaseSensitive(m, "idle")) {
+                in_flight = -1;
+                snprintf(step, sizeof step, "between runs, after %s", last_step);
+                limit = cfg->measure.hang_timeout_s;
+                since = now_s();
+            } else if (cJSON_GetObjectItemCaseSensitive(m, "probe_ms")) {
+                log_probe(s, m);
+            } else if ((v = cJSON_GetObjectItemCaseSensitive(m, "record"))) {
+                int i = (int)json_num(m, "entry");
+                if (i >= 0 && i < n && !final[i]) {
+                    final[i] = cJSON_DetachItemFromObjectCaseSensitive(m, "record");
+                    count(s->sum, final[i]);
+                    progress(s->opt->quiet, si, cfg->n_shapes, final[i]);
+                }
+            } else if (cJSON_GetObjectItemCaseSensitive(m, "shape_done")) {
+                lost = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "lost"));
+                if (!lost) {
+                    cJSON_Delete(m);
+                    /* every run the worker was given ends as a record; one
+                     * without is a harness bug, said, not looped on */
+                    for (int i = 0; i < n; i++)
+                        if (!final[i]) {
+                            final[i] = failure_record(&plan[i], "the worker finished the shape "
+                                                                "without a record of this run");
+                            count(s->sum, final[i]);
+                        }
+                    break;
+                }
+                /* the worker exits now; the rest of the shape needs a new one */
+            }
+            cJSON_Delete(m);
+        }
+        if (send_failed) {
+            char how[200];
+            convt_worker_reap(&s->w, how, sizeof how);
+            snprintf(cause, sizeof cause, "the worker died (%s) before the shape began", how);
+        }
+        if (!cause[0])
+            continue; /* finished, or lost its context: go round */
+        s->sum->worker_deaths++;
+        /* the run in flight (or the last one armed) pays; with none, the
+         * whole rest of the shape (it died in the shape's own set-up) */
+        int blame = in_flight >= 0 ? in_flight : last;
+        if (send_failed || blame < 0 || final[blame]) {
+            for (int i = 0; i < n; i++)
+                if (!final[i]) {
+                    final[i] = failure_record(&plan[i], cause);
+                    count(s->sum, final[i]);
+                    progress(s->opt->quiet, si, cfg->n_shapes, final[i]);
+                }
+        } else {
+            final[blame] = failure_record(&plan[blame], cause);
+            count(s->sum, final[blame]);
+            progress(s->opt->quiet, si, cfg->n_shapes, final[blame]);
+        }
+        if (!s->opt->quiet)
+            fprintf(stderr, "convt-bench: %s; a new worker goes on\n", cause);
+    }
+}
+
+/* Records of shape si kept from the resumed file. */
+static void take_previous(sweep *s, const convt_record *plan, cJSON **final, int n)
+{
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(s->prev, "records");
+    for (int i = 0; i < n; i++) {
+        cJSON *probe = failure_record(&plan[i], "");
+        char want[1024], have[1024];
+        record_key(probe, want, sizeof want);
+        cJSON_Delete(probe);
+        for (const cJSON *r = recs ? recs->child : NULL; r; r = r->next)
+            if (!strcmp(record_key(r, have, sizeof have), want)) {
+                final[i] = cJSON_Duplicate(r, true);
+                count(s->sum, final[i]);
+                s->sum->resumed++;
+                break;
+            }
+    }
+}
+
+static void previous_probes(sweep *s)
+{
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(s->prev, "drift");
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(d, "probe_ms");
+    const cJSON *mhz = cJSON_GetObjectItemCaseSensitive(d, "probe_sm_mhz");
+    for (const cJSON *x = ms ? ms->child : NULL, *y = mhz ? mhz->child : NULL; x;
+         x = x->next, y = y ? y->next : NULL) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "probe_ms", x->valuedouble);
+        cJSON_AddNumberToObject(m, "probe_mhz", y ? y->valuedouble : 0);
+        log_probe(s, m);
+        cJSON_Delete(m);
+    }
+}
+
+static void finish_doc(sweep *s, bool complete, const char *why)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(s->doc, "complete", cJSON_CreateBool(complete));
+    if (why)
+        cJSON_AddStringToObject(s->doc, "incomplete_because", why);
+}
+
+int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_summary *sum,
+              convt_err *e)
+{
+    memset(sum, 0, sizeof *sum);
+    sweep s = {.cfg = cfg, .opt = opt, .sum = sum};
+    s.w.to_fd = s.w.from_fd = -1;
+    if (opt->worker_exe) {
+        snprintf(s.exe, sizeof s.exe, "%s", opt->worker_exe);
+    } else {
+        ssize_t len = readlink("/proc/self/exe", s.exe, sizeof s.exe - 1);
+        if (len <= 0)
+            return convt_fail(e, "cannot find this program's path to start a worker: %s",
+                              strerror(errno));
+        s.exe[len] = 0;
+    }
+    if (!opt->config_path)
+        return convt_fail(e, "a worker needs the config's path");
+    config_hash(cfg, opt->shard, s.hash, sizeof s.hash);
+    stop_signal = sigint_count = 0;
+    catch_signals();
+    if (opt->resume ? !(s.prev = read_previous(cfg, s.hash, e)) : back_up(cfg->output, opt->quiet, e) != 0)
+        return -1;
+    int rc = -1;
+    if (!opt->quiet)
+        fprintf(stderr, "convt-bench: measuring the device's ceilings (copy bandwidth, GEMM rates)\n");
+    if (start_worker(&s, e))
+        goto out;
+    if (s.prev && same_device(s.prev, s.backend, s.device, e))
+        goto out;
+    s.doc = convt_results_create(cfg, s.backend, s.device, s.ceilings);
+    cJSON_AddStringToObject(s.doc, "config_hash", s.hash);
+    cJSON_AddBoolToObject(s.doc, "complete", false);
+    if (s.prev) {
+        cJSON *from = cJSON_AddObjectToObject(s.doc, "resumed_from");
+        cJSON_AddStringToObject(from, "time", json_str(s.prev, "time"));
+        cJSON_AddStringToObject(from, "git_revision", json_str(s.prev, "git_revision"));
+        previous_probes(&s);
+    }
+    cJSON *records = cJSON_GetObjectItemCaseSensitive(s.doc, "records");
+    convt_backend_kind kind = strcmp(s.backend, "cpu") ? CONVT_BACKEND_CUDA : CONVT_BACKEND_CPU;
+    for (int si = 0; si < cfg->n_shapes; si++) {
+        convt_record *plan;
+        int n;
+        if (convt_shape_plan(cfg, kind, si, &plan, &n)) {
+            convt_fail(e, "out of memory planning the sweep");
+            goto out;
+        }
+        cJSON **final = calloc((size_t)(n ? n : 1), sizeof *final);
+        if (!final) {
+            free(plan);
+            convt_fail(e, "out of memory");
+            goto out;
+        }
+        if (s.prev)
+            take_previous(&s, plan, final, n);
+        int deaths = sum->worker_deaths;
+        int shape_rc = run_shape(&s, si, plan, final, n, e);
+        /* whatever finished is recorded, even when the sweep stops here */
+        for (int i = 0; i < n; i++)
+            if (final[i])
+                cJSON_AddItemToArray(records, final[i]);
+        free(final);
+        free(plan);
+        if (shape_rc) {
+            if (stop_signal) {
+                sum->interrupted = stop_signal;
+                char why[128];
+                snprintf(why, sizeof why, "%s after %d of %d shapes",
+                         stop_signal == SIGINT ? "SIGINT" : "SIGTERM", si, cfg->n_shapes);
+                finish_doc(&s, false, why);
+                convt_err we;
+                if (write_doc(&s, &we))
+                    fprintf(stderr, "convt-bench: %s\n", we.msg);
+                cJSON *sel = convt_select(s.doc, opt->previous_selection);
+                convt_results_write(sel, cfg->selection, &we);
+                cJSON_Delete(sel);
+                fprintf(stderr, "convt-bench: interrupted (%s); %s holds every finished record "
+                                "(marked incomplete); resume with: convt-bench --config %s "
+                                "--out %s --resume\n",
+                        why, cfg->output, opt->config_path, cfg->output);
+                rc = 0;
+            }
+            goto out;
+        }
+        if (sum->worker_deaths > deaths || now_s() - s.last_write >= 1.0 ||
+            si == cfg->n_shapes - 1) {
+            if (write_doc(&s, e))
+                goto out;
+        }
+    }
+    convt_worker_kill(&s.w); /* its input ends: it would exit; no need to wait */
+    {
+        /* The drift is known once the run is over: every record's noise takes it in. */
+        convt_drift d;
+        convt_drift_from_probes(s.probe_ms, s.probes, &d);
+        d.probe_mhz = s.probe_mhz;
+        convt_results_add_drift(s.doc, &d, cfg->measure.target_noise);
+        finish_doc(&s, true, NULL);
+        if (write_doc(&s, e))
+            goto out;
+        if (!opt->quiet && d.probes >= 3)
+            fprintf(stderr, "convt-bench: the device drifted %.2f%% over the run (clock probe, "
+                            "%d times, median %.3f ms, stddev %.2f%%); every record's noise "
+                            "includes it\n",
+                    100 * d.relative, d.probes, d.median_ms, 100 * d.relative_sd);
+        if (sum->worker_deaths && !opt->quiet)
+            fprintf(stderr, "convt-bench: %d worker%s died or hung; each cost the run in flight "
+                            "(its record says why)\n",
+                    sum->worker_deaths, sum->worker_deaths == 1 ? "" : "s");
+        cJSON *sel = convt_select(s.doc, opt->previous_selection);
+        if (convt_results_write(sel, cfg->selection, e)) {
+            cJSON_Delete(sel);
+            goto out;
+        }
+        printf("\n");
+        convt_selection_print(sel, false, stdout);
+        cJSON_Delete(sel);
+        printf("\nresults: %s\nselection: %s\n", cfg->output, cfg->selection);
+    }
+    rc = 0;
+out:
+    convt_worker_kill(&s.w);
+    cJSON_Delete(s.doc);
+    cJSON_Delete(s.prev);
+    cJSON_Delete(s.device);
+    cJSON_Delete(s.ceilings);
+    free(s.probe_ms);
+    free(s.probe_mhz);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    return rc;
+}
