@@ -44,39 +44,26 @@ static int never_ending_launch(const convt_problem *, const convt_launch *, cons
     return 0;
 }
 
+#define PLANTED_CUDA(NAME, IDEA, LAUNCH)                                                     \
+    extern const convt_variant convt_variant_##NAME;                                          \
+    const convt_variant convt_variant_##NAME = {                                              \
+        .name = #NAME,                                                                        \
+        .summary = "TESTING ONLY: " IDEA,                                                     \
+        .backend = CONVT_BACKEND_CUDA,                                                        \
+        .tier = CONVT_TIER_FP32,                                                              \
+        .deterministic = true,                                                                \
+        .n_knobs = 0,                                                                         \
+        .knobs = {},                                                                          \
+        .supports = any_shape,                                                                \
+        .workspace_size = nullptr,                                                            \
+        .prepare = nullptr,                                                                   \
+        .launch = LAUNCH,                                                                     \
+        .release = nullptr,                                                                   \
+        .describe = nullptr,                                                                  \
+    }
+
 extern "C" {
-extern const convt_variant convt_variant_planted_cuda_illegal_address;
-extern const convt_variant convt_variant_planted_cuda_hang;
-
-const convt_variant convt_variant_planted_cuda_illegal_address = {
-    .name = "planted_cuda_illegal_address",
-    .summary = "TESTING ONLY: a kernel storing far out of bounds (sticky illegal address)",
-    .backend = CONVT_BACKEND_CUDA,
-    .tier = CONVT_TIER_FP32,
-    .deterministic = true,
-    .n_knobs = 0,
-    .knobs = {},
-    .supports = any_shape,
-    .workspace_size = nullptr,
-    .prepare = nullptr,
-    .launch = illegal_address_launch,
-    .release = nullptr,
-    .describe = nullptr,
-};
-
-const convt_variant convt_variant_planted_cuda_hang = {
-    .name = "planted_cuda_hang",
-    .summary = "TESTING ONLY: a kernel that never ends",
-    .backend = CONVT_BACKEND_CUDA,
-    .tier = CONVT_TIER_FP32,
-    .deterministic = true,
-    .n_knobs = 0,
-    .knobs = {},
-    .supports = any_shape,
-    .workspace_size = nullptr,
-    .prepare = nullptr,
-    .launch = never_ending_launch,
-    .release = nullptr,
-    .describe = nullptr,
-};
+PLANTED_CUDA(planted_cuda_illegal_address,
+             "a kernel storing far out of bounds (sticky illegal address)", illegal_address_launch);
+PLANTED_CUDA(planted_cuda_hang, "a kernel that never ends", never_ending_launch);
 }
