@@ -158,11 +158,12 @@ cJSON *convt_merge(const cJSON *const *docs, const char *const *paths, int n, bo
     for (const cJSON *f = docs[head]->child; f; f = f->next)
         if (strcmp(f->string, "records") && strcmp(f->string, "merged_from"))
             cJSON_AddItemToObject(out, f->string, cJSON_Duplicate(f, true));
-    cJSON_ReplaceItemInObjectCaseSensitive(out, "tool", cJSON_CreateString("convt-bench"));
-    if (cJSON_GetObjectItemCaseSensitive(out, "schema"))
-        cJSON_ReplaceItemInObjectCaseSensitive(out, "schema", cJSON_CreateNumber(CONVT_RESULTS_SCHEMA));
-    else
-        cJSON_AddNumberToObject(out, "schema", CONVT_RESULTS_SCHEMA);
+    /* the merged file is convt-bench's own, whatever its first input said
+     * (a forced join may have a head without these fields) */
+    cJSON_DeleteItemFromObjectCaseSensitive(out, "tool");
+    cJSON_DeleteItemFromObjectCaseSensitive(out, "schema");
+    cJSON_AddStringToObject(out, "tool", "convt-bench");
+    cJSON_AddNumberToObject(out, "schema", CONVT_RESULTS_SCHEMA);
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

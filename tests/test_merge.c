@@ -128,6 +128,21 @@ static void other_devices_tools_and_duplicates_are_refused(void **state)
         cJSON_GetObjectItem(m, "records"), 0), "timing"), "median_ms")->valuedouble == 1);
     cJSON_Delete(m);
 
+    /* forced, a file of no known tool (no "tool" at all: a fuzzer's find,
+     * where the name leaked and the merged file had no "tool") gives a file
+     * of convt-bench's that merges again without force */
+    cJSON *bare = cJSON_CreateObject();
+    cJSON_AddArrayToObject(bare, "records");
+    m = merge2(bare, cJSON_Duplicate(bare, true), true, &e);
+    assert_non_null(m);
+    assert_string_equal(cJSON_GetObjectItem(m, "tool")->valuestring, "convt-bench");
+    const cJSON *again[] = {m};
+    const char *again_path[] = {"m.json"};
+    cJSON *mm = convt_merge(again, again_path, 1, false, NULL, &e);
+    assert_non_null(mm);
+    cJSON_Delete(mm);
+    cJSON_Delete(m);
+
     /* a driver that differs is a warning, not a refusal */
     cJSON *a = doc("convt-bench", "H100", "a", 1), *b = doc("convt-bench", "H100", "b", 1);
     cJSON_AddNumberToObject(cJSON_GetObjectItem(a, "device"), "driver_version", 13000);
