@@ -475,6 +475,37 @@ static void finish_doc(sweep *s, bool complete, const char *why)
         cJSON_AddStringToObject(s->doc, "incomplete_because", why);
 }
 
+/* The sweep stops before its end (a signal, or no worker can run): the
+ * file gets every finished record, marked incomplete with the reason, and
+ * a selection of what there is; the last line says how to go on. */
+static void stop_early(sweep *s, int si, const convt_err *e)
+{
+    const convt_config *cfg = s->cfg;
+    char why[1200];
+    if (stop_signal) {
+        s->sum->interrupted = stop_signal;
+        snprintf(why, sizeof why, "%s after %d of %d shapes",
+                 stop_signal == SIGINT ? "SIGINT" : "SIGTERM", si, cfg->n_shapes);
+    } else {
+        snprintf(why, sizeof why, "stopped after %d of %d shapes: %s", si, cfg->n_shapes, e->msg);
+    }
+    if (!s->doc)
+        return; /* no worker ever answered: nothing measured, nothing to keep */
+    finish_doc(s, false, why);
+    convt_err we;
+    if (write_doc(s, &we)) {
+        fprintf(stderr, "convt-bench: %s\n", we.msg);
+        return;
+    }
+    cJSON *sel = convt_select(s->doc, s->opt->previous_selection);
+    if (convt_results_write(sel, cfg->selection, &we))
+        fprintf(stderr, "convt-bench: %s\n", we.msg);
+    cJSON_Delete(sel);
+    fprintf(stderr, "convt-bench: %s; %s holds every finished record (marked incomplete); "
+                    "resume with: convt-bench --config %s --out %s --resume\n",
+            why, cfg->output, s->opt->config_path, cfg->output);
+}
+
 int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_summary *sum,
               convt_err *e)
 {
@@ -500,8 +531,13 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     int rc = -1;
     if (!opt->quiet)
         fprintf(stderr, "convt-bench: measuring the device's ceilings (copy bandwidth, GEMM rates)\n");
-    if (start_worker(&s, e))
+    if (start_worker(&s, e)) {
+        if (stop_signal) {
+            sum->interrupted = stop_signal;
+            rc = 0;
+        }
         goto out;
+    }
     if (s.prev && same_device(s.prev, s.backend, s.device, e))
         goto out;
     s.doc = convt_results_create(cfg, s.backend, s.device, s.ceilings);
@@ -539,24 +575,8 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
         free(final);
         free(plan);
         if (shape_rc) {
-            if (stop_signal) {
-                sum->interrupted = stop_signal;
-                char why[128];
-                snprintf(why, sizeof why, "%s after %d of %d shapes",
-                         stop_signal == SIGINT ? "SIGINT" : "SIGTERM", si, cfg->n_shapes);
-                finish_doc(&s, false, why);
-                convt_err we;
-                if (write_doc(&s, &we))
-                    fprintf(stderr, "convt-bench: %s\n", we.msg);
-                cJSON *sel = convt_select(s.doc, opt->previous_selection);
-                convt_results_write(sel, cfg->selection, &we);
-                cJSON_Delete(sel);
-                fprintf(stderr, "convt-bench: interrupted (%s); %s holds every finished record "
-                                "(marked incomplete); resume with: convt-bench --config %s "
-                                "--out %s --resume\n",
-                        why, cfg->output, opt->config_path, cfg->output);
-                rc = 0;
-            }
+            stop_early(&s, si, e);
+            rc = stop_signal ? 0 : -1;
             goto out;
         }
         if (sum->worker_deaths > deaths || now_s() - s.last_write >= 1.0 ||
