@@ -35,13 +35,20 @@ static int draw(uint64_t *state, int n)
 /* The most samples a replicate can draw: as many rounds as s has, each of
  * the longest round's length (rounds are drawn with replacement, so a
  * replicate may hold the longest round several times). */
-static int replicate_size(const convt_round_samples *s)
+static size_t replicate_size(const convt_round_samples *s)
 {
-    int longest = 0;
+    size_t longest = 0;
     for (int r = 0, begin = 0; r < s->rounds; begin = s->end[r++])
-        longest = s->end[r] - begin > longest ? s->end[r] - begin : longest;
-    return s->rounds * longest;
+        if ((size_t)(s->end[r] - begin) > longest)
+            longest = (size_t)(s->end[r] - begin);
+    return (size_t)s->rounds * longest; /* rounds, lengths: ints; no overflow in size_t */
 }
+
+/* A replicate of more samples than this is refused (the caller falls back to
+ * its noise rule): real runs take at most a few thousand, and a file that
+ * claims one round of a million beside thousands of others would ask for
+ * gigabytes per replicate. */
+#define MAX_REPLICATE (1u << 22)
 
 /* One replicate's median: rounds with replacement, then samples within
  * each chosen round with replacement. buf holds replicate_size(s) doubles. */
@@ -78,8 +85,10 @@ int convt_bootstrap_median_ratio(const convt_round_samples *a, const convt_round
     if (!valid(a) || !valid(b) || replicates < 10 || !(confidence > 0 && confidence < 1))
         return -1;
     int na = total(a), nb = total(b);
-    int room = replicate_size(a) > replicate_size(b) ? replicate_size(a) : replicate_size(b);
-    double *buf = malloc((size_t)room * sizeof *buf);
+    size_t room = replicate_size(a) > replicate_size(b) ? replicate_size(a) : replicate_size(b);
+    if (room > MAX_REPLICATE)
+        return -1;
+    double *buf = malloc(room * sizeof *buf);
     double *ratio = malloc((size_t)replicates * sizeof *ratio);
     if (!buf || !ratio) {
         free(buf);

@@ -46,7 +46,8 @@ typedef struct convt_ratio_interval {
     double point;      /* the ratio of the two plain medians */
 } convt_ratio_interval;
 
-/* 0, or -1 when either side has no samples. confidence e.g. 0.95. */
+/* 0, or -1 when either side has no samples or more than a replicate may
+ * hold (4M). confidence e.g. 0.95. */
 int convt_bootstrap_median_ratio(const convt_round_samples *baseline,
                                  const convt_round_samples *current, double drift_baseline,
                                  double drift_current, double confidence, int replicates,

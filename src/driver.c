@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "build_config.h"
@@ -80,8 +82,10 @@ int convt_shape_plan(const convt_config *cfg, convt_backend_kind kind, int si,
                      convt_record **records, int *n)
 {
     entry *list;
-    if (plan_shape(cfg, kind, &list, n))
+    if (plan_shape(cfg, kind, &list, n)) {
+        free(list);
         return -1;
+    }
     *records = malloc((size_t)(*n ? *n : 1) * sizeof **records);
     if (!*records) {
         free(list);
@@ -439,12 +443,11 @@ static void send_message(cJSON *msg)
 {
     if (channel) {
         char *text = cJSON_PrintUnformatted(msg);
-        if (text) {
-            fputs(text, channel);
-            fputc('\n', channel);
-            fflush(channel);
-        }
+        bool sent = text && fputs(text, channel) >= 0 && fputc('\n', channel) != EOF &&
+                    fflush(channel) == 0;
         free(text);
+        if (!sent)
+            _exit(5); /* the orchestrator is gone: nobody to work for */
     }
     cJSON_Delete(msg);
 }
@@ -835,6 +838,12 @@ static cJSON *read_request(FILE *in)
 int convt_worker_serve(const convt_config *cfg, const convt_backend *be,
                        const convt_device_info *dev, const convt_run_options *opt)
 {
+    /* A worker whose orchestrator died (kill -9) must not run on holding the
+     * device: the kernel kills it with its parent. */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        return 5;
     /* The protocol gets the real stdout; anything a library prints to
      * stdout goes to stderr instead of into the pipe. */
     int fd = dup(1);
@@ -866,6 +875,9 @@ int convt_worker_serve(const convt_config *cfg, const convt_backend *be,
     cJSON_Delete(first);
     cJSON *hello = cJSON_CreateObject();
     cJSON_AddStringToObject(hello, "backend", be->name);
+    char hash[32];
+    convt_config_hash(cfg, opt->shard, hash, sizeof hash);
+    cJSON_AddStringToObject(hello, "config_hash", hash);
     cJSON_AddItemToObject(hello, "device", convt_device_to_json(dev));
     cJSON_AddItemToObject(hello, "ceilings", ceilings_json(&ceil));
     cJSON *wrap = cJSON_CreateObject();

@@ -47,6 +47,10 @@ typedef struct convt_run_summary {
 int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_summary *sum,
               convt_err *e);
 
+/* What --resume and the workers check: FNV-1a of the config as read, the
+ * seed and the shard ("all" when NULL), as 16 hex digits. */
+void convt_config_hash(const convt_config *cfg, const char *shard, char *buf, size_t len);
+
 /* The worker (driver.c): owns the backend, runs the shapes the orchestrator
  * asks for on stdin and reports on stdout (worker_io.h). Returns its exit
  * status. */

@@ -524,6 +524,9 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
         convt_shard_apply(&cfg, index, count);
+        static char canonical[32]; /* "01/2" and "1/2" are one shard to --resume */
+        snprintf(canonical, sizeof canonical, "%d/%d", index, count);
+        opt.shard = canonical;
     }
     if (out) {
         cfg.output = replace_string(cfg.output, out);

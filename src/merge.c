@@ -164,6 +164,20 @@ cJSON *convt_merge(const cJSON *const *docs, const char *const *paths, int n, bo
     cJSON_DeleteItemFromObjectCaseSensitive(out, "schema");
     cJSON_AddStringToObject(out, "tool", "convt-bench");
     cJSON_AddNumberToObject(out, "schema", CONVT_RESULTS_SCHEMA);
+    /* one incomplete input makes the whole incomplete; a config hash names
+     * one run, which a merged file is not */
+    cJSON_DeleteItemFromObjectCaseSensitive(out, "config_hash");
+    for (int i = 0; i < n; i++)
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(docs[i], "complete"))) {
+            cJSON_DeleteItemFromObjectCaseSensitive(out, "complete");
+            cJSON_DeleteItemFromObjectCaseSensitive(out, "incomplete_because");
+            cJSON_AddBoolToObject(out, "complete", false);
+            char why[600];
+            snprintf(why, sizeof why, "%s is incomplete: %s", paths[i],
+                     json_str(docs[i], "incomplete_because"));
+            cJSON_AddStringToObject(out, "incomplete_because", why);
+            break;
+        }
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

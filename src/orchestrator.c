@@ -60,8 +60,7 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* FNV-1a of the config as read: --resume continues only the same config. */
-static void config_hash(const convt_config *cfg, const char *shard, char *buf, size_t len)
+void convt_config_hash(const convt_config *cfg, const char *shard, char *buf, size_t len)
 {
     char *text = cJSON_PrintUnformatted(cfg->json);
     uint64_t h = 0xcbf29ce484222325ull;
@@ -214,6 +213,9 @@ typedef struct sweep {
     cJSON *device, *ceilings;  /* from the first worker */
     cJSON *doc, *prev;
     double last_write;
+    bool dirty;                /* records in doc not yet on disk */
+    bool may_write;            /* false while a resumed file holds more than doc */
+    int last_resumed_shape;    /* the last shape with a record in the resumed file */
     double *probe_ms;          /* the clock probe's times, all workers */
     unsigned *probe_mhz;
     int probes, probe_cap;
@@ -290,6 +292,14 @@ static int start_worker(sweep *s, convt_err *e)
             return convt_fail(e, "interrupted while the worker started");
         return convt_fail(e, "the worker did not start (%s); its messages are above", how);
     }
+    if (strcmp(json_str(hello, "config_hash"), s->hash)) {
+        cJSON_Delete(msg);
+        convt_worker_kill(&s->w);
+        return convt_fail(e, "%s changed on disk since the sweep began (the worker read a "
+                             "config of hash %s, the sweep's is %s): its records would not "
+                             "match the plan",
+                          s->opt->config_path, json_str(hello, "config_hash"), s->hash);
+    }
     const char *backend = json_str(hello, "backend");
     const cJSON *device = cJSON_GetObjectItemCaseSensitive(hello, "device");
     if (!s->backend[0]) {
@@ -312,6 +322,37 @@ static int write_doc(sweep *s, convt_err *e)
     return convt_results_write(s->doc, s->cfg->output, e);
 }
 
+/* Records that finished since the last write reach the file within about a
+ * second, also while a long shape runs: called from the receive loop. */
+static void write_due(sweep *s)
+{
+    if (s->doc && s->dirty && s->may_write && now_s() - s->last_write >= 1.0) {
+        convt_err we;
+        if (write_doc(s, &we) == 0)
+            s->dirty = false;
+        else
+            fprintf(stderr, "convt-bench: warning: %s\n", we.msg);
+    }
+}
+
+/* Runs the entries of shape si that final[] lacks, in as many workers as
+ * it takes. Returns -1 (e set) only when no worker can run at all, or on a
+ * stop signal (e says which). */
+/* A number a worker sent, or fallback when it is missing or not finite. */
+static double finite_or(const cJSON *m, const char *key, double fallback)
+{
+    double v = json_num(m, key);
+    return isfinite(v) ? v : fallback;
+}
+
+static int finals(cJSON *const *final, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += final[i] != NULL;
+    return k;
+}
+
 /* Runs the entries of shape si that final[] lacks, in as many workers as
  * it takes. Returns -1 (e set) only when no worker can run at all, or on a
  * stop signal (e says which). */
@@ -320,10 +361,8 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
 {
     const convt_config *cfg = s->cfg;
     for (;;) {
-        int left = 0;
-        for (int i = 0; i < n; i++)
-            left += !final[i];
-        if (!left)
+        int done_before = finals(final, n);
+        if (done_before == n)
             return 0;
         if (!s->w.pid && start_worker(s, e))
             return -1;
@@ -335,14 +374,21 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                 cJSON_AddItemToArray(skip, cJSON_CreateNumber(i));
         int send_failed = convt_worker_send(&s->w, req, e);
         cJSON_Delete(req);
-        int in_flight = -1, last = -1;
-        char step[512] = "the start of the shape", last_step[512] = "";
-        double limit = cfg->measure.hang_timeout_s, since = now_s();
-        char cause[1024] = "";
+        /* armed: inside a step the worker announced (in_flight its run, or
+         * -1 for the shape's own steps: the reference); not armed: between
+         * steps, where no run is to blame */
+        bool armed = false;
+        int in_flight = -1;
+        char step[512] = "the start of the shape";
+        double limit = cfg->measure.hang_timeout_s, deadline = now_s() + limit;
+        char cause[1200] = "";
         bool lost = false;
         while (!send_failed) {
             cJSON *m = NULL;
-            convt_receive got = convt_worker_receive(&s->w, limit - (now_s() - since), &m, e);
+            /* wake at least once a second: a write may be due (write_due) */
+            double left = deadline - now_s();
+            convt_receive got = left <= 0 ? CONVT_TIMED_OUT
+                                          : convt_worker_receive(&s->w, left < 1 ? left : 1, &m, e);
             if (stop_signal) {
                 cJSON_Delete(m);
                 convt_worker_kill(&s->w);
@@ -350,10 +396,15 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
             }
             if (got == CONVT_INTERRUPTED)
                 continue;
+            if (got == CONVT_TIMED_OUT && now_s() < deadline) {
+                write_due(s);
+                continue;
+            }
             if (got == CONVT_TIMED_OUT) {
                 convt_worker_kill(&s->w);
-                snprintf(cause, sizeof cause, "hung: no progress for %g s in %s (the worker was "
-                                              "killed)", limit, step);
+                snprintf(cause, sizeof cause, "hung: no progress for %g s %s %s (the worker was "
+                                              "killed)",
+                         limit, armed ? "in" : "between steps, after", step);
                 break;
             }
             if (got == CONVT_ENDED) {
@@ -362,27 +413,27 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                 if (lost) /* it reported its context lost and left, as it should */
                     break;
                 snprintf(cause, sizeof cause, "the worker died (%s) %s %s", how,
-                         in_flight >= 0 ? "in" : "after", in_flight >= 0 ? step : last_step[0] ? last_step : step);
+                         armed ? "in" : "between steps, after", step);
                 break;
             }
             const cJSON *v;
-            if ((v = cJSON_GetObjectItemCaseSensitive(m, "step"))) {
-                in_flight = (int)json_num(m, "entry");
-                if (in_flight >= 0)
-                    last = in_flight;
+            if ((v = cJSON_GetObjectItemCaseSensitive(m, "step")) && cJSON_IsString(v)) {
+                armed = true;
+                in_flight = (int)finite_or(m, "entry", -1);
+                if (in_flight >= n)
+                    in_flight = -1;
                 snprintf(step, sizeof step, "%s", v->valuestring);
-                snprintf(last_step, sizeof last_step, "%s", v->valuestring);
-                limit = json_num(m, "timeout_s");
-                since = now_s();
+                limit = finite_or(m, "timeout_s", cfg->measure.hang_timeout_s);
+                deadline = now_s() + limit;
             } else if (cJSON_GetObjectItemCaseSensitive(m, "idle")) {
+                armed = false;
                 in_flight = -1;
-                snprintf(step, sizeof step, "between runs, after %s", last_step);
                 limit = cfg->measure.hang_timeout_s;
-                since = now_s();
+                deadline = now_s() + limit;
             } else if (cJSON_GetObjectItemCaseSensitive(m, "probe_ms")) {
                 log_probe(s, m);
             } else if ((v = cJSON_GetObjectItemCaseSensitive(m, "record"))) {
-                int i = (int)json_num(m, "entry");
+                int i = (int)finite_or(m, "entry", -1);
                 if (i >= 0 && i < n && !final[i]) {
                     final[i] = cJSON_DetachItemFromObjectCaseSensitive(m, "record");
                     count(s->sum, final[i]);
@@ -411,23 +462,27 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
             convt_worker_reap(&s->w, how, sizeof how);
             snprintf(cause, sizeof cause, "the worker died (%s) before the shape began", how);
         }
+        if (lost && !cause[0] && finals(final, n) == done_before)
+            /* the context was lost outside any run (a clock probe, moving
+             * buffers): a new worker would meet the same; the rest pays */
+            snprintf(cause, sizeof cause, "the worker's CUDA context was lost outside any run "
+                                          "(after %s)", step);
         if (!cause[0])
-            continue; /* finished, or lost its context: go round */
+            continue; /* finished, or lost its context in a run: go round */
         s->sum->worker_deaths++;
-        /* the run in flight (or the last one armed) pays; with none, the
-         * whole rest of the shape (it died in the shape's own set-up) */
-        int blame = in_flight >= 0 ? in_flight : last;
-        if (send_failed || blame < 0 || final[blame]) {
+        /* the run in flight pays; with none (the shape's reference, or
+         * between steps), the whole rest of the shape */
+        if (!send_failed && armed && in_flight >= 0 && !final[in_flight] && !lost) {
+            final[in_flight] = failure_record(&plan[in_flight], cause);
+            count(s->sum, final[in_flight]);
+            progress(s->opt->quiet, si, cfg->n_shapes, final[in_flight]);
+        } else {
             for (int i = 0; i < n; i++)
                 if (!final[i]) {
                     final[i] = failure_record(&plan[i], cause);
                     count(s->sum, final[i]);
                     progress(s->opt->quiet, si, cfg->n_shapes, final[i]);
                 }
-        } else {
-            final[blame] = failure_record(&plan[blame], cause);
-            count(s->sum, final[blame]);
-            progress(s->opt->quiet, si, cfg->n_shapes, final[blame]);
         }
         if (!s->opt->quiet)
             fprintf(stderr, "convt-bench: %s; a new worker goes on\n", cause);
@@ -451,6 +506,24 @@ static void take_previous(sweep *s, const convt_record *plan, cJSON **final, int
                 break;
             }
     }
+}
+
+/* The index of the last shape of the config that the resumed file has a
+ * record of (-1: none). */
+static int last_resumed_shape(const sweep *s)
+{
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(s->prev, "records");
+    int last = -1;
+    for (int si = 0; si < s->cfg->n_shapes; si++) {
+        char key[256];
+        convt_problem_key(&s->cfg->shapes[si], key, sizeof key);
+        for (const cJSON *r = recs ? recs->child : NULL; r; r = r->next)
+            if (!strcmp(json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"), key)) {
+                last = si;
+                break;
+            }
+    }
+    return last;
 }
 
 static void previous_probes(sweep *s)
@@ -478,7 +551,7 @@ static void finish_doc(sweep *s, bool complete, const char *why)
 /* The sweep stops before its end (a signal, or no worker can run): the
  * file gets every finished record, marked incomplete with the reason, and
  * a selection of what there is; the last line says how to go on. */
-static void stop_early(sweep *s, int si, const convt_err *e)
+static int stop_early(sweep *s, int si, const convt_err *e)
 {
     const convt_config *cfg = s->cfg;
     char why[1200];
@@ -490,12 +563,18 @@ static void stop_early(sweep *s, int si, const convt_err *e)
         snprintf(why, sizeof why, "stopped after %d of %d shapes: %s", si, cfg->n_shapes, e->msg);
     }
     if (!s->doc)
-        return; /* no worker ever answered: nothing measured, nothing to keep */
+        return 0; /* no worker ever answered: nothing measured, nothing to keep */
+    if (!s->may_write) { /* the resumed file still holds more than this run */
+        fprintf(stderr, "convt-bench: %s; %s is as it was; resume it again with: convt-bench "
+                        "--config %s --out %s --resume\n",
+                why, cfg->output, s->opt->config_path, cfg->output);
+        return 0;
+    }
     finish_doc(s, false, why);
     convt_err we;
     if (write_doc(s, &we)) {
         fprintf(stderr, "convt-bench: %s\n", we.msg);
-        return;
+        return -1;
     }
     cJSON *sel = convt_select(s->doc, s->opt->previous_selection);
     if (convt_results_write(sel, cfg->selection, &we))
@@ -504,6 +583,7 @@ static void stop_early(sweep *s, int si, const convt_err *e)
     fprintf(stderr, "convt-bench: %s; %s holds every finished record (marked incomplete); "
                     "resume with: convt-bench --config %s --out %s --resume\n",
             why, cfg->output, s->opt->config_path, cfg->output);
+    return 0;
 }
 
 int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_summary *sum,
@@ -523,7 +603,7 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     }
     if (!opt->config_path)
         return convt_fail(e, "a worker needs the config's path");
-    config_hash(cfg, opt->shard, s.hash, sizeof s.hash);
+    convt_config_hash(cfg, opt->shard, s.hash, sizeof s.hash);
     stop_signal = sigint_count = 0;
     catch_signals();
     if (opt->resume ? !(s.prev = read_previous(cfg, s.hash, e)) : back_up(cfg->output, opt->quiet, e) != 0)
@@ -540,6 +620,8 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     }
     if (s.prev && same_device(s.prev, s.backend, s.device, e))
         goto out;
+    s.may_write = !s.prev;
+    s.last_resumed_shape = -1;
     s.doc = convt_results_create(cfg, s.backend, s.device, s.ceilings);
     cJSON_AddStringToObject(s.doc, "config_hash", s.hash);
     cJSON_AddBoolToObject(s.doc, "complete", false);
@@ -548,6 +630,7 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
         cJSON_AddStringToObject(from, "time", json_str(s.prev, "time"));
         cJSON_AddStringToObject(from, "git_revision", json_str(s.prev, "git_revision"));
         previous_probes(&s);
+        s.last_resumed_shape = last_resumed_shape(&s);
     }
     cJSON *records = cJSON_GetObjectItemCaseSensitive(s.doc, "records");
     convt_backend_kind kind = strcmp(s.backend, "cpu") ? CONVT_BACKEND_CUDA : CONVT_BACKEND_CPU;
@@ -575,14 +658,20 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
         free(final);
         free(plan);
         if (shape_rc) {
-            stop_early(&s, si, e);
-            rc = stop_signal ? 0 : -1;
+            /* a stop by signal is 130/143 only when the file is written */
+            rc = stop_early(&s, si, e) == 0 && stop_signal ? 0 : -1;
+            if (rc)
+                sum->interrupted = 0;
             goto out;
         }
-        if (sum->worker_deaths > deaths || now_s() - s.last_write >= 1.0 ||
-            si == cfg->n_shapes - 1) {
+        s.dirty = true;
+        /* a resumed file is replaced only once doc holds all it had */
+        if (si >= s.last_resumed_shape)
+            s.may_write = true;
+        if (s.may_write && (sum->worker_deaths > deaths || now_s() - s.last_write >= 1.0)) {
             if (write_doc(&s, e))
                 goto out;
+            s.dirty = false;
         }
     }
     convt_worker_kill(&s.w); /* its input ends: it would exit; no need to wait */

@@ -42,10 +42,22 @@ int convt_worker_start(convt_worker *w, char *const argv[], convt_err *e)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    /* The worker's own signal dispositions are the defaults: a SIGINT
-     * meant for the orchestrator reaches the worker too (same process
-     * group) and ends it, which the orchestrator expects. */
-    int rc = posix_spawn(&w->pid, argv[0], &fa, NULL, argv, environ);
+    /* The worker starts with default dispositions of the signals the
+     * orchestrator changes (it ignores SIGPIPE, and catches SIGINT and
+     * SIGTERM, and exec keeps an ignored signal ignored): a SIGINT meant for
+     * the orchestrator reaches the worker too (same process group) and ends
+     * it, and a write to an orchestrator gone ends it. */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawn(&w->pid, argv[0], &fa, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
     close(out[1]);
