@@ -341,6 +341,17 @@ static void the_bootstrap_interval_is_reproducible_and_covers_the_ratio(void **s
     convt_round_samples ua = {a, uneven, 3}, ub = {b, uneven, 3};
     assert_int_equal(convt_bootstrap_median_ratio(&ua, &ub, 0, 0, 0.95, 2000, 5, &y), 0);
     assert_true(y.lo <= y.point && y.point <= y.hi);
+    /* a file claiming 5000 rounds, one of them 1000 long: a replicate could
+     * hold 5 million samples; refused (the caller uses its noise rule)
+     * rather than an allocation of that size (an int overflow before) */
+    static double many[5999];
+    static int many_end[5000];
+    for (int i = 0; i < 5999; i++)
+        many[i] = 1.0 + i * 1e-6;
+    for (int r = 0; r < 5000; r++)
+        many_end[r] = r == 0 ? 1000 : 1000 + r;
+    convt_round_samples lop = {many, many_end, 5000};
+    assert_int_equal(convt_bootstrap_median_ratio(&lop, &rb, 0, 0, 0.95, 100, 5, &y), -1);
     /* no samples: no interval */
     convt_round_samples none = {a, end, 0};
     assert_int_equal(convt_bootstrap_median_ratio(&none, &rb, 0, 0, 0.95, 2000, 5, &y), -1);
