@@ -360,6 +360,7 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                      convt_err *e)
 {
     const convt_config *cfg = s->cfg;
+    bool retried = false; /* a worker that died before a word of this shape: once */
     for (;;) {
         int done_before = finals(final, n);
         if (done_before == n)
@@ -377,7 +378,7 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
         /* armed: inside a step the worker announced (in_flight its run, or
          * -1 for the shape's own steps: the reference); not armed: between
          * steps, where no run is to blame */
-        bool armed = false;
+        bool armed = false, heard = false;
         int in_flight = -1;
         char step[512] = "the start of the shape";
         double limit = cfg->measure.hang_timeout_s, deadline = now_s() + limit;
@@ -412,10 +413,22 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                 convt_worker_reap(&s->w, how, sizeof how);
                 if (lost) /* it reported its context lost and left, as it should */
                     break;
+                if (!heard && !retried) {
+                    /* it died before this shape began (between shapes: what
+                     * went wrong belongs to the shape before, already
+                     * recorded): a new worker tries once */
+                    retried = true;
+                    if (!s->opt->quiet)
+                        fprintf(stderr, "convt-bench: the worker died (%s) before %s began; "
+                                        "a new worker tries it\n",
+                                how, cfg->shapes[si].name);
+                    break;
+                }
                 snprintf(cause, sizeof cause, "the worker died (%s) %s %s", how,
                          armed ? "in" : "between steps, after", step);
                 break;
             }
+            heard = true;
             const cJSON *v;
             if ((v = cJSON_GetObjectItemCaseSensitive(m, "step")) && cJSON_IsString(v)) {
                 armed = true;
@@ -460,6 +473,10 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
         if (send_failed) {
             char how[200];
             convt_worker_reap(&s->w, how, sizeof how);
+            if (!retried) {
+                retried = true;
+                continue;
+            }
             snprintf(cause, sizeof cause, "the worker died (%s) before the shape began", how);
         }
         if (lost && !cause[0] && finals(final, n) == done_before)
