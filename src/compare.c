@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bootstrap.h"
+#include "fnv1a.h"
 #include "select.h"
 
 static const cJSON *timing(const cJSON *r) { return cJSON_GetObjectItemCaseSensitive(r, "timing"); }
@@ -20,17 +21,10 @@ static const char *name_of(const cJSON *r)
     return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
 }
 
-static bool same_record(const cJSON *a, const cJSON *b)
-{
-    return !strcmp(key_of(a), key_of(b)) && !strcmp(json_str(a, "variant"), json_str(b, "variant")) &&
-           !strcmp(json_str(a, "launch_key"), json_str(b, "launch_key")) &&
-           !strcmp(json_str(a, "tier"), json_str(b, "tier"));
-}
-
 static const cJSON *find_same(const cJSON *records, const cJSON *r)
 {
     for (const cJSON *q = records ? records->child : NULL; q; q = q->next)
-        if (same_record(q, r))
+        if (json_same_run(q, r))
             return q;
     return NULL;
 }
@@ -90,13 +84,6 @@ bad:
     return 0;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 typedef enum verdict_kind { SAME, FASTER, SLOWER, AMBIGUOUS } verdict_kind;
 
 /* The verdict on one pair of records (compare.h). `how` gets the change and
@@ -113,8 +100,8 @@ static verdict_kind judge(const cJSON *b, const cJSON *c, const convt_compare_op
         convt_round_samples rb = {sb.v, sb.end, sb.rounds}, rc = {sc.v, sc.end, sc.rounds};
         double db = json_num(timing(b), "noise_drift"), dc = json_num(timing(c), "noise_drift");
         /* the same record gets the same resamples in every comparison */
-        uint64_t seed = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, key_of(c)), json_str(c, "variant")),
-                              json_str(c, "launch_key"));
+        uint64_t seed = convt_fnv1a(convt_fnv1a(convt_fnv1a(CONVT_FNV1A_START, key_of(c)), json_str(c, "variant")),
+                                    json_str(c, "launch_key"));
         boot = convt_bootstrap_median_ratio(&rb, &rc, isfinite(db) ? db : 0, isfinite(dc) ? dc : 0,
                                             CONVT_COMPARE_CONFIDENCE, CONVT_COMPARE_REPLICATES,
                                             seed, &ci) == 0;
@@ -271,13 +258,13 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_compare_opt
          * chose differently in the current run (seen on the H100: cuDNN
          * found a slower algorithm, and another variant became the winner). */
         const cJSON *bw_now = find_same(crec, bw);
-        bool other_choice = (same_record(bw, cw) && redefined(bw, cw)) ||
+        bool other_choice = (json_same_run(bw, cw) && redefined(bw, cw)) ||
                             (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
         bool worse = v == SLOWER && !other_choice;
         sum->winners_regressed += worse;
         /* the same pick, or a tie declared by either run (select.h) */
         sum->winners_compared++;
-        if (!same_record(bw, cw)) {
+        if (!json_same_run(bw, cw)) {
             sum->winners_changed++;
             sum->winners_changed_untied +=
                 json_num(brow, "tied") <= 1 && json_num(crow, "tied") <= 1;

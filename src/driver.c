@@ -789,17 +789,6 @@ out:
 // ----------------------------------------------------------------------------
 // the worker: runs shapes as the orchestrator asks (orchestrator.c)
 
-/* The record of en as JSON (results.c), detached from a scratch document. */
-static cJSON *record_json(const entry *en, const convt_ceilings *ceil)
-{
-    cJSON *scratch = cJSON_CreateObject();
-    cJSON_AddArrayToObject(scratch, "records");
-    convt_results_add(scratch, &en->rec, ceil);
-    cJSON *r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(scratch, "records"), 0);
-    cJSON_Delete(scratch);
-    return r;
-}
-
 static cJSON *ceilings_json(const convt_ceilings *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -915,7 +904,7 @@ int convt_worker_serve(const convt_config *cfg, const convt_backend *be,
             if (already && !already[i] && list[i].done) {
                 cJSON *m = cJSON_CreateObject();
                 cJSON_AddNumberToObject(m, "entry", i);
-                cJSON_AddItemToObject(m, "record", record_json(&list[i], &ceil));
+                cJSON_AddItemToObject(m, "record", convt_record_to_json(&list[i].rec, &ceil));
                 send_message(m);
             }
             free(list[i].rec.sample_ms);

@@ -79,19 +79,10 @@ static int check_against_first(const cJSON *first, const char *first_path, const
     return 0;
 }
 
-static bool same_record(const cJSON *a, const cJSON *b)
-{
-    return !strcmp(json_str(cJSON_GetObjectItemCaseSensitive(a, "shape"), "key"),
-                   json_str(cJSON_GetObjectItemCaseSensitive(b, "shape"), "key")) &&
-           !strcmp(json_str(a, "variant"), json_str(b, "variant")) &&
-           !strcmp(json_str(a, "launch_key"), json_str(b, "launch_key")) &&
-           !strcmp(json_str(a, "tier"), json_str(b, "tier"));
-}
-
 static const cJSON *find_record(const cJSON *records, const cJSON *r)
 {
     for (const cJSON *q = records->child; q; q = q->next)
-        if (same_record(q, r))
+        if (json_same_run(q, r))
             return q;
     return NULL;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "fnv1a.h"
 #include "json_access.h"
 #include "measure.h"
 #include "select.h"
@@ -63,24 +64,13 @@ static double now_s(void)
 void convt_config_hash(const convt_config *cfg, const char *shard, char *buf, size_t len)
 {
     char *text = cJSON_PrintUnformatted(cfg->json);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *c = text ? text : ""; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
     /* the overrides from the command line change what runs too */
     char extra[64];
     snprintf(extra, sizeof extra, "|seed=%llu|shard=%s", (unsigned long long)cfg->seed,
              shard ? shard : "all");
-    for (const char *c = extra; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    uint64_t h = convt_fnv1a(convt_fnv1a(CONVT_FNV1A_START, text ? text : ""), extra);
     cJSON_free(text);
     snprintf(buf, len, "%016llx", (unsigned long long)h);
-}
-
-static const char *record_key(const cJSON *r, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s|%s|%s|%s", json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"),
-             json_str(r, "variant"), json_str(r, "launch_key"), json_str(r, "tier"));
-    return buf;
 }
 
 static void progress(bool quiet, int si, int n_shapes, const cJSON *r)
@@ -123,13 +113,8 @@ static cJSON *failure_record(const convt_record *planned, const char *reason)
     snprintf(r.reason, sizeof r.reason, "%s", reason);
     r.validated = r.timed = false;
     r.sample_ms = NULL;
-    cJSON *scratch = cJSON_CreateObject();
-    cJSON_AddArrayToObject(scratch, "records");
     convt_ceilings none = {0};
-    convt_results_add(scratch, &r, &none);
-    cJSON *rec = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(scratch, "records"), 0);
-    cJSON_Delete(scratch);
-    return rec;
+    return convt_record_to_json(&r, &none);
 }
 
 // ----------------------------------------------------------------------------
@@ -511,17 +496,15 @@ static void take_previous(sweep *s, const convt_record *plan, cJSON **final, int
 {
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(s->prev, "records");
     for (int i = 0; i < n; i++) {
-        cJSON *probe = failure_record(&plan[i], "");
-        char want[1024], have[1024];
-        record_key(probe, want, sizeof want);
-        cJSON_Delete(probe);
+        cJSON *planned = failure_record(&plan[i], "");
         for (const cJSON *r = recs ? recs->child : NULL; r; r = r->next)
-            if (!strcmp(record_key(r, have, sizeof have), want)) {
+            if (json_same_run(r, planned)) {
                 final[i] = cJSON_Duplicate(r, true);
                 count(s->sum, final[i]);
                 s->sum->resumed++;
                 break;
             }
+        cJSON_Delete(planned);
     }
 }
 

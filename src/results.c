@@ -131,7 +131,7 @@ cJSON *convt_results_create(const convt_config *cfg, const char *backend_name,
     return doc;
 }
 
-void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *ceil)
+cJSON *convt_record_to_json(const convt_record *r, const convt_ceilings *ceil)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "shape", convt_problem_to_json(r->problem));
@@ -222,7 +222,13 @@ void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *
         add_finite(o, "floor_ms", floor);
         add_finite(o, "floor_fraction", floor / t->median_ms);
     }
-    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "records"), o);
+    return o;
+}
+
+void convt_results_add(cJSON *doc, const convt_record *r, const convt_ceilings *ceil)
+{
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "records"),
+                         convt_record_to_json(r, ceil));
 }
 
 static int make_parent_dirs(const char *path, convt_err *e)

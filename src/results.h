@@ -70,6 +70,9 @@ cJSON *convt_device_to_json(const convt_device_info *dev);
 /* Appends rec's JSON (shape, variant, launch, status, errors, timing,
  * throughput, floor) to the document's "records". */
 void convt_results_add(cJSON *doc, const convt_record *rec, const convt_ceilings *ceil);
+/* The same record as a new JSON object (the caller owns it): what a worker
+ * sends, and the orchestrator's record of a run a worker did not finish. */
+cJSON *convt_record_to_json(const convt_record *rec, const convt_ceilings *ceil);
 /* Writes doc to path atomically; creates the directory if missing. */
 /* Records the run's drift (measure.h) and adds it to the noise of every
  * timed record: noise = sqrt(within^2 + between^2 + drift^2); target_met

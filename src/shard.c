@@ -1,6 +1,8 @@
 #include "shard.h"
 
 #include <stdint.h>
+
+#include "fnv1a.h"
 #include <stdlib.h>
 
 int convt_shard_parse(const char *text, int *index, int *count, convt_err *e)
@@ -22,10 +24,7 @@ int convt_shard_of(const convt_problem *p, int count)
 {
     char key[256];
     convt_problem_key(p, key, sizeof key);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *c = key; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return 1 + (int)(h % (uint64_t)count);
+    return 1 + (int)(convt_fnv1a(CONVT_FNV1A_START, key) % (uint64_t)count);
 }
 
 void convt_shard_apply(convt_config *cfg, int index, int count)
