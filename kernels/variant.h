@@ -63,6 +63,9 @@ typedef struct convt_device_info {
     int driver_version, runtime_version, cudnn_version, cublas_version;
     int cpu_threads;
     bool nvml;          /* clocks and throttle reasons readable (gpu_clocks.h) */
+    int index;          /* which of the backend's devices (--devices) */
+    int count;          /* how many devices the backend sees on this host */
+    char pci_bus_id[32]; /* CUDA: "0000:3B:00.0"; empty on the CPU */
 } convt_device_info;
 
 typedef struct convt_context {

@@ -32,8 +32,9 @@ typedef struct convt_backend {
     const char *name;
     convt_backend_kind kind;
 
-    /* Probes the device and fills info; -1 when the backend cannot run here. */
-    int (*init)(convt_device_info *info, convt_err *e);
+    /* Opens device `index` (0: the first; --devices) and fills info; -1
+     * when the backend cannot run here or has no such device. */
+    int (*init)(int index, convt_device_info *info, convt_err *e);
     void (*shutdown)(void);
     /* After a fatal device error (a kernel touched memory it must not): throw
      * away the context and start again. Every pointer from alloc() is dead. */

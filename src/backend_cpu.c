@@ -107,10 +107,26 @@ static void cpu_model_name(char *buf, size_t len)
     fclose(f);
 }
 
-static int cpu_init(convt_device_info *info, convt_err *e)
+/* The CPU backend is one device. CONVT_CPU_DEVICES=N makes it present N
+ * devices that share the host's cores: the tests of multi-device sweeps
+ * (--devices) run on machines without GPUs with it. */
+static int cpu_device_count(void)
 {
-    (void)e;
+    const char *v = getenv("CONVT_CPU_DEVICES");
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 1;
+    return v && (*end || n < 1 || n > 64) ? 1 : (int)n;
+}
+
+static int cpu_init(int index, convt_device_info *info, convt_err *e)
+{
+    int count = cpu_device_count();
+    if (index < 0 || index >= count)
+        return convt_fail(e, "the CPU backend has no device %d (it is %d device%s: 0%s)", index,
+                          count, count == 1 ? "" : "s", count == 1 ? "" : " and up");
     memset(info, 0, sizeof *info);
+    info->index = index;
+    info->count = count;
     info->backend = CONVT_BACKEND_CPU;
     cpu_model_name(info->name, sizeof info->name);
     info->l2_bytes = last_level_cache_bytes();

@@ -235,7 +235,7 @@ static int attr(cudaDeviceAttr a)
     return v;
 }
 
-static int cuda_init(convt_device_info *info, convt_err *e)
+static int cuda_init(int index, convt_device_info *info, convt_err *e)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -245,11 +245,17 @@ static int cuda_init(convt_device_info *info, convt_err *e)
     }
     if (count == 0)
         return convt_fail(e, "no CUDA device found");
-    device_id = 0;
+    if (index < 0 || index >= count)
+        return convt_fail(e, "no CUDA device %d: this host has %d (0 to %d)", index, count,
+                          count - 1);
+    device_id = index;
     cudaDeviceProp prop;
     CUDA_TRY(cudaGetDeviceProperties(&prop, device_id), e);
     memset(info, 0, sizeof *info);
     info->backend = CONVT_BACKEND_CUDA;
+    info->index = index;
+    info->count = count;
+    CUDA_TRY(cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, device_id), e);
     snprintf(info->name, sizeof info->name, "%.127s", prop.name);
     info->sm_count = prop.multiProcessorCount;
     sm_count = prop.multiProcessorCount;
@@ -277,7 +283,7 @@ static int cuda_init(convt_device_info *info, convt_err *e)
     }
     info->cublas_version = cublas_version;
     flush_len = 2 * info->l2_bytes;
-    info->nvml = convt_gpu_clocks_open(device_id);
+    info->nvml = convt_gpu_clocks_open(info->pci_bus_id);
     return create_resources(e);
 }
 

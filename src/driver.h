@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "device_list.h"
 #include "results.h"
 #include "sweep_config.h"
 
@@ -30,6 +31,8 @@ typedef struct convt_run_options {
     const char *backend;
     const char *worker_exe; /* the convt-bench binary; NULL: this program */
     const char *shard;      /* "I/N" (shard.h), already applied to cfg; NULL: all */
+    convt_device_list devices; /* --devices; n == 0 and !all: device 0 */
+    int worker_device;      /* a worker: the device it opens */
 } convt_run_options;
 
 typedef struct convt_run_summary {

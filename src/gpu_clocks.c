@@ -21,7 +21,7 @@ static int (*nvml_shutdown)(void);
 static int (*get_clock)(nvml_device, int, unsigned *);
 static int (*get_reasons)(nvml_device, unsigned long long *);
 
-bool convt_gpu_clocks_open(int index)
+bool convt_gpu_clocks_open(const char *pci_bus_id)
 {
     if (lib)
         return true;
@@ -29,8 +29,8 @@ bool convt_gpu_clocks_open(int index)
     if (!lib)
         return false;
     int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
-    int (*by_index)(unsigned, nvml_device *) =
-        (int (*)(unsigned, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    int (*by_bus_id)(const char *, nvml_device *) =
+        (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
     nvml_shutdown = (int (*)(void))dlsym(lib, "nvmlShutdown");
     get_clock = (int (*)(nvml_device, int, unsigned *))dlsym(lib, "nvmlDeviceGetClockInfo");
     /* Renamed in newer drivers; the old name remains as an alias. */
@@ -39,12 +39,12 @@ bool convt_gpu_clocks_open(int index)
     if (!get_reasons)
         get_reasons = (int (*)(nvml_device, unsigned long long *))dlsym(
             lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    if (!init || !by_index || !nvml_shutdown || !get_clock || !get_reasons || init() != 0) {
+    if (!init || !by_bus_id || !nvml_shutdown || !get_clock || !get_reasons || init() != 0) {
         dlclose(lib);
         lib = NULL;
         return false;
     }
-    if (by_index((unsigned)index, &device) != 0) {
+    if (by_bus_id(pci_bus_id, &device) != 0) {
         convt_gpu_clocks_close();
         return false;
     }

@@ -17,8 +17,10 @@ typedef struct convt_clock_reading {
     bool throttled;   /* power cap, thermal or hardware slowdown active */
 } convt_clock_reading;
 
-/* Loads NVML for device `index`; false (and nothing else) when it is absent. */
-bool convt_gpu_clocks_open(int index);
+/* Loads NVML for the device at this PCI bus id (CUDA's and NVML's device
+ * numbers differ: CUDA orders by speed and obeys CUDA_VISIBLE_DEVICES);
+ * false (and nothing else) when NVML is absent. */
+bool convt_gpu_clocks_open(const char *pci_bus_id);
 /* 0 on success; -1 when NVML is not open or the read failed. */
 int convt_gpu_clocks_read(convt_clock_reading *r);
 void convt_gpu_clocks_close(void);

@@ -16,6 +16,7 @@
 #include "merge.h"
 #include "results.h"
 #include "select.h"
+#include "device_list.h"
 #include "shard.h"
 #include "sweep_config.h"
 #include "textfile.h"
@@ -58,6 +59,9 @@ static void usage(FILE *f)
 "                      output as .npy files under DIR/<shape name>/\n"
 "  -l, --list          list the variants: backend, tier, knobs and their defaults\n"
 "  -q, --quiet         no progress lines on stderr\n"
+"      --devices LIST  run on these devices of the host (0,1,3 or all): one\n"
+"                      worker each, shapes from one queue, one results file;\n"
+"                      every device must be the same model (default: 0)\n"
 "      --shard I/N     run only shard I of N: the shapes whose key hashes to it\n"
 "                      (stable; join the shards' results with merge)\n"
 "      --resume        continue the results file (--out or the config's\n"
@@ -145,16 +149,22 @@ static void version(void)
 }
 
 /* Picks the backend: the requested one, or CUDA when a device answers. */
-static const convt_backend *open_backend(convt_backend_request want, convt_device_info *dev,
-                                         bool quiet)
+static const convt_backend *open_backend(convt_backend_request want, int device,
+                                         convt_device_info *dev, bool quiet)
 {
     convt_err e = {{0}};
 #if CONVT_HAVE_CUDA
     if (want != CONVT_WANT_CPU) {
-        if (convt_backend_cuda.init(dev, &e) == 0)
+        if (convt_backend_cuda.init(device, dev, &e) == 0)
             return &convt_backend_cuda;
         if (want == CONVT_WANT_CUDA) {
             fprintf(stderr, "convt-bench: the cuda backend was requested, but %s\n", e.msg);
+            return NULL;
+        }
+        /* device 1 of a host where CUDA fails is no reason to use the CPU */
+        if (device != 0) {
+            fprintf(stderr, "convt-bench: device %d: %s (the CPU backend is device 0 only)\n",
+                    device, e.msg);
             return NULL;
         }
         if (!quiet)
@@ -169,7 +179,7 @@ static const convt_backend *open_backend(convt_backend_request want, convt_devic
     if (want == CONVT_WANT_AUTO && !quiet)
         fprintf(stderr, "convt-bench: built without CUDA; running on the CPU backend\n");
 #endif
-    if (convt_backend_cpu.init(dev, &e)) {
+    if (convt_backend_cpu.init(device, dev, &e)) {
         fprintf(stderr, "convt-bench: the CPU backend failed to start: %s\n", e.msg);
         return NULL;
     }
@@ -451,13 +461,16 @@ int main(int argc, char **argv)
         {"previous-selection", required_argument, NULL, 'P'},
         {"resume", no_argument, NULL, 'R'},
         {"shard", required_argument, NULL, 'S'},
-        /* hidden: the orchestrator starts workers with it (driver.h) */
+        {"devices", required_argument, NULL, 'D'},
+        /* hidden: the orchestrator starts workers with these (driver.h) */
         {"worker", no_argument, NULL, 'W'},
+        {"device", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0}};
     const char *config_path = NULL, *out = NULL, *backend = NULL, *seed = NULL,
                *previous = NULL;
     convt_run_options opt = {0};
     bool dry_run = false, worker = false;
+    convt_err e = {{0}};
     int c;
     while ((c = getopt_long(argc, argv, "c:o:b:s:nd:lqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -475,6 +488,13 @@ int main(int argc, char **argv)
         case 'R': opt.resume = true; break;
         case 'S': opt.shard = optarg; break;
         case 'W': worker = true; break;
+        case 'D':
+            if (convt_device_list_parse(optarg, &opt.devices, &e)) {
+                fprintf(stderr, "convt-bench: %s\n", e.msg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'I': opt.worker_device = atoi(optarg); break;
         default:
             fprintf(stderr, "convt-bench: try 'convt-bench --help'\n");
             return EXIT_USAGE;
@@ -495,7 +515,6 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     convt_config cfg;
-    convt_err e = {{0}};
     if (convt_config_load(config_path, &cfg, &e)) {
         fprintf(stderr, "convt-bench: %s\n", e.msg);
         convt_config_finish(&cfg);
@@ -564,7 +583,9 @@ int main(int argc, char **argv)
     if (dry_run || worker) {
         /* the plan needs no worker; a worker owns the device */
         convt_device_info dev;
-        const convt_backend *be = open_backend(cfg.backend, &dev, opt.quiet);
+        const convt_backend *be = open_backend(
+            cfg.backend, worker ? opt.worker_device : opt.devices.n ? opt.devices.index[0] : 0,
+            &dev, opt.quiet);
         if (!be) {
             cJSON_Delete(previous_sel);
             convt_config_finish(&cfg);

@@ -5,6 +5,11 @@
  * run in flight one `failed` record with the cause; a fresh worker goes on
  * with the rest of the shape.
  *
+ * With --devices, each device has a lane: a thread that takes the next
+ * shape from one queue and feeds it to that device's worker. Everything
+ * the lanes share (the document, the counts, the clock probes, stderr) is
+ * behind one mutex; the blocking reads of the workers are not.
+ *
  * The results file is rewritten atomically at most once a second while
  * records arrive, after every worker death, on SIGINT/SIGTERM and at the
  * end: the cost per record stays constant however many shapes there are,
@@ -13,7 +18,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,14 +80,18 @@ void convt_config_hash(const convt_config *cfg, const char *shard, char *buf, si
     snprintf(buf, len, "%016llx", (unsigned long long)h);
 }
 
-static void progress(bool quiet, int si, int n_shapes, const cJSON *r)
+/* One line per record; device >= 0 names the device (several devices). */
+static void progress(bool quiet, int si, int n_shapes, int device, const cJSON *r)
 {
     if (quiet)
         return;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(r, "timing");
     const char *status = json_str(r, "status");
-    fprintf(stderr, "[%*d/%d] %-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
-            n_shapes, json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name"),
+    char dev[16] = "";
+    if (device >= 0)
+        snprintf(dev, sizeof dev, "dev%d ", device);
+    fprintf(stderr, "[%*d/%d] %s%-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
+            n_shapes, dev, json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name"),
             json_str(r, "variant"), json_str(r, "launch_key"), status);
     if (!strcmp(status, "ok"))
         fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", json_num(t, "median_ms"),
@@ -187,13 +198,40 @@ static int same_device(const cJSON *prev, const char *backend, const cJSON *devi
 // ----------------------------------------------------------------------------
 // workers
 
-typedef struct sweep {
+typedef struct sweep sweep;
+
+/* One device: its worker process and the thread that feeds it shapes. */
+typedef struct lane {
+    sweep *s;
+    int device;                /* the index its workers open (--device) */
+    convt_worker w;
+    int deaths;                /* its workers that died or hung */
+    cJSON *device_json;        /* its first worker's hello: the device */
+    pthread_t thread;
+    int rc;                    /* what its thread ended with; -1: e says why */
+    convt_err e;
+} lane;
+
+struct sweep {
     const convt_config *cfg;
     const convt_run_options *opt;
     convt_run_summary *sum;
     char exe[PATH_MAX];
     char hash[32];
-    convt_worker w;
+    lane *lanes;
+    int n_lanes;
+    /* Taken by a lane for everything below that changes during the sweep,
+     * for sum, and for lines on stderr. */
+    pthread_mutex_t lock;
+    int next_shape;            /* the queue: shapes before it are taken */
+    int shapes_done;
+    int resumed_left;          /* shapes up to last_resumed_shape not yet done */
+    atomic_int halt;           /* a lane cannot go on: the others stop too */
+    int halted_by;             /* the lane that halted the sweep */
+    convt_backend_kind kind;
+    cJSON ***shape_records;    /* each finished shape's records, for the file's order */
+    int *shape_n;
+    double started;            /* now_s() when the first worker was started */
     char backend[16];          /* as the first worker chose it */
     cJSON *device, *ceilings;  /* from the first worker */
     cJSON *doc, *prev;
@@ -204,7 +242,7 @@ typedef struct sweep {
     double *probe_ms;          /* the clock probe's times, all workers */
     unsigned *probe_mhz;
     int probes, probe_cap;
-} sweep;
+};
 
 static void log_probe(sweep *s, const cJSON *m)
 {
@@ -225,13 +263,16 @@ static void log_probe(sweep *s, const cJSON *m)
     s->probe_mhz[s->probes++] = isfinite(mhz) ? (unsigned)mhz : 0;
 }
 
-/* Starts a worker and reads its hello (backend, device, ceilings). The
- * first one measures the ceilings; later ones are given them. */
-static int start_worker(sweep *s, convt_err *e)
+/* Starts the lane's worker and reads its hello (backend, device, ceilings).
+ * The first one measures the ceilings; later ones are given them, and must
+ * run on the same backend and device model. */
+static int start_worker(lane *l, convt_err *e)
 {
-    char seed[32];
+    sweep *s = l->s;
+    char seed[32], device_arg[16];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cfg->seed);
-    const char *argv[16];
+    snprintf(device_arg, sizeof device_arg, "%d", l->device);
+    const char *argv[20];
     int a = 0;
     argv[a++] = s->exe;
     argv[a++] = "--worker";
@@ -241,6 +282,8 @@ static int start_worker(sweep *s, convt_err *e)
     argv[a++] = s->backend[0] ? s->backend : s->opt->backend ? s->opt->backend : "auto";
     argv[a++] = "--seed";
     argv[a++] = seed;
+    argv[a++] = "--device";
+    argv[a++] = device_arg;
     if (s->opt->dump_dir) {
         argv[a++] = "--dump";
         argv[a++] = s->opt->dump_dir;
@@ -252,34 +295,35 @@ static int start_worker(sweep *s, convt_err *e)
     if (s->opt->quiet || s->backend[0])
         argv[a++] = "--quiet";
     argv[a] = NULL;
-    if (convt_worker_start(&s->w, (char *const *)argv, e))
+    if (convt_worker_start(&l->w, (char *const *)argv, e))
         return -1;
     cJSON *first = cJSON_CreateObject();
     if (s->ceilings)
         cJSON_AddItemToObject(first, "ceilings", cJSON_Duplicate(s->ceilings, true));
     else
         cJSON_AddBoolToObject(first, "measure_ceilings", true);
-    int rc = convt_worker_send(&s->w, first, e);
+    int rc = convt_worker_send(&l->w, first, e);
     cJSON_Delete(first);
     cJSON *msg = NULL;
     /* starting a backend and measuring the ceilings: a few seconds */
     convt_receive got = rc ? CONVT_ENDED
-                           : convt_worker_receive(&s->w, s->cfg->measure.hang_timeout_s + 120, &msg, e);
+                           : convt_worker_receive(&l->w, s->cfg->measure.hang_timeout_s + 120, &msg, e);
     const cJSON *hello = cJSON_GetObjectItemCaseSensitive(msg, "hello");
     if (got != CONVT_RECEIVED || !hello) {
         char how[160] = "";
         if (got == CONVT_TIMED_OUT)
-            convt_worker_kill(&s->w), snprintf(how, sizeof how, "no answer");
+            convt_worker_kill(&l->w), snprintf(how, sizeof how, "no answer");
         else
-            convt_worker_reap(&s->w, how, sizeof how);
+            convt_worker_reap(&l->w, how, sizeof how);
         cJSON_Delete(msg);
         if (got == CONVT_INTERRUPTED)
             return convt_fail(e, "interrupted while the worker started");
-        return convt_fail(e, "the worker did not start (%s); its messages are above", how);
+        return convt_fail(e, "the worker for device %d did not start (%s); its messages are "
+                             "above", l->device, how);
     }
     if (strcmp(json_str(hello, "config_hash"), s->hash)) {
         cJSON_Delete(msg);
-        convt_worker_kill(&s->w);
+        convt_worker_kill(&l->w);
         return convt_fail(e, "%s changed on disk since the sweep began (the worker read a "
                              "config of hash %s, the sweep's is %s): its records would not "
                              "match the plan",
@@ -287,28 +331,56 @@ static int start_worker(sweep *s, convt_err *e)
     }
     const char *backend = json_str(hello, "backend");
     const cJSON *device = cJSON_GetObjectItemCaseSensitive(hello, "device");
+    if (!l->device_json)
+        l->device_json = cJSON_Duplicate(device, true);
     if (!s->backend[0]) {
         snprintf(s->backend, sizeof s->backend, "%s", backend);
         s->device = cJSON_Duplicate(device, true);
         s->ceilings = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(hello, "ceilings"), true);
     } else if (strcmp(backend, s->backend)) {
         cJSON_Delete(msg);
-        convt_worker_kill(&s->w);
-        return convt_fail(e, "a new worker started on the %s backend, the first on %s", backend,
-                          s->backend);
+        convt_worker_kill(&l->w);
+        return convt_fail(e, "the worker for device %d started on the %s backend, the first on "
+                             "%s", l->device, backend, s->backend);
+    } else if (strcmp(json_str(device, "name"), json_str(s->device, "name"))) {
+        /* one results file, one device model: its times select for that model */
+        char name[160];
+        snprintf(name, sizeof name, "%s", json_str(device, "name"));
+        cJSON_Delete(msg);
+        convt_worker_kill(&l->w);
+        return convt_fail(e, "--devices: device %d is %s, device %d is %s; a results file "
+                             "holds one device model (run each model on its own and compare)",
+                          l->device, name, s->lanes[0].device, json_str(s->device, "name"));
     }
     cJSON_Delete(msg);
     return 0;
 }
 
+/* The records in the config's shape order, whatever order the lanes
+ * finished the shapes in: two runs of one config list their records alike. */
+static void order_records(sweep *s)
+{
+    cJSON *records = cJSON_GetObjectItemCaseSensitive(s->doc, "records");
+    for (int si = 0; si < s->cfg->n_shapes; si++)
+        for (int i = 0; i < s->shape_n[si]; i++)
+            if (s->shape_records[si][i]) {
+                cJSON *r = cJSON_DetachItemViaPointer(records, s->shape_records[si][i]);
+                cJSON_AddItemToArray(records, r);
+            }
+}
+
+/* With the lock held (or one lane). */
 static int write_doc(sweep *s, convt_err *e)
 {
     s->last_write = now_s();
+    if (s->n_lanes > 1)
+        order_records(s);
     return convt_results_write(s->doc, s->cfg->output, e);
 }
 
 /* Records that finished since the last write reach the file within about a
- * second, also while a long shape runs: called from the receive loop. */
+ * second, also while a long shape runs: called from the receive loop, with
+ * the lock held. */
 static void write_due(sweep *s)
 {
     if (s->doc && s->dirty && s->may_write && now_s() - s->last_write >= 1.0) {
@@ -320,9 +392,6 @@ static void write_due(sweep *s)
     }
 }
 
-/* Runs the entries of shape si that final[] lacks, in as many workers as
- * it takes. Returns -1 (e set) only when no worker can run at all, or on a
- * stop signal (e says which). */
 /* A number a worker sent, or fallback when it is missing or not finite. */
 static double finite_or(const cJSON *m, const char *key, double fallback)
 {
@@ -341,16 +410,31 @@ static int finals(cJSON *const *final, int n)
 /* Runs the entries of shape si that final[] lacks, in as many workers as
  * it takes. Returns -1 (e set) only when no worker can run at all, or on a
  * stop signal (e says which). */
-static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, int n,
+/* A record the lane has: counted, shown, marked with its device when there
+ * are several. */
+static void take_record(lane *l, int si, cJSON **slot, cJSON *r)
+{
+    sweep *s = l->s;
+    *slot = r;
+    if (s->n_lanes > 1)
+        cJSON_AddNumberToObject(r, "device_index", l->device);
+    pthread_mutex_lock(&s->lock);
+    count(s->sum, r);
+    progress(s->opt->quiet, si, s->cfg->n_shapes, s->n_lanes > 1 ? l->device : -1, r);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int run_shape(lane *l, int si, const convt_record *plan, cJSON **final, int n,
                      convt_err *e)
 {
+    sweep *s = l->s;
     const convt_config *cfg = s->cfg;
     bool retried = false; /* a worker that died before a word of this shape: once */
     for (;;) {
         int done_before = finals(final, n);
         if (done_before == n)
             return 0;
-        if (!s->w.pid && start_worker(s, e))
+        if (!l->w.pid && start_worker(l, e))
             return -1;
         cJSON *req = cJSON_CreateObject();
         cJSON_AddNumberToObject(req, "run", si);
@@ -358,7 +442,7 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
         for (int i = 0; i < n; i++)
             if (final[i])
                 cJSON_AddItemToArray(skip, cJSON_CreateNumber(i));
-        int send_failed = convt_worker_send(&s->w, req, e);
+        int send_failed = convt_worker_send(&l->w, req, e);
         cJSON_Delete(req);
         /* armed: inside a step the worker announced (in_flight its run, or
          * -1 for the shape's own steps: the reference); not armed: between
@@ -374,20 +458,27 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
             /* wake at least once a second: a write may be due (write_due) */
             double left = deadline - now_s();
             convt_receive got = left <= 0 ? CONVT_TIMED_OUT
-                                          : convt_worker_receive(&s->w, left < 1 ? left : 1, &m, e);
+                                          : convt_worker_receive(&l->w, left < 1 ? left : 1, &m, e);
             if (stop_signal) {
                 cJSON_Delete(m);
-                convt_worker_kill(&s->w);
+                convt_worker_kill(&l->w);
                 return convt_fail(e, "stopped by %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+            }
+            if (atomic_load(&s->halt)) {
+                cJSON_Delete(m);
+                convt_worker_kill(&l->w);
+                return convt_fail(e, "stopped: another device could not go on");
             }
             if (got == CONVT_INTERRUPTED)
                 continue;
             if (got == CONVT_TIMED_OUT && now_s() < deadline) {
+                pthread_mutex_lock(&s->lock);
                 write_due(s);
+                pthread_mutex_unlock(&s->lock);
                 continue;
             }
             if (got == CONVT_TIMED_OUT) {
-                convt_worker_kill(&s->w);
+                convt_worker_kill(&l->w);
                 snprintf(cause, sizeof cause, "hung: no progress for %g s %s %s (the worker was "
                                               "killed)",
                          limit, armed ? "in" : "between steps, after", step);
@@ -395,7 +486,7 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
             }
             if (got == CONVT_ENDED) {
                 char how[200];
-                convt_worker_reap(&s->w, how, sizeof how);
+                convt_worker_reap(&l->w, how, sizeof how);
                 if (lost) /* it reported its context lost and left, as it should */
                     break;
                 if (!heard && !retried) {
@@ -403,10 +494,13 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                      * went wrong belongs to the shape before, already
                      * recorded): a new worker tries once */
                     retried = true;
-                    if (!s->opt->quiet)
-                        fprintf(stderr, "convt-bench: the worker died (%s) before %s began; "
-                                        "a new worker tries it\n",
-                                how, cfg->shapes[si].name);
+                    if (!s->opt->quiet) {
+                        pthread_mutex_lock(&s->lock);
+                        fprintf(stderr, "convt-bench: the worker of device %d died (%s) before "
+                                        "%s began; a new worker tries it\n",
+                                l->device, how, cfg->shapes[si].name);
+                        pthread_mutex_unlock(&s->lock);
+                    }
                     break;
                 }
                 snprintf(cause, sizeof cause, "the worker died (%s) %s %s", how,
@@ -429,14 +523,14 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                 limit = cfg->measure.hang_timeout_s;
                 deadline = now_s() + limit;
             } else if (cJSON_GetObjectItemCaseSensitive(m, "probe_ms")) {
+                pthread_mutex_lock(&s->lock);
                 log_probe(s, m);
+                pthread_mutex_unlock(&s->lock);
             } else if ((v = cJSON_GetObjectItemCaseSensitive(m, "record"))) {
                 int i = (int)finite_or(m, "entry", -1);
-                if (i >= 0 && i < n && !final[i]) {
-                    final[i] = cJSON_DetachItemFromObjectCaseSensitive(m, "record");
-                    count(s->sum, final[i]);
-                    progress(s->opt->quiet, si, cfg->n_shapes, final[i]);
-                }
+                if (i >= 0 && i < n && !final[i])
+                    take_record(l, si, &final[i],
+                                cJSON_DetachItemFromObjectCaseSensitive(m, "record"));
             } else if (cJSON_GetObjectItemCaseSensitive(m, "shape_done")) {
                 lost = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "lost"));
                 if (!lost) {
@@ -444,11 +538,10 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                     /* every run the worker was given ends as a record; one
                      * without is a harness bug, said, not looped on */
                     for (int i = 0; i < n; i++)
-                        if (!final[i]) {
-                            final[i] = failure_record(&plan[i], "the worker finished the shape "
-                                                                "without a record of this run");
-                            count(s->sum, final[i]);
-                        }
+                        if (!final[i])
+                            take_record(l, si, &final[i],
+                                        failure_record(&plan[i], "the worker finished the shape "
+                                                                 "without a record of this run"));
                     break;
                 }
                 /* the worker exits now; the rest of the shape needs a new one */
@@ -457,7 +550,7 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
         }
         if (send_failed) {
             char how[200];
-            convt_worker_reap(&s->w, how, sizeof how);
+            convt_worker_reap(&l->w, how, sizeof how);
             if (!retried) {
                 retried = true;
                 continue;
@@ -471,27 +564,31 @@ static int run_shape(sweep *s, int si, const convt_record *plan, cJSON **final, 
                                           "(after %s)", step);
         if (!cause[0])
             continue; /* finished, or lost its context in a run: go round */
+        l->deaths++;
+        pthread_mutex_lock(&s->lock);
         s->sum->worker_deaths++;
+        pthread_mutex_unlock(&s->lock);
         /* the run in flight pays; with none (the shape's reference, or
          * between steps), the whole rest of the shape */
         if (!send_failed && armed && in_flight >= 0 && !final[in_flight] && !lost) {
-            final[in_flight] = failure_record(&plan[in_flight], cause);
-            count(s->sum, final[in_flight]);
-            progress(s->opt->quiet, si, cfg->n_shapes, final[in_flight]);
+            take_record(l, si, &final[in_flight], failure_record(&plan[in_flight], cause));
         } else {
             for (int i = 0; i < n; i++)
-                if (!final[i]) {
-                    final[i] = failure_record(&plan[i], cause);
-                    count(s->sum, final[i]);
-                    progress(s->opt->quiet, si, cfg->n_shapes, final[i]);
-                }
+                if (!final[i])
+                    take_record(l, si, &final[i], failure_record(&plan[i], cause));
         }
-        if (!s->opt->quiet)
-            fprintf(stderr, "convt-bench: %s; a new worker goes on\n", cause);
+        if (!s->opt->quiet) {
+            pthread_mutex_lock(&s->lock);
+            char dev[32] = "";
+            if (s->n_lanes > 1)
+                snprintf(dev, sizeof dev, " (device %d)", l->device);
+            fprintf(stderr, "convt-bench: %s%s; a new worker goes on\n", cause, dev);
+            pthread_mutex_unlock(&s->lock);
+        }
     }
 }
 
-/* Records of shape si kept from the resumed file. */
+/* Records of shape si kept from the resumed file (the lock held). */
 static void take_previous(sweep *s, const convt_record *plan, cJSON **final, int n)
 {
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(s->prev, "records");
@@ -544,6 +641,9 @@ static void previous_probes(sweep *s)
 static void finish_doc(sweep *s, bool complete, const char *why)
 {
     cJSON_ReplaceItemInObjectCaseSensitive(s->doc, "complete", cJSON_CreateBool(complete));
+    /* wall time from the first worker's start (ceilings included): what
+     * --devices saves, and what a sweep costs */
+    cJSON_AddNumberToObject(s->doc, "elapsed_s", round((now_s() - s->started) * 10) / 10);
     if (why)
         cJSON_AddStringToObject(s->doc, "incomplete_because", why);
 }
@@ -551,9 +651,10 @@ static void finish_doc(sweep *s, bool complete, const char *why)
 /* The sweep stops before its end (a signal, or no worker can run): the
  * file gets every finished record, marked incomplete with the reason, and
  * a selection of what there is; the last line says how to go on. */
-static int stop_early(sweep *s, int si, const convt_err *e)
+static int stop_early(sweep *s, const convt_err *e)
 {
     const convt_config *cfg = s->cfg;
+    int si = s->shapes_done;
     char why[1200];
     if (stop_signal) {
         s->sum->interrupted = stop_signal;
@@ -586,12 +687,120 @@ static int stop_early(sweep *s, int si, const convt_err *e)
     return 0;
 }
 
+/* Stops every lane; the first lane to do so says why (the lock held). */
+static void halt_sweep(sweep *s, lane *l)
+{
+    if (!stop_signal && atomic_exchange(&s->halt, 1) == 0)
+        s->halted_by = (int)(l - s->lanes);
+}
+
+/* A lane: takes the next shape from the queue and runs it on its device,
+ * until no shape is left, the sweep stops, or its device cannot go on. */
+static void *lane_main(void *arg)
+{
+    lane *l = arg;
+    sweep *s = l->s;
+    const convt_config *cfg = s->cfg;
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        int si = -1;
+        if (s->next_shape < cfg->n_shapes && !atomic_load(&s->halt) && !stop_signal)
+            si = s->next_shape++;
+        pthread_mutex_unlock(&s->lock);
+        if (si < 0)
+            break;
+        convt_record *plan = NULL;
+        int n = 0;
+        cJSON **final = NULL;
+        if (convt_shape_plan(cfg, s->kind, si, &plan, &n) ||
+            !(final = calloc((size_t)(n ? n : 1), sizeof *final))) {
+            free(plan);
+            l->rc = convt_fail(&l->e, "out of memory planning the sweep");
+            pthread_mutex_lock(&s->lock);
+            halt_sweep(s, l);
+            pthread_mutex_unlock(&s->lock);
+            break;
+        }
+        if (s->prev) {
+            pthread_mutex_lock(&s->lock);
+            take_previous(s, plan, final, n);
+            pthread_mutex_unlock(&s->lock);
+        }
+        int deaths = l->deaths;
+        int shape_rc = run_shape(l, si, plan, final, n, &l->e);
+        free(plan);
+        pthread_mutex_lock(&s->lock);
+        /* whatever finished is recorded, even when the sweep stops here */
+        cJSON *records = cJSON_GetObjectItemCaseSensitive(s->doc, "records");
+        for (int i = 0; i < n; i++)
+            if (final[i])
+                cJSON_AddItemToArray(records, final[i]);
+        s->shape_records[si] = final;
+        s->shape_n[si] = n;
+        s->dirty = true;
+        if (shape_rc) {
+            l->rc = -1;
+            halt_sweep(s, l);
+            pthread_mutex_unlock(&s->lock);
+            break;
+        }
+        s->shapes_done++;
+        /* a resumed file is replaced only once doc holds all it had */
+        if (si <= s->last_resumed_shape && --s->resumed_left == 0)
+            s->may_write = true;
+        if (s->may_write && (l->deaths > deaths || now_s() - s->last_write >= 1.0)) {
+            if (write_doc(s, &l->e)) {
+                l->rc = -1;
+                halt_sweep(s, l);
+                pthread_mutex_unlock(&s->lock);
+                break;
+            }
+            s->dirty = false;
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    convt_worker_kill(&l->w); /* its input ends: it would exit; no need to wait */
+    return NULL;
+}
+
+/* The devices the sweep runs on: --devices, with `all` as many as the first
+ * worker's backend sees; lanes[0] (already started) is the first. */
+static int add_lanes(sweep *s, convt_err *e)
+{
+    const convt_device_list *dl = &s->opt->devices;
+    double seen = json_num(s->device, "count");
+    int count = isfinite(seen) && seen >= 1 ? (int)seen : 1;
+    int n = dl->all ? count : dl->n ? dl->n : 1;
+    for (int k = 1; k < n; k++) {
+        int device = dl->all ? k : dl->index[k];
+        if (device >= count)
+            return convt_fail(e, "--devices: the %s backend sees %d device%s here (0 to %d); "
+                                 "there is no device %d",
+                              s->backend, count, count == 1 ? "" : "s", count - 1, device);
+        lane *l = &s->lanes[s->n_lanes++];
+        l->s = s;
+        l->device = device;
+        l->w.to_fd = l->w.from_fd = -1;
+        if (start_worker(l, e))
+            return -1;
+    }
+    return 0;
+}
+
 int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_summary *sum,
               convt_err *e)
 {
     memset(sum, 0, sizeof *sum);
     sweep s = {.cfg = cfg, .opt = opt, .sum = sum};
-    s.w.to_fd = s.w.from_fd = -1;
+    lane lanes[CONVT_MAX_DEVICES];
+    memset(lanes, 0, sizeof lanes);
+    s.lanes = lanes;
+    s.n_lanes = 1;
+    lanes[0].s = &s;
+    lanes[0].device = opt->devices.n ? opt->devices.index[0] : 0;
+    lanes[0].w.to_fd = lanes[0].w.from_fd = -1;
+    pthread_mutex_init(&s.lock, NULL);
+    atomic_init(&s.halt, 0);
     if (opt->worker_exe) {
         snprintf(s.exe, sizeof s.exe, "%s", opt->worker_exe);
     } else {
@@ -611,7 +820,8 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     int rc = -1;
     if (!opt->quiet)
         fprintf(stderr, "convt-bench: measuring the device's ceilings (copy bandwidth, GEMM rates)\n");
-    if (start_worker(&s, e)) {
+    s.started = now_s();
+    if (start_worker(&lanes[0], e) || add_lanes(&s, e)) {
         if (stop_signal) {
             sum->interrupted = stop_signal;
             rc = 0;
@@ -620,11 +830,23 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     }
     if (s.prev && same_device(s.prev, s.backend, s.device, e))
         goto out;
-    s.may_write = !s.prev;
-    s.last_resumed_shape = -1;
+    s.kind = strcmp(s.backend, "cpu") ? CONVT_BACKEND_CUDA : CONVT_BACKEND_CPU;
     s.doc = convt_results_create(cfg, s.backend, s.device, s.ceilings);
     cJSON_AddStringToObject(s.doc, "config_hash", s.hash);
     cJSON_AddBoolToObject(s.doc, "complete", false);
+    if (s.n_lanes > 1) {
+        cJSON *devices = cJSON_AddArrayToObject(s.doc, "devices");
+        for (int k = 0; k < s.n_lanes; k++)
+            cJSON_AddItemToArray(devices, cJSON_Duplicate(lanes[k].device_json, true));
+        if (!opt->quiet) {
+            fprintf(stderr, "convt-bench: %d devices (", s.n_lanes);
+            for (int k = 0; k < s.n_lanes; k++)
+                fprintf(stderr, "%s%d", k ? ", " : "", lanes[k].device);
+            fprintf(stderr, "), each a %s with its own worker; shapes go to the next free one\n",
+                    json_str(s.device, "name"));
+        }
+    }
+    s.last_resumed_shape = -1;
     if (s.prev) {
         cJSON *from = cJSON_AddObjectToObject(s.doc, "resumed_from");
         cJSON_AddStringToObject(from, "time", json_str(s.prev, "time"));
@@ -632,51 +854,40 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
         previous_probes(&s);
         s.last_resumed_shape = last_resumed_shape(&s);
     }
-    cJSON *records = cJSON_GetObjectItemCaseSensitive(s.doc, "records");
-    convt_backend_kind kind = strcmp(s.backend, "cpu") ? CONVT_BACKEND_CUDA : CONVT_BACKEND_CPU;
-    for (int si = 0; si < cfg->n_shapes; si++) {
-        convt_record *plan;
-        int n;
-        if (convt_shape_plan(cfg, kind, si, &plan, &n)) {
-            convt_fail(e, "out of memory planning the sweep");
-            goto out;
-        }
-        cJSON **final = calloc((size_t)(n ? n : 1), sizeof *final);
-        if (!final) {
-            free(plan);
-            convt_fail(e, "out of memory");
-            goto out;
-        }
-        if (s.prev)
-            take_previous(&s, plan, final, n);
-        int deaths = sum->worker_deaths;
-        int shape_rc = run_shape(&s, si, plan, final, n, e);
-        /* whatever finished is recorded, even when the sweep stops here */
-        for (int i = 0; i < n; i++)
-            if (final[i])
-                cJSON_AddItemToArray(records, final[i]);
-        free(final);
-        free(plan);
-        if (shape_rc) {
-            /* a stop by signal is 130/143 only when the file is written */
-            rc = stop_early(&s, si, e) == 0 && stop_signal ? 0 : -1;
-            if (rc)
-                sum->interrupted = 0;
-            goto out;
-        }
-        s.dirty = true;
-        /* a resumed file is replaced only once doc holds all it had */
-        if (si >= s.last_resumed_shape)
-            s.may_write = true;
-        if (s.may_write && (sum->worker_deaths > deaths || now_s() - s.last_write >= 1.0)) {
-            if (write_doc(&s, e))
-                goto out;
-            s.dirty = false;
-        }
+    s.resumed_left = s.last_resumed_shape + 1;
+    s.may_write = s.resumed_left == 0;
+    s.shape_records = calloc((size_t)(cfg->n_shapes ? cfg->n_shapes : 1), sizeof *s.shape_records);
+    s.shape_n = calloc((size_t)(cfg->n_shapes ? cfg->n_shapes : 1), sizeof *s.shape_n);
+    if (!s.shape_records || !s.shape_n) {
+        convt_fail(e, "out of memory");
+        goto out;
     }
-    convt_worker_kill(&s.w); /* its input ends: it would exit; no need to wait */
+    int threads = 1; /* lanes[0] runs in this thread, the others in their own */
+    for (; threads < s.n_lanes; threads++)
+        if (pthread_create(&lanes[threads].thread, NULL, lane_main, &lanes[threads])) {
+            lanes[threads].rc = convt_fail(&lanes[threads].e, "cannot start a thread for "
+                                                              "device %d", lanes[threads].device);
+            pthread_mutex_lock(&s.lock);
+            halt_sweep(&s, &lanes[threads]);
+            pthread_mutex_unlock(&s.lock);
+            break;
+        }
+    lane_main(&lanes[0]);
+    for (int k = 1; k < threads; k++)
+        pthread_join(lanes[k].thread, NULL);
+    if (s.shapes_done < cfg->n_shapes) {
+        /* a signal, or a lane that could not go on: it says why */
+        const convt_err *why = atomic_load(&s.halt) ? &lanes[s.halted_by].e : &lanes[0].e;
+        if (e != why)
+            *e = *why;
+        rc = stop_early(&s, e) == 0 && stop_signal ? 0 : -1;
+        if (rc)
+            sum->interrupted = 0;
+        goto out;
+    }
     {
-        /* The drift is known once the run is over: every record's noise takes it in. */
+        /* The drift is known once the run is over: every record's noise
+         * takes it in (with several devices, their differences too). */
         convt_drift d;
         convt_drift_from_probes(s.probe_ms, s.probes, &d);
         d.probe_mhz = s.probe_mhz;
@@ -685,10 +896,11 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
         if (write_doc(&s, e))
             goto out;
         if (!opt->quiet && d.probes >= 3)
-            fprintf(stderr, "convt-bench: the device drifted %.2f%% over the run (clock probe, "
+            fprintf(stderr, "convt-bench: the device%s drifted %.2f%% over the run (clock probe, "
                             "%d times, median %.3f ms, stddev %.2f%%); every record's noise "
                             "includes it\n",
-                    100 * d.relative, d.probes, d.median_ms, 100 * d.relative_sd);
+                    s.n_lanes > 1 ? "s" : "", 100 * d.relative, d.probes, d.median_ms,
+                    100 * d.relative_sd);
         if (sum->worker_deaths && !opt->quiet)
             fprintf(stderr, "convt-bench: %d worker%s died or hung; each cost the run in flight "
                             "(its record says why)\n",
@@ -705,13 +917,22 @@ int convt_run(const convt_config *cfg, const convt_run_options *opt, convt_run_s
     }
     rc = 0;
 out:
-    convt_worker_kill(&s.w);
+    for (int k = 0; k < s.n_lanes; k++) {
+        convt_worker_kill(&lanes[k].w);
+        cJSON_Delete(lanes[k].device_json);
+    }
+    if (s.shape_records)
+        for (int si = 0; si < cfg->n_shapes; si++)
+            free(s.shape_records[si]);
+    free(s.shape_records);
+    free(s.shape_n);
     cJSON_Delete(s.doc);
     cJSON_Delete(s.prev);
     cJSON_Delete(s.device);
     cJSON_Delete(s.ceilings);
     free(s.probe_ms);
     free(s.probe_mhz);
+    pthread_mutex_destroy(&s.lock);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     return rc;

@@ -77,7 +77,10 @@ cJSON *convt_device_to_json(const convt_device_info *dev)
 {
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "name", dev->name);
+    cJSON_AddNumberToObject(d, "index", dev->index);
+    cJSON_AddNumberToObject(d, "count", dev->count);
     if (dev->backend == CONVT_BACKEND_CUDA) {
+        cJSON_AddStringToObject(d, "pci_bus_id", dev->pci_bus_id);
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", dev->cc_major, dev->cc_minor);
         cJSON_AddStringToObject(d, "compute_capability", cc);

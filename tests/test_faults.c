@@ -6,7 +6,8 @@
  * the orchestrator in mid-sweep, then --resume: the same set of records as
  * an uninterrupted run. SIGINT: a valid file marked incomplete, exit 130.
  * A previous results file is kept, never replaced. Shards partition the
- * shapes and merge back into the whole. */
+ * shapes and merge back into the whole. Several devices (--devices) share
+ * one queue and one file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -303,6 +304,85 @@ static void shards_partition_the_shapes_and_merge_back(void **state)
         assert_string_equal(a[i], b[i]);
 }
 
+/* --devices: one worker per device, shapes from one queue, one file. The
+ * CPU backend presents three devices with CONVT_CPU_DEVICES=3. The long
+ * sweep on three devices has the records of the one-device sweep, in the
+ * config's order, spread over more than one device; a planted fault costs
+ * its own record on whichever device ran it, and the other devices go on;
+ * SIGINT stops every device with a valid file; a device the host lacks is
+ * refused before anything runs. */
+static void several_devices_one_queue_one_file(void **state)
+{
+    (void)state;
+    char dir[256], cfg[512], one[512], three[512], faults[512], log[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/long.json", dir);
+    snprintf(one, sizeof one, "%s/one.json", dir);
+    snprintf(three, sizeof three, "%s/three.json", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    write_long_config(cfg);
+    setenv("CONVT_CPU_DEVICES", "3", 1);
+    assert_int_equal(finish(start(faults_bench(), cfg, one, NULL, log)), 0);
+    assert_int_equal(finish(start(faults_bench(), cfg, three, "--devices=all", log)), 0);
+    static char a[64][160], b[64][160];
+    int na = count_records(one, a, 64), nb = count_records(three, b, 64);
+    assert_int_equal(na, 16);
+    assert_int_equal(nb, 16);
+    for (int i = 0; i < na; i++) /* the same records, in the same order */
+        assert_string_equal(a[i], b[i]);
+    cJSON *doc = read_json(three);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "devices")), 3);
+    int used[3] = {0};
+    for (const cJSON *r = cJSON_GetObjectItem(doc, "records")->child; r; r = r->next) {
+        const cJSON *d = cJSON_GetObjectItem(r, "device_index");
+        assert_true(cJSON_IsNumber(d) && d->valueint >= 0 && d->valueint < 3);
+        used[d->valueint] = 1;
+    }
+    assert_true(used[0] + used[1] + used[2] >= 2);
+    cJSON_Delete(doc);
+
+    snprintf(faults, sizeof faults, "%s/faults.json", dir);
+    write_file(faults,
+               "{\"variants\": [\"cpu_gather\", \"planted_segfault\", \"planted_spin\"],"
+               " \"measure\": {\"warmup\": 1, \"min_samples\": 2, \"max_samples\": 4,"
+               "  \"max_time_s\": 0.05, \"rounds\": 2, \"hang_timeout_s\": 2, \"cache\": \"warm\"},"
+               " \"shapes\": [{\"name\": \"a\", \"n\": 1, \"cin\": 4, \"cout\": 3, \"in\": [9, 7],"
+               "   \"k\": [3, 2], \"stride\": [2, 1]},"
+               "  {\"name\": \"b\", \"n\": 2, \"cin\": 3, \"cout\": 5, \"in\": [17], \"k\": [4]},"
+               "  {\"name\": \"c\", \"n\": 1, \"cin\": 2, \"cout\": 2, \"in\": [6, 6, 6],"
+               "   \"k\": [2, 2, 2], \"stride\": [2, 2, 2]}]}");
+    assert_int_equal(finish(start(faults_bench(), faults, three, "--devices=0,2", log)), 1);
+    doc = read_json(three);
+    const char *shapes[] = {"a", "b", "c"};
+    for (int s = 0; s < 3; s++) {
+        assert_string_equal(str(find(doc, shapes[s], "cpu_gather"), "status"), "ok");
+        const cJSON *seg = find(doc, shapes[s], "planted_segfault");
+        assert_non_null(strstr(str(seg, "reason"), "SIGSEGV"));
+        const cJSON *spin = find(doc, shapes[s], "planted_spin");
+        assert_non_null(strstr(str(spin, "reason"), "hung"));
+    }
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "records")), 9);
+    cJSON_Delete(doc);
+
+    char cut[512];
+    snprintf(cut, sizeof cut, "%s/cut.json", dir);
+    pid_t pid = start(faults_bench(), cfg, cut, "--devices=all", log);
+    wait_for(cut);
+    kill(pid, SIGINT);
+    assert_int_equal(finish(pid), 130);
+    doc = read_json(cut);
+    assert_non_null(doc);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "complete")));
+    cJSON_Delete(doc);
+
+    assert_int_equal(finish(start(faults_bench(), cfg, three, "--devices=0,5", log)), 3);
+    char *text = read_file(log);
+    assert_non_null(strstr(text, "there is no device 5"));
+    free(text);
+    assert_int_equal(finish(start(faults_bench(), cfg, three, "--devices=1,1", log)), 2);
+    unsetenv("CONVT_CPU_DEVICES");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +391,7 @@ int main(void)
         cmocka_unit_test(sigint_leaves_a_valid_incomplete_file),
         cmocka_unit_test(a_previous_file_is_kept),
         cmocka_unit_test(shards_partition_the_shapes_and_merge_back),
+        cmocka_unit_test(several_devices_one_queue_one_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

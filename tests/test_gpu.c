@@ -327,7 +327,7 @@ static void planted_bugs_are_caught_on_the_gpu(void **state)
 int main(void)
 {
     convt_err e;
-    if (convt_backend_cuda.init(&dev, &e)) {
+    if (convt_backend_cuda.init(0, &dev, &e)) {
         printf("SKIP: %s\n", e.msg);
         return 77;
     }

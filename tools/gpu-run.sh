@@ -10,9 +10,12 @@
 #   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
 # Without .git in the tree, export CONVT_GIT_REVISION so results record it.
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
-# configs/kernelbench-l1.json); CONVT_SKIP_TESTS=1 skips the tests;
+# configs/kernelbench-l1.json; "none": no sweep); CONVT_SWEEP_ARGS adds
+# options to every sweep (e.g. "--devices all"); CONVT_SKIP_TESTS=1 skips
+# the tests;
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
-# spread); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
+# spread; CONVT_AGAIN_ARGS replaces CONVT_SWEEP_ARGS for the second, e.g.
+# "--devices all" then "--devices 0"); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
 # CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json under
 # compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
 # profiles the winning polyphase kernel on each shape of
@@ -117,10 +120,12 @@ if [ -n "${CONVT_BEFORE:-}" ]; then
   # run only if it succeeds (e.g. a check that a risky set-up is safe)
   bash -c "$CONVT_BEFORE" || { echo "CONVT_BEFORE failed: no sweep runs"; exit 1; }
 fi
-for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
+configs=${CONVT_CONFIGS:-configs/kernelbench-l1.json}
+[ "$configs" = none ] && configs=""
+for cfg in $configs; do
   name=$(basename "$cfg" .json)
   timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
-    > "$OUT/$name.log" 2>&1 || status=1
+    ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
   if [ "${CONVT_TORCH:-0}" = 1 ]; then
     PYTHONUNBUFFERED=1 timeout ${CONVT_TORCH_TIMEOUT:-300} python3 tools/torch_baseline.py "$cfg" \
@@ -133,7 +138,8 @@ for cfg in ${CONVT_CONFIGS:-configs/kernelbench-l1.json}; do
   if [ "${CONVT_REPEAT:-0}" = 1 ]; then
     # the same sweep again, and compare's verdict on the pair: run-to-run spread
     timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --quiet --config "$cfg" \
-      --out "$OUT/$name-again.json" > "$OUT/$name-again.log" 2>&1 || status=1
+      --out "$OUT/$name-again.json" ${CONVT_AGAIN_ARGS-${CONVT_SWEEP_ARGS:-}} \
+      > "$OUT/$name-again.log" 2>&1 || status=1
     "$build/convt-bench" compare "$OUT/$name.json" "$OUT/$name-again.json" > "$OUT/$name-compare.txt"
     echo "compare $name vs again: exit $?"
     grep -E 'REGRESSION|not judged' "$OUT/$name-compare.txt" | head -10
@@ -145,7 +151,7 @@ if [ "${CONVT_FAULTS:-0}" = 1 ]; then
   # planted CUDA faults (an illegal address, a kernel that never ends) beside
   # good variants: the sweep must finish, only the planted runs failed
   ninja -C "$build" convt-bench-faults >> "$OUT/build.log" 2>&1
-  timeout 300 "$build/convt-bench-faults" --config tests/data/gpu-faults.json \
+  timeout 300 "$build/convt-bench-faults" --config tests/data/gpu-faults.json ${CONVT_SWEEP_ARGS:-} \
     --out "$OUT/gpu-faults.json" > "$OUT/gpu-faults.log" 2>&1
   echo "convt-bench-faults on tests/data/gpu-faults.json: exit $? (1 expected)"
   grep -vE '^\[' "$OUT/gpu-faults.log" | grep -E 'worker|ok,' | head -12
