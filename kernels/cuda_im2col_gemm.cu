@@ -22,20 +22,6 @@
 #include "hostdevice.h"
 #include "variant.h"
 
-static cublasHandle_t handle;
-static int handle_generation = -1;
-
-static int get_handle(convt_err *e)
-{
-    if (handle && handle_generation == convt_cuda_generation)
-        return 0;
-    handle = NULL; /* a handle of a reset context is gone with it */
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS)
-        return convt_fail(e, "cublasCreate failed");
-    handle_generation = convt_cuda_generation;
-    return 0;
-}
-
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
 {
     return l->value[1] <= 0 || l->value[1] > p->n ? p->n : l->value[1];
@@ -74,8 +60,9 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
 static int im2col_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                           const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)p, (void)l, (void)t, (void)ctx, (void)state, (void)workspace;
-    return get_handle(e); /* cublasCreate allocates: never inside launch */
+    (void)p, (void)l, (void)t, (void)state, (void)workspace;
+    void *handle; /* cublasCreate allocates: never inside launch */
+    return convt_handles_cublas(ctx, &handle, e);
 }
 
 struct col2im_args {
@@ -130,6 +117,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     const int64_t taps = convt_taps(p), P = convt_in_spatial(p), M = cout_g * taps;
     const int64_t chunk = images_per_chunk(p, l);
     const float one = 1.0f, zero = 0.0f;
+    cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
     col2im_args a;

@@ -45,21 +45,8 @@ typedef struct cudnn_state {
     size_t workspace;
     double find_ms;
     int algos_tried;
+    cudnnHandle_t handle;  /* the context's (convt_handles_cudnn) */
 } cudnn_state;
-
-static cudnnHandle_t handle;
-static int handle_generation = -1;
-
-/* One handle for the process, made again after a device reset. */
-static int get_handle(convt_err *e)
-{
-    if (handle && handle_generation == convt_cuda_generation)
-        return 0;
-    handle = NULL; /* a handle of a reset context is gone with it */
-    CUDNN_TRY(cudnnCreate(&handle), e);
-    handle_generation = convt_cuda_generation;
-    return 0;
-}
 
 static bool cudnn_supports(const convt_problem *p, const convt_launch *l,
                            const convt_context *ctx, char *why, size_t why_len)
@@ -186,7 +173,7 @@ static int find_algorithm(const convt_variant *v, const convt_tensors *t,
      * fits the configured limit. */
     for (int a = 0; a < MAX_ALGOS; a++) {
         size_t need = 0;
-        if (cudnnGetConvolutionBackwardDataWorkspaceSize(handle, s->w_desc, s->x_desc, s->conv,
+        if (cudnnGetConvolutionBackwardDataWorkspaceSize(s->handle, s->w_desc, s->x_desc, s->conv,
                                                          s->y_desc, a, &need) ==
                 CUDNN_STATUS_SUCCESS &&
             need <= ctx->workspace_limit && need > ws_bytes)
@@ -200,7 +187,7 @@ static int find_algorithm(const convt_variant *v, const convt_tensors *t,
     CUDA_TRY(cudaEventCreate(&t1), e);
     CUDA_TRY(cudaEventRecord(t0, (cudaStream_t)ctx->stream), e);
     cudnnStatus_t st = cudnnFindConvolutionBackwardDataAlgorithmEx(
-        handle, s->w_desc, t->w, s->x_desc, t->x, s->conv, s->y_desc, t->y, MAX_ALGOS, &returned,
+        s->handle, s->w_desc, t->w, s->x_desc, t->x, s->conv, s->y_desc, t->y, MAX_ALGOS, &returned,
         perf, ws, ws_bytes);
     CUDA_TRY(cudaEventRecord(t1, (cudaStream_t)ctx->stream), e);
     CUDA_TRY(cudaEventSynchronize(t1), e);
@@ -222,7 +209,7 @@ static int heuristic_algorithm(const convt_variant *v, const convt_context *ctx,
     enum { MAX_ALGOS = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT };
     cudnnConvolutionBwdDataAlgoPerf_t perf[MAX_ALGOS];
     int returned = 0;
-    CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, s->w_desc, s->x_desc, s->conv,
+    CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(s->handle, s->w_desc, s->x_desc, s->conv,
                                                           s->y_desc, MAX_ALGOS, &returned, perf),
               e);
     return choose(v, ctx, s, perf, returned, "cuDNN's heuristic", e);
@@ -232,13 +219,15 @@ static int cudnn_prepare_tier(const convt_variant *v, const convt_problem *p,
                               const convt_launch *l, const convt_tensors *t, const convt_context *ctx, void **state,
                               size_t *workspace, convt_err *e)
 {
-    if (get_handle(e))
+    void *handle;
+    if (convt_handles_cudnn(ctx, &handle, e))
         return -1;
     cudnn_state *s = calloc(1, sizeof *s);
     if (!s)
         return convt_fail(e, "out of host memory");
+    s->handle = handle;
     s->math = v->tier == CONVT_TIER_FP32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
-    cudnnStatus_t st = cudnnSetStream(handle, (cudaStream_t)ctx->stream);
+    cudnnStatus_t st = cudnnSetStream(s->handle, (cudaStream_t)ctx->stream);
     if (st != CUDNN_STATUS_SUCCESS) {
         cudnn_release(s);
         return convt_fail(e, "cudnnSetStream: %s", cudnnGetErrorString(st));
@@ -259,13 +248,13 @@ static int cudnn_launch(const convt_problem *p, const convt_launch *l, const con
     (void)l;
     cudnn_state *s = state;
     const float one = 1.0f, zero = 0.0f;
-    CUDNN_TRY(cudnnSetStream(handle, (cudaStream_t)ctx->stream), e);
-    CUDNN_TRY(cudnnConvolutionBackwardData(handle, &one, s->w_desc, t->w, s->x_desc, t->x,
+    CUDNN_TRY(cudnnSetStream(s->handle, (cudaStream_t)ctx->stream), e);
+    CUDNN_TRY(cudnnConvolutionBackwardData(s->handle, &one, s->w_desc, t->w, s->x_desc, t->x,
                                            s->conv, s->algo, workspace, s->workspace, &zero,
                                            s->y_desc, t->y),
               e);
     if (p->bias)
-        CUDNN_TRY(cudnnAddTensor(handle, &one, s->b_desc, t->b, &one, s->y_desc, t->y), e);
+        CUDNN_TRY(cudnnAddTensor(s->handle, &one, s->b_desc, t->b, &one, s->y_desc, t->y), e);
     return 0;
 }
 

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,25 +173,6 @@ static cudnnStatus_t get_i64(cudnnBackendDescriptor_t d, cudnnBackendAttributeNa
 }
 
 // ----------------------------------------------------------------------------
-// the handle
-
-static cudnnHandle_t handle;
-static int handle_generation = -1;
-
-/* One handle for the process, made again after a device reset. */
-static int get_handle(convt_err *e)
-{
-    int rc = 0;
-    if (handle && handle_generation == convt_cuda_generation)
-        return 0;
-    handle = NULL; /* a handle of a reset context is gone with it */
-    GTRY(cudnnCreate(&handle));
-    handle_generation = convt_cuda_generation;
-out:
-    return rc;
-}
-
-// ----------------------------------------------------------------------------
 // candidate engine configurations, as plain values
 
 typedef struct knob_choice {
@@ -207,7 +189,12 @@ typedef struct candidate {
 } candidate;
 
 /* The candidates of the last shape prepared (both tiers: the filter is
- * applied on reading). Plain values, rebuilt into descriptors per prepare. */
+ * applied on reading). Plain values, rebuilt into descriptors per prepare.
+ * Asking cuDNN's heuristics again for each of the 12 engine indexes of one
+ * shape would cost a sweep seconds per shape. The one piece of state the
+ * variants share across contexts: cache_lock makes it safe for libconvt
+ * contexts in several threads. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     bool valid;
     char key[256];
@@ -428,6 +415,7 @@ typedef struct graph_state {
     /* the variant pack of the last launch and the pointers it holds */
     cudnnBackendDescriptor_t pack;
     const void *pack_ptr[4];
+    cudnnHandle_t handle;  /* the context's (convt_handles_cudnn) */
 } graph_state;
 
 static void graph_release(void *state)
@@ -550,7 +538,7 @@ static int build_graph(const convt_problem *p, graph_state *s, convt_err *e)
 
     GTRY(cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &s->graph));
     GTRY(cudnnBackendSetAttribute(s->graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1,
-                                  &handle));
+                                  &s->handle));
     GTRY(cudnnBackendSetAttribute(s->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &s->op));
     GTRY(cudnnBackendFinalize(s->graph));
@@ -632,7 +620,7 @@ static int build_plan(graph_state *s, convt_err *e)
     if (st == CUDNN_STATUS_SUCCESS) {
         step = "the execution plan";
         st = cudnnBackendSetAttribute(s->plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE,
-                                      1, &handle);
+                                      1, &s->handle);
         if (st == CUDNN_STATUS_SUCCESS)
             st = set_desc(s->plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, s->cfg);
         if (st == CUDNN_STATUS_SUCCESS)
@@ -700,26 +688,30 @@ static int graph_prepare_tier(const convt_variant *v, const convt_problem *p,
                               size_t *workspace, convt_err *e)
 {
     int rc = 0;
-    if (get_handle(e))
+    void *handle;
+    if (convt_handles_cudnn(ctx, &handle, e))
         return -1;
     graph_state *s = calloc(1, sizeof *s);
     if (!s)
         return convt_fail(e, "out of host memory");
+    s->handle = handle;
     s->tier = v->tier;
     s->generation = convt_cuda_generation;
     forget_last_error();
-    GTRY(cudnnSetStream(handle, (cudaStream_t)ctx->stream));
+    GTRY(cudnnSetStream(s->handle, (cudaStream_t)ctx->stream));
     if (build_graph(p, s, e)) {
         rc = -1;
         goto out;
     }
+    pthread_mutex_lock(&cache_lock);
     candidates_for(p, s->graph);
-
     int64_t want = l->value[0], offered = 0;
     const candidate *pick = NULL;
     for (int i = 0; i < cache.n; i++)
         if (admits(v->tier, &cache.list[i]) && offered++ == want)
             pick = &cache.list[i];
+    if (pick)
+        s->cand = *pick;
     if (!pick) {
         char from[600] = "", *at = from;
         for (int src = 0; src < SRC_COUNT; src++) {
@@ -734,9 +726,10 @@ static int graph_prepare_tier(const convt_variant *v, const convt_problem *p,
         rc = convt_skip(e, "cuDNN offers %lld engine configurations for this shape in the %s "
                            "tier; index %lld is beyond them (%s)",
                         (long long)offered, tier_word(v->tier), (long long)want, from);
+        pthread_mutex_unlock(&cache_lock);
         goto out;
     }
-    s->cand = *pick;
+    pthread_mutex_unlock(&cache_lock);
     if (build_plan(s, e)) {
         rc = -1;
         goto out;
@@ -797,20 +790,20 @@ static int graph_launch(const convt_problem *p, const convt_launch *l, const con
     int rc = 0;
     graph_state *s = state;
     const float one = 1.0f;
-    if (s->generation != convt_cuda_generation || handle_generation != convt_cuda_generation)
+    if (s->generation != convt_cuda_generation)
         return convt_fail(e, "the execution plan was made before a device reset");
     if (s->workspace && !workspace)
         return convt_fail(e, "the plan needs %" PRId64 " bytes of workspace and got none",
                           s->workspace);
-    GTRY(cudnnSetStream(handle, (cudaStream_t)ctx->stream));
+    GTRY(cudnnSetStream(s->handle, (cudaStream_t)ctx->stream));
     if (!s->pack || s->pack_ptr[0] != t->x || s->pack_ptr[1] != t->w || s->pack_ptr[2] != t->y ||
         s->pack_ptr[3] != workspace) {
         if (refresh_pack(s, t, workspace, e))
             return -1;
     }
-    GTRY(cudnnBackendExecute(handle, s->plan, s->pack));
+    GTRY(cudnnBackendExecute(s->handle, s->plan, s->pack));
     if (p->bias)
-        GTRY(cudnnAddTensor(handle, &one, s->bias_desc, t->b, &one, s->y_desc, t->y));
+        GTRY(cudnnAddTensor(s->handle, &one, s->bias_desc, t->b, &one, s->y_desc, t->y));
 out:
     return rc;
 }

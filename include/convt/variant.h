@@ -15,8 +15,8 @@
  *    bias-fill it needs is part of its own launch, so it is timed).
  *  - the tensors live in the memory of the variant's backend (device memory
  *    for CUDA variants, host memory for CPU ones). */
-#ifndef CONVT_KERNELS_VARIANT_H
-#define CONVT_KERNELS_VARIANT_H
+#ifndef CONVT_VARIANT_H
+#define CONVT_VARIANT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,11 +68,30 @@ typedef struct convt_device_info {
     char pci_bus_id[32]; /* CUDA: "0000:3B:00.0"; empty on the CPU */
 } convt_device_info;
 
+/* Vendor-library handles the variants of one context share, owned by
+ * whoever made the context (a libconvt context, a convt-bench worker): made
+ * on first use, in prepare(), by convt_handles_cublas/_cudnn, and destroyed
+ * with convt_handles_destroy. Nothing of a variant lives in a global. */
+typedef struct convt_handles {
+    void *cublas;                   /* cublasHandle_t, or NULL until asked for */
+    void *cudnn;                    /* cudnnHandle_t, or NULL until asked for */
+} convt_handles;
+
 typedef struct convt_context {
     void *stream;                   /* cudaStream_t for CUDA variants, NULL on the CPU */
     const convt_device_info *dev;
     size_t workspace_limit;         /* bytes a variant may ask for (config) */
+    convt_handles *handles;         /* NULL where no vendor library may be used */
 } convt_context;
+
+/* The context's cuBLAS / cuDNN handle, made on first use: 0, or -1 with e
+ * set (no handles in the context, a build without the library, or the
+ * library's own error). */
+int convt_handles_cublas(const convt_context *ctx, void **handle, convt_err *e);
+int convt_handles_cudnn(const convt_context *ctx, void **handle, convt_err *e);
+/* Destroys what was made; with lost set (the CUDA context is gone with
+ * them), only forgets them. */
+void convt_handles_destroy(convt_handles *h, bool lost);
 
 typedef struct convt_tensors {
     const float *x, *w, *b;         /* b is NULL when the problem has no bias */
@@ -110,6 +129,27 @@ typedef struct convt_variant {
      * cuDNN algorithm was picked), as one short string. */
     void (*describe)(const void *state, char *buf, size_t len);
 } convt_variant;
+
+/* Plugins: a shared object built against these headers exports
+ *
+ *     CONVT_PLUGIN_EXPORT const convt_plugin convt_plugin_entry = {
+ *         .abi_version = CONVT_VARIANT_ABI_VERSION, .name = "mine",
+ *         .variants = (const convt_variant *const[]){&my_variant, NULL}};
+ *
+ * and `convt-bench --plugin mine.so` (or convt_ctx_load_plugin) validates,
+ * times, selects and dispatches its variants like the built-in ones. The
+ * ABI version changes whenever a struct of this header or of problem.h,
+ * validate.h or errors.h changes layout; a plugin of another version is
+ * refused, not called. */
+#define CONVT_VARIANT_ABI_VERSION 1
+#define CONVT_PLUGIN_SYMBOL "convt_plugin_entry"
+#define CONVT_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+typedef struct convt_plugin {
+    int abi_version;                          /* CONVT_VARIANT_ABI_VERSION it was built with */
+    const char *name;
+    const struct convt_variant *const *variants; /* NULL-terminated */
+} convt_plugin;
 
 /* All variants built into this binary, NULL-terminated, CPU ones first. */
 extern const convt_variant *const convt_variants[];

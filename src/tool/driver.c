@@ -520,6 +520,10 @@ static void probe_clock(const convt_backend *be, drift_log *log)
         log->n = 0;
 }
 
+/* The vendor-library handles of this worker process's variants: made on
+ * first use, never remade (a worker whose context is lost exits). */
+static convt_handles worker_handles;
+
 /* Runs every entry not yet done. Returns SHAPE_LOST when the device context
  * was lost (the entry responsible is marked failed), so the caller can
  * recover and call again for the rest. */
@@ -529,7 +533,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
 {
     const convt_problem *p = &cfg->shapes[si];
     convt_err e = {{0}};
-    convt_context ctx = {.stream = be->stream(), .dev = dev, .workspace_limit = cfg->workspace_limit};
+    convt_context ctx = {.stream = be->stream(), .dev = dev, .workspace_limit = cfg->workspace_limit,
+                         .handles = &worker_handles};
     shape_buffers sb;
     int result = SHAPE_OK;
     char dump_dir[4096] = "";
