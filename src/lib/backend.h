@@ -86,6 +86,11 @@ typedef struct convt_backend {
 } convt_backend;
 
 extern const convt_backend convt_backend_cpu;
+/* What a variant may know of device `index` (convt_device_info), without
+ * touching a backend's state: the backends' init and libconvt's contexts
+ * both fill it this way. -1 with e set when there is no such device. */
+int convt_cpu_device_info(int index, convt_device_info *info, convt_err *e);
+int convt_cuda_device_info(int index, convt_device_info *info, convt_err *e);
 #if CONVT_HAVE_CUDA
 extern const convt_backend convt_backend_cuda;
 #endif

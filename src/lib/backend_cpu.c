@@ -118,7 +118,7 @@ static int cpu_device_count(void)
     return v && (*end || n < 1 || n > 64) ? 1 : (int)n;
 }
 
-static int cpu_init(int index, convt_device_info *info, convt_err *e)
+int convt_cpu_device_info(int index, convt_device_info *info, convt_err *e)
 {
     int count = cpu_device_count();
     if (index < 0 || index >= count)
@@ -138,6 +138,11 @@ static int cpu_init(int index, convt_device_info *info, convt_err *e)
     info->cpu_threads = 1;
 #endif
     return 0;
+}
+
+static int cpu_init(int index, convt_device_info *info, convt_err *e)
+{
+    return convt_cpu_device_info(index, info, e);
 }
 
 static void cpu_shutdown(void) {}

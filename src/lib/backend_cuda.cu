@@ -227,15 +227,15 @@ static void destroy_resources(void)
     stream = NULL;
 }
 
-static int attr(cudaDeviceAttr a)
+static int attr(cudaDeviceAttr a, int index)
 {
     int v = 0;
-    if (cudaDeviceGetAttribute(&v, a, device_id) != cudaSuccess)
+    if (cudaDeviceGetAttribute(&v, a, index) != cudaSuccess)
         (void)cudaGetLastError();
     return v;
 }
 
-static int cuda_init(int index, convt_device_info *info, convt_err *e)
+int convt_cuda_device_info(int index, convt_device_info *info, convt_err *e)
 {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -248,22 +248,20 @@ static int cuda_init(int index, convt_device_info *info, convt_err *e)
     if (index < 0 || index >= count)
         return convt_fail(e, "no CUDA device %d: this host has %d (0 to %d)", index, count,
                           count - 1);
-    device_id = index;
     cudaDeviceProp prop;
-    CUDA_TRY(cudaGetDeviceProperties(&prop, device_id), e);
+    CUDA_TRY(cudaGetDeviceProperties(&prop, index), e);
     memset(info, 0, sizeof *info);
     info->backend = CONVT_BACKEND_CUDA;
     info->index = index;
     info->count = count;
-    CUDA_TRY(cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, device_id), e);
+    CUDA_TRY(cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, index), e);
     snprintf(info->name, sizeof info->name, "%.127s", prop.name);
     info->sm_count = prop.multiProcessorCount;
-    sm_count = prop.multiProcessorCount;
     info->cc_major = prop.major;
     info->cc_minor = prop.minor;
-    info->sm_clock_mhz = attr(cudaDevAttrClockRate) / 1000;
-    info->mem_clock_mhz = attr(cudaDevAttrMemoryClockRate) / 1000;
-    info->mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+    info->sm_clock_mhz = attr(cudaDevAttrClockRate, index) / 1000;
+    info->mem_clock_mhz = attr(cudaDevAttrMemoryClockRate, index) / 1000;
+    info->mem_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth, index);
     info->global_mem = prop.totalGlobalMem;
     info->l2_bytes = (size_t)prop.l2CacheSize;
     info->smem_per_block = prop.sharedMemPerBlock;
@@ -282,6 +280,15 @@ static int cuda_init(int index, convt_device_info *info, convt_err *e)
         cublasDestroy(h);
     }
     info->cublas_version = cublas_version;
+    return 0;
+}
+
+static int cuda_init(int index, convt_device_info *info, convt_err *e)
+{
+    if (convt_cuda_device_info(index, info, e))
+        return -1;
+    device_id = index;
+    sm_count = info->sm_count;
     flush_len = 2 * info->l2_bytes;
     info->nvml = convt_gpu_clocks_open(info->pci_bus_id);
     return create_resources(e);
@@ -559,8 +566,8 @@ static int cuda_clock_probe(convt_err *e)
     static size_t smem;
     static int smem_generation = -1; /* the attribute goes with the context */
     if (smem_generation != convt_cuda_generation) {
-        int per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-        int per_block = attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+        int per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device_id);
+        int per_block = attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, device_id);
         size_t want = (size_t)per_sm / 2 + 1024;
         if (want > (size_t)per_block)
             return convt_fail(e, "the clock probe needs %zu bytes of shared memory per block; "

@@ -1,0 +1,504 @@
+/* libconvt's contexts and plans (include/convt/convt.h): which variant runs
+ * a shape, by the exact, nearest and heuristic rules, prepared once and
+ * cached per (table, tier, shape). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "build_config.h"
+#include "dispatch_impl.h"
+#include "plugin.h"
+
+#if CONVT_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+// ----------------------------------------------------------------------------
+// contexts
+
+int convt_ctx_create(int device, convt_ctx **out, convt_err *e)
+{
+    *out = NULL;
+    convt_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return convt_fail(e, "out of memory");
+    c->device = device;
+    c->workspace_limit = (size_t)4 << 30;
+    if (device < 0) {
+        c->kind = CONVT_BACKEND_CPU;
+        if (convt_cpu_device_info(0, &c->dev, e)) {
+            free(c);
+            return -1;
+        }
+    } else {
+        c->kind = CONVT_BACKEND_CUDA;
+#if CONVT_HAVE_CUDA
+        if (convt_cuda_device_info(device, &c->dev, e)) {
+            free(c);
+            return -1;
+        }
+#else
+        free(c);
+        return convt_fail(e, "CUDA device %d: this libconvt was built without CUDA (device -1 "
+                             "is the CPU)", device);
+#endif
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    *out = c;
+    return 0;
+}
+
+const char *convt_ctx_device_name(const convt_ctx *ctx) { return ctx->dev.name; }
+
+void convt_ctx_set_workspace_limit(convt_ctx *ctx, size_t bytes) { ctx->workspace_limit = bytes; }
+
+static void plan_free(convt_plan *p)
+{
+    if (p->variant->release)
+        p->variant->release(p->state);
+    free(p);
+}
+
+void convt_ctx_destroy(convt_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (int i = 0; i < ctx->n_plans; i++)
+        plan_free(ctx->plans[i]);
+    free(ctx->plans);
+#if CONVT_HAVE_CUDA
+    if (ctx->kind == CONVT_BACKEND_CUDA)
+        cudaSetDevice(ctx->device);
+#endif
+    convt_handles_destroy(&ctx->handles, false);
+    for (int i = 0; i < ctx->n_plugins; i++) {
+        convt_plugin_close(ctx->plugin_dl[i]);
+        free(ctx->plugin_paths[i]);
+    }
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+const convt_variant *convt_ctx_variant(const convt_ctx *ctx, const char *name)
+{
+    const convt_variant *v = convt_variant_find(name);
+    for (int i = 0; !v && i < ctx->n_plugins; i++)
+        for (const convt_variant *const *p = ctx->plugins[i]->variants; *p; p++)
+            if (!strcmp((*p)->name, name))
+                v = *p;
+    return v && v->backend == ctx->kind ? v : NULL;
+}
+
+static bool name_in_ctx(const char *name, void *arg)
+{
+    const convt_ctx *ctx = arg;
+    if (convt_variant_find(name))
+        return true;
+    for (int i = 0; i < ctx->n_plugins; i++)
+        for (const convt_variant *const *p = ctx->plugins[i]->variants; *p; p++)
+            if (!strcmp((*p)->name, name))
+                return true;
+    return false;
+}
+
+int convt_ctx_load_plugin(convt_ctx *ctx, const char *path, convt_err *e)
+{
+    pthread_mutex_lock(&ctx->lock);
+    int rc = -1;
+    if (ctx->n_plugins == CONVT_CTX_MAX_PLUGINS) {
+        convt_fail(e, "at most %d plugins per context", CONVT_CTX_MAX_PLUGINS);
+        goto out;
+    }
+    void *dl;
+    const convt_plugin *p;
+    if (convt_plugin_open(path, name_in_ctx, ctx, &dl, &p, e))
+        goto out;
+    char *kept = strdup(path);
+    if (!kept) {
+        convt_plugin_close(dl);
+        convt_fail(e, "out of memory");
+        goto out;
+    }
+    ctx->plugin_dl[ctx->n_plugins] = dl;
+    ctx->plugins[ctx->n_plugins] = p;
+    ctx->plugin_paths[ctx->n_plugins++] = kept;
+    rc = 0;
+out:
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+// ----------------------------------------------------------------------------
+// memory of the context's backend, for prepare()'s scratch tensors
+
+static void *ctx_alloc(const convt_ctx *ctx, size_t bytes)
+{
+    if (!bytes)
+        bytes = 4;
+    if (ctx->kind == CONVT_BACKEND_CPU)
+        return calloc(1, bytes);
+#if CONVT_HAVE_CUDA
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    if (cudaMemset(p, 0, bytes) != cudaSuccess) {
+        cudaFree(p);
+        return NULL;
+    }
+    return p;
+#else
+    return NULL;
+#endif
+}
+
+static void ctx_free(const convt_ctx *ctx, void *p)
+{
+    if (!p)
+        return;
+    if (ctx->kind == CONVT_BACKEND_CPU) {
+        free(p);
+        return;
+    }
+#if CONVT_HAVE_CUDA
+    cudaFree(p);
+#endif
+}
+
+static int use_device(const convt_ctx *ctx, convt_err *e)
+{
+#if CONVT_HAVE_CUDA
+    if (ctx->kind == CONVT_BACKEND_CUDA) {
+        cudaError_t err = cudaSetDevice(ctx->device);
+        if (err != cudaSuccess)
+            return convt_fail(e, "cudaSetDevice(%d): %s", ctx->device, cudaGetErrorString(err));
+    }
+#else
+    (void)ctx, (void)e;
+#endif
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the rules
+
+/* Same dimensionality, bias, kernel extent and dilation; stride 1 or the
+ * same stride per dimension; dense, depthwise or grouped alike. */
+static int group_class(const convt_problem *p)
+{
+    return p->groups == 1 ? 0 : p->groups == p->cin ? 1 : 2;
+}
+
+static bool same_class(const convt_problem *a, const convt_problem *b)
+{
+    if (a->dims != b->dims || a->bias != b->bias || group_class(a) != group_class(b))
+        return false;
+    for (int d = 0; d < a->dims; d++) {
+        if (a->k[d] != b->k[d] || a->dil[d] != b->dil[d])
+            return false;
+        if ((a->stride[d] == 1) != (b->stride[d] == 1) ||
+            (a->stride[d] != 1 && a->stride[d] != b->stride[d]))
+            return false;
+    }
+    return true;
+}
+
+/* The implicit GEMM's M (output pixels), N (output channels per group) and
+ * K (input channels per group times taps), compared in logs. */
+static double gemm_distance(const convt_problem *a, const convt_problem *b)
+{
+    double ma = (double)a->n * (double)convt_out_spatial(a), mb = (double)b->n * (double)convt_out_spatial(b);
+    double na = (double)(a->cout / a->groups), nb = (double)(b->cout / b->groups);
+    double ka = (double)(a->cin / a->groups) * (double)convt_taps(a);
+    double kb = (double)(b->cin / b->groups) * (double)convt_taps(b);
+    return fabs(log(ma / mb)) + fabs(log(na / nb)) + fabs(log(ka / kb));
+}
+
+typedef struct candidate {
+    const convt_variant *variant;
+    convt_launch launch;
+    const char *rule;
+    char from[160];   /* which row, or why the heuristic */
+    double dist;
+} candidate;
+
+static int by_distance(const void *a, const void *b)
+{
+    double x = ((const candidate *)a)->dist, y = ((const candidate *)b)->dist;
+    return x < y ? -1 : x > y;
+}
+
+/* The heuristic's order for this build, tier and shape. */
+static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier tier,
+                     candidate *out, int max)
+{
+    static const char *const cuda_tf32[] = {"polyphase_igemm_tf32", "polyphase_igemm_3xtf32",
+                                            "direct_grouped", "gather", NULL};
+    static const char *const cuda_fp32[] = {"polyphase_igemm_3xtf32", "direct_grouped", "gather",
+                                            NULL};
+    static const char *const cuda_grouped[] = {"direct_grouped", "polyphase_igemm_3xtf32",
+                                               "gather", NULL};
+    static const char *const cpu[] = {"cpu_scatter", "cpu_gather", NULL};
+    const char *const *order = cpu;
+    if (ctx->kind == CONVT_BACKEND_CUDA)
+        /* few input channels per group: a GEMM tile would be mostly padding */
+        order = p->groups > 1 && p->cin / p->groups <= 8 ? cuda_grouped
+                : tier == CONVT_TIER_TF32                 ? cuda_tf32
+                                                          : cuda_fp32;
+    int n = 0;
+    for (int i = 0; order[i] && n < max; i++) {
+        const convt_variant *v = convt_ctx_variant(ctx, order[i]);
+        if (!v || (tier == CONVT_TIER_FP32 && v->tier != CONVT_TIER_FP32))
+            continue;
+        out[n].variant = v;
+        out[n].launch = convt_launch_first_default(v);
+        out[n].rule = "heuristic";
+        snprintf(out[n].from, sizeof out[n].from, "no measured shape of its class");
+        out[n++].dist = 0;
+    }
+    return n;
+}
+
+/* Candidates in the order the rules give: exact rows, then the nearest of
+ * the class, then the heuristic. The caller holds the table's lock. */
+static int candidates(const convt_ctx *ctx, const convt_table *t, const convt_problem *p,
+                      const char *key, convt_tier tier, candidate **out)
+{
+    int cap = t->n_rows + 8, n = 0;
+    candidate *c = calloc((size_t)cap, sizeof *c);
+    if (!c)
+        return -1;
+    for (int i = 0; i < t->n_rows; i++) {
+        const convt_table_row *r = &t->rows[i];
+        if (r->tier != tier || strcmp(r->key, key))
+            continue;
+        c[n] = (candidate){.variant = r->variant, .launch = r->launch, .rule = "exact"};
+        snprintf(c[n++].from, sizeof c->from, "table row %s, %.4g ms", r->name, r->median_ms);
+    }
+    int near0 = n;
+    for (int i = 0; i < t->n_rows; i++) {
+        const convt_table_row *r = &t->rows[i];
+        if (r->tier != tier || !strcmp(r->key, key) || !same_class(&r->shape, p))
+            continue;
+        c[n] = (candidate){.variant = r->variant, .launch = r->launch, .rule = "nearest",
+                           .dist = gemm_distance(&r->shape, p)};
+        snprintf(c[n].from, sizeof c->from, "table row %s, %.4g ms, log-distance %.2f",
+                 r->name, r->median_ms, c[n].dist);
+        n++;
+    }
+    qsort(c + near0, (size_t)(n - near0), sizeof *c, by_distance);
+    n += heuristic(ctx, p, tier, c + n, cap - n);
+    *out = c;
+    return n;
+}
+
+// ----------------------------------------------------------------------------
+// plans
+
+/* Runs the candidate's prepare() on scratch tensors (zeros) of the shape:
+ * cuDNN's algorithm search needs real buffers; the plan keeps the state. */
+static int try_candidate(convt_ctx *ctx, const convt_problem *p, const candidate *c,
+                         convt_plan *plan, char *why, size_t why_len)
+{
+    convt_context vc = {.stream = NULL, .dev = &ctx->dev, .workspace_limit = ctx->workspace_limit,
+                        .handles = &ctx->handles};
+    if (!c->variant->supports(p, &c->launch, &vc, why, why_len))
+        return -1;
+    plan->variant = c->variant;
+    plan->launch = c->launch;
+    plan->rule = c->rule;
+    plan->workspace = c->variant->workspace_size ? c->variant->workspace_size(p, &c->launch) : 0;
+    plan->state = NULL;
+    if (!c->variant->prepare)
+        return 0;
+    convt_tensors t = {0};
+    float *x = ctx_alloc(ctx, 4 * (size_t)convt_x_elems(p));
+    float *w = ctx_alloc(ctx, 4 * (size_t)convt_w_elems(p));
+    float *b = p->bias ? ctx_alloc(ctx, 4 * (size_t)p->cout) : NULL;
+    float *y = ctx_alloc(ctx, 4 * (size_t)convt_y_elems(p));
+    int rc = -1;
+    if (!x || !w || !y || (p->bias && !b)) {
+        snprintf(why, why_len, "no memory for prepare()'s scratch tensors");
+    } else {
+        t = (convt_tensors){x, w, b, y};
+        convt_err e = {{0}, 0};
+        rc = c->variant->prepare(p, &c->launch, &t, &vc, &plan->state, &plan->workspace, &e);
+        if (rc)
+            snprintf(why, why_len, "%s", e.msg);
+#if CONVT_HAVE_CUDA
+        if (ctx->kind == CONVT_BACKEND_CUDA && cudaDeviceSynchronize() != cudaSuccess) {
+            snprintf(why, why_len, "prepare(): %s", cudaGetErrorString(cudaGetLastError()));
+            rc = -1;
+        }
+#endif
+    }
+    ctx_free(ctx, x);
+    ctx_free(ctx, w);
+    ctx_free(ctx, b);
+    ctx_free(ctx, y);
+    return rc;
+}
+
+static convt_plan *cached(convt_ctx *ctx, const convt_table *t, const char *key, convt_tier tier)
+{
+    for (int i = 0; i < ctx->n_plans; i++) {
+        convt_plan *p = ctx->plans[i];
+        if (p->table == t && p->tier == tier && !strcmp(p->key, key))
+            return p;
+    }
+    return NULL;
+}
+
+static bool has_exact(convt_table *t, const char *key, convt_tier tier)
+{
+    for (int i = 0; i < t->n_rows; i++)
+        if (t->rows[i].tier == tier && !strcmp(t->rows[i].key, key))
+            return true;
+    return false;
+}
+
+int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *problem,
+                      convt_tier tier, convt_plan **out, convt_err *e)
+{
+    *out = NULL;
+    char why[512];
+    if (convt_problem_check(problem, why, sizeof why))
+        return convt_fail(e, "the problem: %s", why);
+    if (tier != CONVT_TIER_FP32 && tier != CONVT_TIER_TF32)
+        return convt_fail(e, "tier %d is neither CONVT_TIER_FP32 nor CONVT_TIER_TF32", (int)tier);
+    if (table->ctx != ctx)
+        return convt_fail(e, "the table was loaded for another context");
+    char key[256];
+    convt_problem_key(problem, key, sizeof key);
+    pthread_mutex_lock(&ctx->lock);
+    int rc = -1;
+    convt_plan *plan = cached(ctx, table, key, tier);
+    if (plan) {
+        plan->refs++;
+        *out = plan;
+        rc = 0;
+        goto out;
+    }
+    if (use_device(ctx, e))
+        goto out;
+    pthread_mutex_lock(&table->lock);
+    bool tuned = false;
+    if (table->tune_path[0] && !has_exact(table, key, tier)) {
+        convt_err te = {{0}, 0};
+        if (convt_tune_shape(table, problem, &te) == 0)
+            tuned = true;
+        else
+            fprintf(stderr, "libconvt: run-time tuning of %s failed (%s); the rules decide\n",
+                    key, te.msg);
+    }
+    candidate *c = NULL;
+    int n = candidates(ctx, table, problem, key, tier, &c);
+    pthread_mutex_unlock(&table->lock);
+    if (n < 0) {
+        convt_fail(e, "out of memory");
+        goto out;
+    }
+    plan = calloc(1, sizeof *plan);
+    if (!plan) {
+        free(c);
+        convt_fail(e, "out of memory");
+        goto out;
+    }
+    char tried[1024] = "";
+    for (int i = 0; i < n; i++) {
+        char whynot[512] = "";
+        if (try_candidate(ctx, problem, &c[i], plan, whynot, sizeof whynot) == 0) {
+            if (tuned && !strcmp(c[i].rule, "exact"))
+                plan->rule = "tuned";
+            snprintf(plan->why, sizeof plan->why, "%s", c[i].from);
+            break;
+        }
+        size_t l = strlen(tried);
+        if (l < sizeof tried - 8)
+            snprintf(tried + l, sizeof tried - l, "%s%s %s: %s", l ? "; " : "", c[i].variant->name,
+                     c[i].rule, whynot);
+        plan->variant = NULL;
+    }
+    free(c);
+    if (!plan->variant) {
+        free(plan);
+        plan = NULL;
+        convt_fail(e, "no variant of this build can run %s in %s%s%s", key,
+                   convt_tier_name(tier), tried[0] ? ": " : "", tried);
+        goto out;
+    }
+    plan->ctx = ctx;
+    plan->table = table;
+    plan->problem = *problem;
+    plan->tier = tier;
+    plan->refs = 1;
+    snprintf(plan->key, sizeof plan->key, "%s", key);
+    if (ctx->n_plans == ctx->cap_plans) {
+        int cap = ctx->cap_plans ? 2 * ctx->cap_plans : 16;
+        convt_plan **p = realloc(ctx->plans, (size_t)cap * sizeof *p);
+        if (!p) {
+            plan_free(plan);
+            convt_fail(e, "out of memory");
+            goto out;
+        }
+        ctx->plans = p;
+        ctx->cap_plans = cap;
+    }
+    ctx->plans[ctx->n_plans++] = plan;
+    *out = plan;
+    rc = 0;
+out:
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+void convt_plan_describe(const convt_plan *p, char *buf, size_t len)
+{
+    char launch[128];
+    convt_launch_format(p->variant, &p->launch, launch, sizeof launch);
+    snprintf(buf, len, "%s: %s %s (%s)", p->rule, p->variant->name, launch, p->why);
+}
+
+const char *convt_plan_variant(const convt_plan *p) { return p->variant->name; }
+const char *convt_plan_rule(const convt_plan *p) { return p->rule; }
+size_t convt_plan_workspace_size(const convt_plan *p) { return p->workspace; }
+
+int convt_execute(convt_plan *plan, const float *x, const float *w, const float *b, float *y,
+                  void *workspace, void *stream, convt_err *e)
+{
+    const convt_problem *p = &plan->problem;
+    if (!x || !w || !y)
+        return convt_fail(e, "convt_execute: x, w and y are required");
+    if (p->bias && !b)
+        return convt_fail(e, "convt_execute: the problem has a bias and b is NULL");
+    if (plan->workspace && !workspace)
+        return convt_fail(e, "convt_execute: the plan needs %zu bytes of workspace "
+                             "(convt_plan_workspace_size) and got none", plan->workspace);
+    if (use_device(plan->ctx, e))
+        return -1;
+    convt_context vc = {.stream = stream, .dev = &plan->ctx->dev,
+                        .workspace_limit = plan->ctx->workspace_limit,
+                        .handles = &plan->ctx->handles};
+    convt_tensors t = {x, w, p->bias ? b : NULL, y};
+    return plan->variant->launch(p, &plan->launch, &t, workspace, plan->state, &vc, e);
+}
+
+void convt_plan_destroy(convt_plan *plan)
+{
+    if (!plan)
+        return;
+    convt_ctx *ctx = plan->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    if (--plan->refs == 0) {
+        for (int i = 0; i < ctx->n_plans; i++)
+            if (ctx->plans[i] == plan) {
+                ctx->plans[i] = ctx->plans[--ctx->n_plans];
+                break;
+            }
+        plan_free(plan);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}

@@ -187,3 +187,30 @@ int convt_check_writable(const char *path, convt_err *e)
     unlink(probe);
     return 0;
 }
+
+int convt_write_text_atomic(const char *path, const char *text, convt_err *e)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return convt_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        done += (size_t)w;
+    }
+    bool ok = done == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path)) {
+        int err = errno;
+        unlink(tmp);
+        return convt_fail(e, "%s: cannot write: %s", path, strerror(err));
+    }
+    return 0;
+}

@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "variant_set.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -70,7 +71,7 @@ static int plan_shape(const convt_config *cfg, convt_backend_kind kind, entry **
 {
     *list = NULL;
     *n = 0;
-    for (const convt_variant *const *v = convt_variants; *v; v++)
+    for (const convt_variant *const *v = convt_tool_variants(); *v; v++)
         if ((*v)->backend == kind && convt_config_wants(cfg, *v) && expand(cfg, *v, list, n))
             return -1;
     for (int i = 0; i < *n; i++)

@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "build_config.h"
 #include "driver.h"
+#include "variant_set.h"
 #include "merge.h"
 #include "results.h"
 #include "select.h"
@@ -59,6 +60,10 @@ static void usage(FILE *f)
 "                      output as .npy files under DIR/<shape name>/\n"
 "  -l, --list          list the variants: backend, tier, knobs and their defaults\n"
 "  -q, --quiet         no progress lines on stderr\n"
+"      --plugin FILE.so  load the variants of a plugin (a shared object built\n"
+"                      against convt/variant.h; repeatable): they are\n"
+"                      validated, timed and selected like the built-in ones,\n"
+"                      in the worker processes (a crash costs one record)\n"
 "      --devices LIST  run on these devices of the host (0,1,3 or all): one\n"
 "                      worker each, shapes from one queue, one results file;\n"
 "                      every device must be the same model (default: 0)\n"
@@ -122,7 +127,7 @@ static void list_variants(void)
 {
     printf("%-22s %-7s %-5s %-13s %s\n", "variant", "backend", "tier", "deterministic",
            "idea");
-    for (const convt_variant *const *v = convt_variants; *v; v++) {
+    for (const convt_variant *const *v = convt_tool_variants(); *v; v++) {
         printf("%-22s %-7s %-5s %-13s %s\n", (*v)->name, convt_backend_kind_name((*v)->backend),
                convt_tier_name((*v)->tier), (*v)->deterministic ? "yes" : "no", (*v)->summary);
         for (int k = 0; k < (*v)->n_knobs; k++) {
@@ -462,6 +467,7 @@ int main(int argc, char **argv)
         {"resume", no_argument, NULL, 'R'},
         {"shard", required_argument, NULL, 'S'},
         {"devices", required_argument, NULL, 'D'},
+        {"plugin", required_argument, NULL, 'U'},
         /* hidden: the orchestrator starts workers with these (driver.h) */
         {"worker", no_argument, NULL, 'W'},
         {"device", required_argument, NULL, 'I'},
@@ -495,6 +501,13 @@ int main(int argc, char **argv)
             }
             break;
         case 'I': opt.worker_device = atoi(optarg); break;
+        case 'U':
+            /* loaded now: the config may name its variants */
+            if (convt_tool_load_plugin(optarg, &e)) {
+                fprintf(stderr, "convt-bench: %s\n", e.msg);
+                return EXIT_USAGE;
+            }
+            break;
         default:
             fprintf(stderr, "convt-bench: try 'convt-bench --help'\n");
             return EXIT_USAGE;

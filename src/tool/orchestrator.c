@@ -34,6 +34,7 @@
 #include "measure.h"
 #include "select.h"
 #include "textfile.h"
+#include "variant_set.h"
 #include "worker_io.h"
 
 // ----------------------------------------------------------------------------
@@ -272,7 +273,7 @@ static int start_worker(lane *l, convt_err *e)
     char seed[32], device_arg[16];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cfg->seed);
     snprintf(device_arg, sizeof device_arg, "%d", l->device);
-    const char *argv[20];
+    const char *argv[20 + 2 * 16];
     int a = 0;
     argv[a++] = s->exe;
     argv[a++] = "--worker";
@@ -284,6 +285,10 @@ static int start_worker(lane *l, convt_err *e)
     argv[a++] = seed;
     argv[a++] = "--device";
     argv[a++] = device_arg;
+    for (int i = 0; i < convt_tool_plugin_count() && i < 16; i++) {
+        argv[a++] = "--plugin";
+        argv[a++] = convt_tool_plugin_path(i);
+    }
     if (s->opt->dump_dir) {
         argv[a++] = "--dump";
         argv[a++] = s->opt->dump_dir;

@@ -1,4 +1,7 @@
 #include "results.h"
+#include "problem_json.h"
+#include "textfile.h"
+#include "variant_set.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -21,40 +24,9 @@ const char *convt_status_name(convt_status s)
     return (unsigned)s < 4 ? names[s] : "?";
 }
 
-static cJSON *int_array(const int64_t *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
-}
-
 cJSON *convt_problem_to_json(const convt_problem *p)
 {
-    cJSON *o = cJSON_CreateObject();
-    char key[256];
-    convt_problem_key(p, key, sizeof key);
-    cJSON_AddStringToObject(o, "name", p->name);
-    cJSON_AddStringToObject(o, "key", key);
-    cJSON_AddNumberToObject(o, "dims", p->dims);
-    cJSON_AddNumberToObject(o, "n", (double)p->n);
-    cJSON_AddNumberToObject(o, "cin", (double)p->cin);
-    cJSON_AddNumberToObject(o, "cout", (double)p->cout);
-    cJSON_AddNumberToObject(o, "groups", (double)p->groups);
-    cJSON_AddBoolToObject(o, "bias", p->bias);
-    cJSON_AddItemToObject(o, "in", int_array(p->in, p->dims));
-    cJSON_AddItemToObject(o, "k", int_array(p->k, p->dims));
-    cJSON_AddItemToObject(o, "stride", int_array(p->stride, p->dims));
-    cJSON_AddItemToObject(o, "pad", int_array(p->pad, p->dims));
-    cJSON_AddItemToObject(o, "out_pad", int_array(p->out_pad, p->dims));
-    cJSON_AddItemToObject(o, "dil", int_array(p->dil, p->dims));
-    int64_t out[5] = {p->n, p->cout};
-    for (int d = 0; d < p->dims; d++)
-        out[2 + d] = convt_out_size(p, d);
-    cJSON_AddItemToObject(o, "output", int_array(out, 2 + p->dims));
-    cJSON_AddNumberToObject(o, "gflop", convt_flops(p) / 1e9);
-    cJSON_AddNumberToObject(o, "min_gb", convt_min_bytes(p) / 1e9);
-    return o;
+    return convt_problem_json(p, true);
 }
 
 double convt_floor_ms(const convt_problem *p, convt_tier t, const convt_ceilings *c)
@@ -123,6 +95,11 @@ cJSON *convt_results_create(const convt_config *cfg, const char *backend_name,
     cJSON_AddItemToObject(doc, "ceilings", cJSON_Duplicate(ceilings, true));
     cJSON_AddStringToObject(doc, "config_path", cfg->path ? cfg->path : "");
     cJSON_AddItemToObject(doc, "config", cJSON_Duplicate(cfg->json, true));
+    if (convt_tool_plugin_count()) {
+        cJSON *plugins = cJSON_AddArrayToObject(doc, "plugins");
+        for (int i = 0; i < convt_tool_plugin_count(); i++)
+            cJSON_AddItemToArray(plugins, cJSON_CreateString(convt_tool_plugin_path(i)));
+    }
     /* as a decimal string: a double holds only 53 bits, and a run must be
      * reproducible from its own file; the number too where it is exact */
     char seed[24];
@@ -139,6 +116,9 @@ cJSON *convt_record_to_json(const convt_record *r, const convt_ceilings *ceil)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "shape", convt_problem_to_json(r->problem));
     cJSON_AddStringToObject(o, "variant", r->variant->name);
+    const char *plugin = convt_tool_plugin_of(r->variant);
+    if (plugin) /* a user's kernel, from --plugin */
+        cJSON_AddStringToObject(o, "plugin", plugin);
     cJSON_AddStringToObject(o, "tier", convt_tier_name(r->variant->tier));
     cJSON_AddBoolToObject(o, "deterministic", r->variant->deterministic);
     cJSON *l = cJSON_AddObjectToObject(o, "launch");
@@ -297,30 +277,7 @@ int convt_results_write(const cJSON *doc, const char *path, convt_err *e)
     char *text = cJSON_Print(doc);
     if (!text)
         return convt_fail(e, "%s: out of memory printing the results", path);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        free(text);
-        return convt_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
-    }
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        done += (size_t)w;
-    }
+    int rc = convt_write_text_atomic(path, text, e);
     free(text);
-    bool ok = done == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-    ok &= close(fd) == 0;
-    if (!ok || rename(tmp, path)) {
-        int err = errno;
-        unlink(tmp);
-        return convt_fail(e, "%s: cannot write: %s", path, strerror(err));
-    }
-    return 0;
+    return rc;
 }

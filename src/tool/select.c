@@ -1,4 +1,7 @@
 #include "select.h"
+
+#include "convt.h"
+#include "version.h"
 #include "json_access.h"
 
 #include <cjson/cJSON.h>
@@ -226,6 +229,12 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(results, "records");
     cJSON *sel = cJSON_CreateObject();
     cJSON_AddStringToObject(sel, "tool", "convt-bench selection");
+    /* what libconvt's convt_table_load checks (include/convt/convt.h) */
+    cJSON_AddNumberToObject(sel, "table_schema", CONVT_TABLE_SCHEMA);
+    cJSON_AddStringToObject(sel, "library_version", CONVT_VERSION);
+    cJSON_AddStringToObject(sel, "compute_capability",
+                            json_str(cJSON_GetObjectItemCaseSensitive(results, "device"),
+                                     "compute_capability"));
     cJSON_AddStringToObject(sel, "results_time", json_str(results, "time"));
     cJSON_AddStringToObject(sel, "backend", json_str(results, "backend"));
     cJSON_AddStringToObject(sel, "device",

@@ -1,4 +1,5 @@
 #include "sweep_config.h"
+#include "variant_set.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -630,6 +631,11 @@ static void variant_list(char *buf, size_t len)
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, "%s%s", l ? ", " : "", n->name);
     }
+    for (const convt_variant *const *v = convt_tool_variants(); *v; v++)
+        if (!convt_variant_name_find((*v)->name)) { /* a plugin's */
+            size_t l = strlen(buf);
+            snprintf(buf + l, len - l, "%s%s", l ? ", " : "", (*v)->name);
+        }
 }
 
 /* Keeps a sentence for the person running the config, as fail_at words an
@@ -665,13 +671,13 @@ static void unbuilt_matches(const char *pattern, char *buf, size_t len)
     buf[0] = 0;
     int run = 0; /* names listed since the last "(needs ...)" */
     for (const convt_variant_name *n = convt_all_variant_names; n->name; n++) {
-        if (convt_variant_find(n->name) || fnmatch(pattern, n->name, 0))
+        if (convt_tool_variant_find(n->name) || fnmatch(pattern, n->name, 0))
             continue;
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, "%s%s", l ? ", " : "", n->name);
         run++;
         const convt_variant_name *next = n + 1;
-        while (next->name && (convt_variant_find(next->name) || fnmatch(pattern, next->name, 0)))
+        while (next->name && (convt_tool_variant_find(next->name) || fnmatch(pattern, next->name, 0)))
             next++;
         if (!next->name || strcmp(next->needs ? next->needs : "", n->needs ? n->needs : "")) {
             l = strlen(buf);
@@ -706,8 +712,9 @@ static int parse_variants(walker *w, const cJSON *arr, convt_config *cfg)
             rc = expected(w, c, "a variant name or glob");
         } else {
             bool built = false, known = false;
-            for (const convt_variant *const *v = convt_variants; *v; v++)
+            for (const convt_variant *const *v = convt_tool_variants(); *v; v++)
                 built |= fnmatch(c->valuestring, (*v)->name, 0) == 0;
+            known = built; /* a plugin's variant is known by being loaded */
             for (const convt_variant_name *n = convt_all_variant_names; n->name; n++)
                 known |= fnmatch(c->valuestring, n->name, 0) == 0;
             if (!known) {
@@ -756,9 +763,9 @@ static int parse_launch(walker *w, const cJSON *obj, convt_config *cfg)
     }
     for (const cJSON *v = obj->child; v && !rc; v = v->next) {
         size_t s2 = push_key(w, v->string);
-        const convt_variant *var = convt_variant_find(v->string);
+        const convt_variant *var = convt_tool_variant_find(v->string);
         const convt_variant_name *known = convt_variant_name_find(v->string);
-        if (!known) {
+        if (!known && !var) {
             char list[512];
             variant_list(list, sizeof list);
             rc = fail_at(w, "no variant named \"%s\" (the variants: %s)", v->string, list);

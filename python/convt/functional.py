@@ -1,0 +1,97 @@
+"""conv_transpose through libconvt on NumPy arrays (the CPU) or CUDA tensors,
+with one context and one table per device, and the plans cached per shape."""
+import threading
+
+import numpy as np
+
+from .core import Context, Table, output_shape, problem
+
+_lock = threading.Lock()
+_contexts = {}
+_tables = {}
+_plans = {}
+
+
+def context(device=-1):
+    with _lock:
+        if device not in _contexts:
+            _contexts[device] = Context(device)
+        return _contexts[device]
+
+
+def use_table(path, device=-1, any_device=False, tune=None):
+    """Makes the selection table at path the device's default (device -1: the
+    CPU); with tune, a path: shapes it lacks are measured on first use and the
+    table is written there."""
+    t = path if isinstance(path, Table) else context(device).table(path, any_device)
+    if tune:
+        t.enable_tuning(tune)
+    with _lock:
+        _tables[device] = t
+    return t
+
+
+def table_for(device=-1):
+    """The device's default table: use_table's, else an empty one (the heuristic)."""
+    ctx = context(device)
+    with _lock:
+        if device not in _tables:
+            _tables[device] = ctx.table(None)
+        return _tables[device]
+
+
+def plan_for(table, p, tier):
+    key = (id(table), tier, p.dims, p.n, p.cin, p.cout, p.groups, p.bias,
+           tuple(p.in_[:p.dims]), tuple(p.k[:p.dims]), tuple(p.stride[:p.dims]),
+           tuple(p.pad[:p.dims]), tuple(p.out_pad[:p.dims]), tuple(p.dil[:p.dims]))
+    with _lock:
+        plan = _plans.get(key)
+    if plan is None:
+        plan = table.plan(p, tier)
+        with _lock:
+            plan = _plans.setdefault(key, plan)
+    return plan
+
+
+def _table(table, device):
+    if table is None:
+        return table_for(device)
+    if isinstance(table, Table):
+        return table
+    return use_table(table, device) if device not in _tables else _tables[device]
+
+
+def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                   dilation=1, *, tier="tf32", table=None):
+    """torch.nn.functional.conv_transpose{1,2,3}d's arguments. NumPy float32
+    arrays run on the CPU context and return a NumPy array; CUDA float32
+    tensors run on their device (PyTorch's current stream) and return a tensor."""
+    if isinstance(x, np.ndarray):
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        w = np.ascontiguousarray(weight, dtype=np.float32)
+        b = None if bias is None else np.ascontiguousarray(bias, dtype=np.float32)
+        p = problem(x.shape, w.shape, bias=b is not None, stride=stride, padding=padding,
+                    output_padding=output_padding, groups=groups, dilation=dilation)
+        plan = plan_for(_table(table, -1), p, tier)
+        y = np.empty(output_shape(p), dtype=np.float32)
+        ws = np.empty(max(plan.workspace_size, 1), dtype=np.uint8)
+        plan.execute(x.ctypes.data, w.ctypes.data, 0 if b is None else b.ctypes.data,
+                     y.ctypes.data, ws.ctypes.data if plan.workspace_size else 0, 0)
+        return y
+    import torch
+    if not (isinstance(x, torch.Tensor) and x.is_cuda and x.dtype == torch.float32):
+        raise TypeError("convt.conv_transpose: NumPy arrays or CUDA float32 tensors")
+    device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    x = x.contiguous()
+    w = weight.contiguous()
+    b = None if bias is None else bias.contiguous()
+    p = problem(x.shape, w.shape, bias=b is not None, stride=stride, padding=padding,
+                output_padding=output_padding, groups=groups, dilation=dilation)
+    plan = plan_for(_table(table, device), p, tier)
+    y = torch.empty(output_shape(p), dtype=torch.float32, device=x.device)
+    ws = plan.workspace_size
+    work = torch.empty(ws, dtype=torch.uint8, device=x.device) if ws else None
+    stream = torch.cuda.current_stream(x.device).cuda_stream
+    plan.execute(x.data_ptr(), w.data_ptr(), 0 if b is None else b.data_ptr(), y.data_ptr(),
+                 0 if work is None else work.data_ptr(), stream)
+    return y

@@ -1,0 +1,269 @@
+/* libconvt's dispatch API on the CPU backend (include/convt/convt.h): the
+ * three rules (an exact row, the nearest row of the shape's class, the
+ * heuristic) pick what they document; tables of another device, schema or
+ * major version are refused with the reason and used with the override;
+ * plans are cached and shared across threads; and every plan's output
+ * matches the float64 reference on random shapes over every parameter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convt.h"
+#include "problem_json.h"
+#include "reference.h"
+#include "shape_random.h"
+#include "test_util.h"
+
+static convt_ctx *cpu_ctx(void)
+{
+    convt_ctx *ctx;
+    convt_err e = {{0}, 0};
+    assert_int_equal(convt_ctx_create(-1, &ctx, &e), 0);
+    return ctx;
+}
+
+static convt_problem shape(int64_t n, int64_t cin, int64_t cout, int64_t len, int64_t k,
+                           int64_t stride, bool bias)
+{
+    convt_problem p = convt_problem_default(1);
+    p.n = n, p.cin = cin, p.cout = cout, p.in[0] = len, p.k[0] = k, p.stride[0] = stride;
+    p.bias = bias;
+    return p;
+}
+
+/* A selection entry as convt-bench writes it. */
+static cJSON *row(const convt_problem *p, const char *tier, const char *variant, int threads,
+                  double ms)
+{
+    cJSON *r = cJSON_CreateObject();
+    char key[256];
+    convt_problem_key(p, key, sizeof key);
+    cJSON_AddStringToObject(r, "key", key);
+    cJSON_AddStringToObject(r, "tier", tier);
+    cJSON_AddItemToObject(r, "shape", convt_problem_json(p, true));
+    cJSON_AddStringToObject(r, "variant", variant);
+    cJSON *l = cJSON_AddObjectToObject(r, "launch");
+    cJSON_AddNumberToObject(l, "threads", threads);
+    cJSON_AddNumberToObject(r, "median_ms", ms);
+    return r;
+}
+
+static void write_table(const char *path, const char *device, const char *version, int schema,
+                        cJSON *rows)
+{
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddStringToObject(t, "tool", "convt-bench selection");
+    cJSON_AddNumberToObject(t, "table_schema", schema);
+    cJSON_AddStringToObject(t, "library_version", version);
+    cJSON_AddStringToObject(t, "backend", "cpu");
+    cJSON_AddStringToObject(t, "device", device);
+    cJSON_AddItemToObject(t, "selections", rows);
+    char *text = cJSON_Print(t);
+    write_file(path, text);
+    free(text);
+    cJSON_Delete(t);
+}
+
+static void rules_pick_what_they_document(void **state)
+{
+    (void)state;
+    convt_ctx *ctx = cpu_ctx();
+    char dir[256], path[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/t.selection.json", dir);
+    convt_problem measured = shape(2, 16, 8, 100, 4, 2, false);
+    convt_problem far = shape(2, 16, 8, 3000, 4, 2, false); /* same class, M 30x */
+    convt_problem near = shape(2, 16, 8, 120, 4, 2, false);
+    cJSON *rows = cJSON_CreateArray();
+    cJSON_AddItemToArray(rows, row(&measured, "tf32", "cpu_gather", 3, 1.0));
+    cJSON_AddItemToArray(rows, row(&far, "tf32", "cpu_scatter", 5, 2.0));
+    cJSON_AddItemToArray(rows, row(&measured, "fp32", "nonexistent_variant", 1, 1.0));
+    write_table(path, convt_ctx_device_name(ctx), "0.1.0", 1, rows);
+
+    convt_err e = {{0}, 0};
+    convt_table *t;
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), 0);
+    char line[1024];
+    convt_table_describe(t, line, sizeof line);
+    assert_non_null(strstr(line, "2 rows used, 1 left out"));
+    assert_non_null(strstr(line, "nonexistent_variant"));
+
+    convt_plan *p;
+    assert_int_equal(convt_plan_create(ctx, t, &measured, CONVT_TIER_TF32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "exact");
+    assert_string_equal(convt_plan_variant(p), "cpu_gather");
+    convt_plan_describe(p, line, sizeof line);
+    assert_non_null(strstr(line, "threads=3")); /* the row's launch, not a default */
+    convt_plan_destroy(p);
+
+    /* nearest: the row of the class nearest in log M, N, K */
+    assert_int_equal(convt_plan_create(ctx, t, &near, CONVT_TIER_TF32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "nearest");
+    assert_string_equal(convt_plan_variant(p), "cpu_gather");
+    convt_plan_destroy(p);
+
+    /* another class (stride 3): no row fits, the heuristic */
+    convt_problem other = shape(2, 16, 8, 100, 4, 3, false);
+    assert_int_equal(convt_plan_create(ctx, t, &other, CONVT_TIER_TF32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "heuristic");
+    convt_plan_destroy(p);
+    /* fp32: the tf32 rows do not serve a stricter tier */
+    assert_int_equal(convt_plan_create(ctx, t, &measured, CONVT_TIER_FP32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "heuristic");
+    convt_plan_destroy(p);
+    convt_table_destroy(t);
+    convt_ctx_destroy(ctx);
+}
+
+static void foreign_tables_are_refused_with_the_reason(void **state)
+{
+    (void)state;
+    convt_ctx *ctx = cpu_ctx();
+    char dir[256], path[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    convt_problem p1 = shape(1, 4, 4, 10, 3, 1, true);
+    convt_err e = {{0}, 0};
+    convt_table *t = NULL;
+
+    cJSON *rows = cJSON_CreateArray();
+    cJSON_AddItemToArray(rows, row(&p1, "tf32", "cpu_gather", 1, 1.0));
+    write_table(path, "NVIDIA H100 80GB HBM3", "0.1.0", 1, rows);
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), -1);
+    assert_non_null(strstr(e.msg, "measured on NVIDIA H100 80GB HBM3"));
+    assert_non_null(strstr(e.msg, "CONVT_TABLE_ANY_DEVICE"));
+    assert_int_equal(convt_table_load(ctx, path, CONVT_TABLE_ANY_DEVICE, &t, &e), 0);
+    convt_table_destroy(t);
+
+    rows = cJSON_CreateArray();
+    write_table(path, convt_ctx_device_name(ctx), "0.1.0", 7, rows);
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), -1);
+    assert_non_null(strstr(e.msg, "table schema 7"));
+
+    rows = cJSON_CreateArray();
+    write_table(path, convt_ctx_device_name(ctx), "3.0.0", 1, rows);
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), -1);
+    assert_non_null(strstr(e.msg, "another major version"));
+
+    write_file(path, "{\"tool\": \"convt-bench\", \"records\": []}");
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), -1);
+    assert_non_null(strstr(e.msg, "not a convt-bench selection table"));
+    convt_ctx_destroy(ctx);
+}
+
+typedef struct shared {
+    convt_ctx *ctx;
+    convt_table *t;
+    convt_problem p;
+    convt_plan *got;
+} shared;
+
+static void *create_one(void *arg)
+{
+    shared *s = arg;
+    convt_err e = {{0}, 0};
+    if (convt_plan_create(s->ctx, s->t, &s->p, CONVT_TIER_TF32, &s->got, &e))
+        s->got = NULL;
+    return NULL;
+}
+
+static void plans_are_cached_and_thread_safe(void **state)
+{
+    (void)state;
+    convt_ctx *ctx = cpu_ctx();
+    convt_err e = {{0}, 0};
+    convt_table *t;
+    assert_int_equal(convt_table_empty(ctx, &t, &e), 0);
+    shared s[8];
+    pthread_t th[8];
+    for (int i = 0; i < 8; i++) {
+        s[i] = (shared){ctx, t, shape(1, 6, 6, 50 + (i % 2), 3, 2, true), NULL};
+        assert_int_equal(pthread_create(&th[i], NULL, create_one, &s[i]), 0);
+    }
+    for (int i = 0; i < 8; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < 8; i++) {
+        assert_non_null(s[i].got);
+        assert_ptr_equal(s[i].got, s[i % 2].got); /* one plan per shape */
+    }
+    assert_ptr_not_equal(s[0].got, s[1].got);
+    for (int i = 0; i < 8; i++)
+        convt_plan_destroy(s[i].got);
+    convt_table_destroy(t);
+    convt_ctx_destroy(ctx);
+}
+
+static void every_plan_matches_the_reference(void **state)
+{
+    (void)state;
+    convt_ctx *ctx = cpu_ctx();
+    convt_err e = {{0}, 0};
+    convt_table *t;
+    assert_int_equal(convt_table_empty(ctx, &t, &e), 0);
+    convt_random_spec spec = {.dims_mask = 7, .max_output_elems = 20000, .max_channels = 12};
+    int checked = 0;
+    for (int i = 0; i < 60; i++) {
+        convt_problem p = convt_random_problem(2026, (uint64_t)i, &spec);
+        convt_plan *plan;
+        assert_int_equal(convt_plan_create(ctx, t, &p, i % 2 ? CONVT_TIER_FP32 : CONVT_TIER_TF32,
+                                           &plan, &e),
+                         0);
+        int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
+        float *x = malloc(4 * nx), *w = malloc(4 * nw), *b = malloc(4 * p.cout),
+              *y = malloc(4 * ny);
+        for (int64_t j = 0; j < nx; j++)
+            x[j] = (float)sin(0.37 * (double)j);
+        for (int64_t j = 0; j < nw; j++)
+            w[j] = (float)cos(0.11 * (double)j);
+        for (int64_t j = 0; j < p.cout; j++)
+            b[j] = 0.5f - (float)j / 7;
+        size_t ws = convt_plan_workspace_size(plan);
+        void *work = ws ? malloc(ws) : NULL;
+        assert_int_equal(convt_execute(plan, x, w, p.bias ? b : NULL, y, work, NULL, &e), 0);
+        double *ref = malloc(8 * ny), *mag = malloc(8 * ny);
+        convt_reference(&p, x, w, p.bias ? b : NULL, ref, mag);
+        convt_tolerance tol = convt_tolerance_default(CONVT_TIER_FP32);
+        convt_error_stats st;
+        convt_compare_host(y, ref, mag, ny, &tol, &st);
+        char why[256];
+        convt_error_describe(&st, &tol, why, sizeof why);
+        if (!convt_error_passes(&st, &tol))
+            fail_msg("shape %d (%s): %s", i, convt_plan_variant(plan), why);
+        checked++;
+        free(x), free(w), free(b), free(y), free(work), free(ref), free(mag);
+        convt_plan_destroy(plan);
+    }
+    assert_int_equal(checked, 60);
+    /* the errors a caller can make are said, not crashed on */
+    convt_problem p = shape(1, 2, 2, 5, 2, 1, true);
+    convt_plan *plan;
+    assert_int_equal(convt_plan_create(ctx, t, &p, CONVT_TIER_TF32, &plan, &e), 0);
+    float buf[64] = {0};
+    assert_int_equal(convt_execute(plan, buf, buf, NULL, buf, NULL, NULL, &e), -1);
+    assert_non_null(strstr(e.msg, "has a bias"));
+    convt_plan_destroy(plan);
+    p.out_pad[0] = 3;
+    assert_int_equal(convt_plan_create(ctx, t, &p, CONVT_TIER_TF32, &plan, &e), -1);
+    assert_non_null(strstr(e.msg, "out_pad"));
+    convt_table_destroy(t);
+    convt_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rules_pick_what_they_document),
+        cmocka_unit_test(foreign_tables_are_refused_with_the_reason),
+        cmocka_unit_test(plans_are_cached_and_thread_safe),
+        cmocka_unit_test(every_plan_matches_the_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
