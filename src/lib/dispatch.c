@@ -262,6 +262,12 @@ static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier ti
     return n;
 }
 
+/* Pass 0: rows of the tier asked for; pass 1: fp32 rows for a tf32 plan. */
+static bool serves(convt_tier row, convt_tier want, int pass)
+{
+    return pass == 0 ? row == want : want == CONVT_TIER_TF32 && row == CONVT_TIER_FP32;
+}
+
 /* Candidates in the order the rules give: exact rows, then the nearest of
  * the class, then the heuristic. The caller holds the table's lock. */
 static int candidates(const convt_ctx *ctx, const convt_table *t, const convt_problem *p,
@@ -271,17 +277,22 @@ static int candidates(const convt_ctx *ctx, const convt_table *t, const convt_pr
     candidate *c = calloc((size_t)cap, sizeof *c);
     if (!c)
         return -1;
-    for (int i = 0; i < t->n_rows; i++) {
-        const convt_table_row *r = &t->rows[i];
-        if (r->tier != tier || strcmp(r->key, key))
-            continue;
-        c[n] = (candidate){.variant = r->variant, .launch = r->launch, .rule = "exact"};
-        snprintf(c[n++].from, sizeof c->from, "table row %s, %.4g ms", r->name, r->median_ms);
-    }
+    /* the tier's rows, then (for tf32) the fp32 rows: a stricter record
+     * serves a looser tier, never the reverse (the selection's tier rule) */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < t->n_rows; i++) {
+            const convt_table_row *r = &t->rows[i];
+            if (!serves(r->tier, tier, pass) || strcmp(r->key, key))
+                continue;
+            c[n] = (candidate){.variant = r->variant, .launch = r->launch, .rule = "exact"};
+            snprintf(c[n++].from, sizeof c->from, "table row %s (%s), %.4g ms", r->name,
+                     convt_tier_name(r->tier), r->median_ms);
+        }
     int near0 = n;
     for (int i = 0; i < t->n_rows; i++) {
         const convt_table_row *r = &t->rows[i];
-        if (r->tier != tier || !strcmp(r->key, key) || !same_class(&r->shape, p))
+        if (!(serves(r->tier, tier, 0) || serves(r->tier, tier, 1)) || !strcmp(r->key, key) ||
+            !same_class(&r->shape, p))
             continue;
         c[n] = (candidate){.variant = r->variant, .launch = r->launch, .rule = "nearest",
                            .dist = gemm_distance(&r->shape, p)};

@@ -1,0 +1,45 @@
+/* Plugins that must be refused (tests/test_plugin.py): built with
+ * -DBAD_ABI, one claiming another variant ABI; with -DCOLLIDE, one offering
+ * a variant named like a built-in; with -DCRASH, one whose kernel
+ * dereferences NULL (a crash in the worker costs one record). */
+#include <convt/variant.h>
+#include <stddef.h>
+
+static bool any_shape(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                      char *why, size_t why_len)
+{
+    (void)p, (void)l, (void)ctx, (void)why, (void)why_len;
+    return true;
+}
+
+static int crash(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                 void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)t, (void)workspace, (void)state, (void)ctx, (void)e;
+    volatile float *nowhere = NULL;
+    nowhere[0] = 1.0f;
+    return 0;
+}
+
+static const convt_variant bad = {
+#ifdef COLLIDE
+    .name = "cpu_gather",
+#else
+    .name = "bad_crash",
+#endif
+    .summary = "TESTING ONLY",
+    .backend = CONVT_BACKEND_CPU,
+    .tier = CONVT_TIER_FP32,
+    .supports = any_shape,
+    .launch = crash,
+};
+
+CONVT_PLUGIN_EXPORT const convt_plugin convt_plugin_entry = {
+#ifdef BAD_ABI
+    .abi_version = CONVT_VARIANT_ABI_VERSION + 1,
+#else
+    .abi_version = CONVT_VARIANT_ABI_VERSION,
+#endif
+    .name = "bad",
+    .variants = (const convt_variant *const[]){&bad, NULL},
+};
