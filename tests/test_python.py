@@ -7,6 +7,8 @@ arrays and the CPU backend:
     nearest for a shape of the same class, the heuristic otherwise;
   - a table of another device is refused with the reason, and used with
     any_device; bad arguments raise, naming what is wrong;
+  - run-time tuning: a shape an empty table lacks is measured by convt-bench
+    on first use ("tuned"), and the table written holds its exact row;
   - a plugin (CONVT_PLUGIN, examples/plugin's my_kernels.so, when given)
     loads into a context and its variant runs from a table's row.
 Runs with CONVT_LIBRARY naming libconvt.so (meson sets it) and CONVT_BENCH
@@ -109,6 +111,20 @@ for bad, kwargs in [("output_padding too large", {"stride": 2, "output_padding":
         check(bad, False, "accepted")
     except (convt.ConvtError, ValueError) as e:
         check(bad, len(str(e)) > 10, str(e))
+
+# ---- run-time tuning -------------------------------------------------------------
+tuned_path = os.path.join(tmp, "tuned.selection.json")
+ctx = convt.Context(-1)
+tt = ctx.table(None)
+tt.enable_tuning(tuned_path)
+pt = convt.problem((1, 5, 21), (5, 3, 3), bias=True, stride=2, padding=1)
+os.environ["CONVT_BENCH"] = bench
+plan = tt.plan(pt, "fp32")
+check("tuned rule", plan.rule == "tuned", plan.describe())
+check("tuning wrote the table", os.path.exists(tuned_path))
+if os.path.exists(tuned_path):
+    again = convt.Context(-1).table(tuned_path).plan(pt, "fp32")
+    check("the written table has the exact row", again.rule == "exact", again.describe())
 
 # ---- a plugin ----------------------------------------------------------------
 plugin = os.environ.get("CONVT_PLUGIN")

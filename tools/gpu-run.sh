@@ -26,6 +26,8 @@
 # (NAME-merged.json and its selection: the fastest vendor record of each
 # tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
+# CONVT_NN=1 checks libconvt on the GPU: the C example installed, and
+# convt.nn against PyTorch (tools/check_convt_nn.py).
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
@@ -161,6 +163,32 @@ d = json.load(open(sys.argv[1]))
 for r in d["records"]:
     print(f'{r["shape"]["name"]:5} {r["variant"]:30} {r["status"]:7} {r.get("reason", "")[:150]}')
 PY
+fi
+if [ "${CONVT_NN:-0}" = 1 ]; then
+  # libconvt on the GPU: the C example against the installed library (a
+  # fresh destdir prefix), then convt.nn against PyTorch
+  # (tools/check_convt_nn.py: 17 KernelBench problems, 100 random shapes,
+  # two whole models, run-time tuning), on the committed H100 tables
+  dest=/tmp/convt-dest; rm -rf "$dest"
+  meson install -C "$build" --no-rebuild --destdir "$dest" > "$OUT/install.log" 2>&1
+  lib=$(dirname "$(find "$dest" -name libconvt.so | head -1)")
+  cuda_root=$(dirname "$(dirname "$(command -v nvcc)")")
+  cc -std=c11 -DWITH_CUDA examples/dispatch/run_plan.c -I"$dest/usr/local/include" \
+    -I"$cuda_root/include" -L"$lib" -lconvt -L"$cuda_root/lib64" -lcudart -Wl,-rpath,"$lib" \
+    -o /tmp/run_plan > "$OUT/run_plan.log" 2>&1
+  for table in results/h100-2026-11-23-kernelbench-l1-merged.selection.json \
+               results/h100-2026-11-23-realistic-merged.selection.json; do
+    /tmp/run_plan "$table" 0 >> "$OUT/run_plan.log" 2>&1; echo "run_plan $table: exit $?" | tee -a "$OUT/run_plan.log"
+  done
+  tail -8 "$OUT/run_plan.log"
+  printf '%s\n' '{"variants": ["polyphase*", "direct_grouped", "cudnn_fp32", "cudnn_tf32"],' \
+    ' "measure": {"max_time_s": 0.2, "rounds": 2}}' > /tmp/tune-base.json
+  CONVT_LIBRARY="$build/libconvt.so" CONVT_BENCH="$build/convt-bench" CONVT_TUNE_CONFIG=/tmp/tune-base.json \
+    PYTHONUNBUFFERED=1 timeout ${CONVT_NN_TIMEOUT:-420} python3 tools/check_convt_nn.py \
+    --kb-table results/h100-2026-11-23-kernelbench-l1-merged.selection.json \
+    --table results/h100-2026-11-23-realistic-merged.selection.json \
+    --out "$OUT/convt-nn.json" --tune-dir "$OUT/tune" > "$OUT/convt-nn.log" 2>&1 || status=1
+  tail -60 "$OUT/convt-nn.log"
 fi
 if [ "${CONVT_CHECK_SLOWDOWN:-0}" = 1 ]; then
   # compare must catch a gather slowed by a planted delay, and pass noise

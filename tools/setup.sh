@@ -15,6 +15,7 @@ command -v meson >/dev/null || need+=(meson)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v pkg-config >/dev/null || need+=(pkgconf)
 command -v cc >/dev/null || need+=(gcc)
+command -v make >/dev/null || need+=(make)  # examples/plugin (tools/check-install.sh)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 pkg-config --exists cmocka 2>/dev/null || need+=(libcmocka-dev)
 if [ ${#need[@]} -gt 0 ]; then

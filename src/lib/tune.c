@@ -83,7 +83,28 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
     snprintf(sel_path, sizeof sel_path, "%s/results.selection.json", dir);
     int rc = -1;
     cJSON *sel = NULL;
-    cJSON *config = cJSON_CreateObject();
+    /* CONVT_TUNE_CONFIG: a sweep file whose settings (variants, launch,
+     * measure, validation, ...) the tuning config takes; its shapes and
+     * output are replaced. Without it, convt-bench's defaults: every variant
+     * of the backend at its default launches. */
+    cJSON *config = NULL;
+    const char *base = getenv("CONVT_TUNE_CONFIG");
+    if (base && *base) {
+        char *bt = convt_read_text_file(base, e);
+        if (!bt)
+            return -1;
+        config = cJSON_Parse(bt);
+        free(bt);
+        if (!cJSON_IsObject(config)) {
+            cJSON_Delete(config);
+            return convt_fail(e, "CONVT_TUNE_CONFIG %s: not a JSON object", base);
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(config, "shapes");
+        cJSON_DeleteItemFromObjectCaseSensitive(config, "output");
+        cJSON_DeleteItemFromObjectCaseSensitive(config, "selection");
+    } else {
+        config = cJSON_CreateObject();
+    }
     convt_problem named = *p;
     if (!named.name[0])
         snprintf(named.name, sizeof named.name, "tuned");
