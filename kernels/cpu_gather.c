@@ -13,6 +13,7 @@
 
 #include "cpu_common.h"
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 static bool cpu_gather_supports(const convt_problem *p, const convt_launch *l,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cpu_common.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 static bool cpu_scatter_supports(const convt_problem *p, const convt_launch *l,
@@ -48,15 +49,15 @@ static int cpu_scatter_launch(const convt_problem *p, const convt_launch *l,
                     for (int64_t i2 = 0; i2 < s.in[2]; i2++) {
                         float xv = xp[(i0 * s.in[1] + i1) * s.in[2] + i2];
                         for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
-                            int64_t o0 = i0 * s.stride[0] - s.pad[0] + k0 * s.dil[0];
+                            int64_t o0 = convt_scatter_dst(i0, k0, s.stride[0], s.pad[0], s.dil[0]);
                             if (o0 < 0 || o0 >= s.out[0])
                                 continue;
                             for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
-                                int64_t o1 = i1 * s.stride[1] - s.pad[1] + k1 * s.dil[1];
+                                int64_t o1 = convt_scatter_dst(i1, k1, s.stride[1], s.pad[1], s.dil[1]);
                                 if (o1 < 0 || o1 >= s.out[1])
                                     continue;
                                 for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
-                                    int64_t o2 = i2 * s.stride[2] - s.pad[2] + k2 * s.dil[2];
+                                    int64_t o2 = convt_scatter_dst(i2, k2, s.stride[2], s.pad[2], s.dil[2]);
                                     if (o2 < 0 || o2 >= s.out[2])
                                         continue;
                                     yp[(o0 * s.out[1] + o1) * s.out[2] + o2] +=

@@ -17,6 +17,7 @@
 #include "build_config.h"
 #include "cuda_check.h"
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 enum { DG_MAX_CIN_G = 16 };
@@ -28,17 +29,6 @@ struct dg_args {
     int64_t qblocks;   /* ceil(ceil(out2 / stride2) / OUTS): thread columns per phase */
     int64_t per_row;   /* out0 * out1 * stride2 * qblocks: threads per (n, co) row */
 };
-
-/* The first tap of a dimension that reaches output position o (its taps
- * that do are `step` apart), or k_count when none does. */
-__device__ __forceinline__ int64_t first_reaching_tap(int64_t o, int64_t stride, int64_t pad,
-                                                      int64_t dil, int64_t k_count, int64_t step)
-{
-    for (int64_t k = 0; k < k_count && k < step; k++)
-        if ((o + pad - k * dil) % stride == 0)
-            return k;
-    return k_count;
-}
 
 template <int OUTS>
 __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
@@ -74,9 +64,9 @@ __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
 #pragma unroll
     for (int j = 0; j < OUTS; j++)
         acc[j] = bias;
-    const int64_t k0_first = first_reaching_tap(o0, s.stride[0], s.pad[0], s.dil[0], s.k[0], a.step[0]);
-    const int64_t k1_first = first_reaching_tap(o1, s.stride[1], s.pad[1], s.dil[1], s.k[1], a.step[1]);
-    const int64_t k2_first = first_reaching_tap(ph, s.stride[2], s.pad[2], s.dil[2], s.k[2], a.step[2]);
+    const int64_t k0_first = convt_first_reaching_tap(o0, s.stride[0], s.pad[0], s.dil[0], s.k[0], a.step[0]);
+    const int64_t k1_first = convt_first_reaching_tap(o1, s.stride[1], s.pad[1], s.dil[1], s.k[1], a.step[1]);
+    const int64_t k2_first = convt_first_reaching_tap(ph, s.stride[2], s.pad[2], s.dil[2], s.k[2], a.step[2]);
     for (int64_t k0 = k0_first; k0 < s.k[0]; k0 += a.step[0]) {
         const int64_t t0 = o0 + s.pad[0] - k0 * s.dil[0];
         const int64_t i0 = t0 / s.stride[0]; /* exact: the tap reaches */
@@ -114,16 +104,6 @@ __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
     }
 }
 
-static int64_t gcd64(int64_t p, int64_t q)
-{
-    while (q) {
-        int64_t t = p % q;
-        p = q;
-        q = t;
-    }
-    return p;
-}
-
 static dg_args make_args(const convt_problem *p, int outs)
 {
     dg_args a;
@@ -133,7 +113,7 @@ static dg_args make_args(const convt_problem *p, int outs)
     a.cout_g = p->cout / p->groups;
     a.s = convt_problem_as_3d(p);
     for (int d = 0; d < 3; d++)
-        a.step[d] = a.s.stride[d] / gcd64(a.s.stride[d], a.s.dil[d]);
+        a.step[d] = convt_phase_step(a.s.stride[d], a.s.dil[d]);
     int64_t q2 = (a.s.out[2] + a.s.stride[2] - 1) / a.s.stride[2];
     a.qblocks = (q2 + outs - 1) / outs;
     a.per_row = a.s.out[0] * a.s.out[1] * a.s.stride[2] * a.qblocks;

@@ -17,6 +17,7 @@
 #include "build_config.h"
 #include "cuda_check.h"
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 struct gather_args {

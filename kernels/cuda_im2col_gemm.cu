@@ -20,6 +20,7 @@
 
 #include "cuda_check.h"
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)

@@ -37,22 +37,12 @@
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
+#include "polyphase_plan.h"
 #include "variant.h"
 
-/* One phase: its residues, output positions (q from q_min, q_count of them)
- * and its taps (taps[tap_begin .. tap_begin + ntaps)). */
-struct phase_desc {
-    int m_count;          /* images x q_count[0] x q_count[1] x q_count[2], < 2^31 */
-    int m_tiles;          /* M tiles of BM rows */
-    int ntaps, tap_begin;
-    int ph[3], q_min[3], q_count[3];
-    convt_fastdiv q_div[3]; /* division by q_count[d], for the row -> position split */
-};
-
-/* A tap of a phase: its index into the weights' k0 x k1 x k2 and its offsets. */
-struct phase_tap {
-    int lin, off[3];
-};
+/* The phases and their taps (src/lib/polyphase_plan.h, planned on the host). */
+typedef convt_phase_desc phase_desc;
+typedef convt_phase_tap phase_tap;
 
 /* Sizes as 32-bit values (supports() checks that they fit) next to the
  * 64-bit plane strides, so the kernel's index math stays in 32 bits. */
@@ -460,127 +450,6 @@ static size_t poly_workspace(const convt_problem *p, const convt_launch *l)
     return packed_weight_bytes(p);
 }
 
-/* floor((a) / b) and ceil(a / b) for b > 0 and any sign of a. */
-static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
-/* The phases and their taps, in launch order; the M tiles of BM rows. */
-typedef struct phase_plan {
-    int nphases, ntaps_total, m_tiles; /* m_tiles: of the longest phase */
-    bool prefill;                      /* phases without taps were left out */
-    phase_desc *phases;
-    phase_tap *taps;
-} phase_plan;
-
-static void plan_free(phase_plan *pl)
-{
-    free(pl->phases);
-    free(pl->taps);
-    memset(pl, 0, sizeof *pl);
-}
-
-/* Whether some tap k of dimension d reaches residue ph: k*dil - ph >= 0 and
- * a multiple of the stride. */
-static bool reach_of(const convt_shape3 *s, int d, int64_t ph)
-{
-    for (int64_t k = 0; k < s->k[d]; k++) {
-        int64_t kd = k * s->dil[d] - ph;
-        if (kd >= 0 && kd % s->stride[d] == 0)
-            return true;
-    }
-    return false;
-}
-
-/* 0, or -1 when the plan does not fit an int (reason in why). */
-static int plan_phases(const convt_problem *p, int bm, phase_plan *pl, char *why, size_t why_len)
-{
-    convt_shape3 s = convt_problem_as_3d(p);
-    memset(pl, 0, sizeof *pl);
-    int64_t nph = s.stride[0] * s.stride[1] * s.stride[2];
-    if (nph > (1 << 20)) {
-        snprintf(why, why_len, "%lld stride phases are more than this variant plans for",
-                 (long long)nph);
-        return -1;
-    }
-    pl->phases = (phase_desc *)calloc((size_t)nph, sizeof *pl->phases);
-    pl->taps = (phase_tap *)calloc((size_t)(s.k[0] * s.k[1] * s.k[2]), sizeof *pl->taps);
-    if (!pl->phases || !pl->taps) {
-        plan_free(pl);
-        snprintf(why, why_len, "out of host memory for the phase plan");
-        return -1;
-    }
-    for (int64_t idx = 0; idx < nph; idx++) {
-        phase_desc *d = &pl->phases[idx];
-        int64_t rest = idx;
-        int64_t m = p->n;
-        for (int dim = 2; dim >= 0; dim--) {
-            int64_t st = s.stride[dim];
-            d->ph[dim] = (int)(rest % st);
-            rest /= st;
-            /* o = q*st + ph - pad in [0, out) */
-            int64_t qmin = ceil_div(s.pad[dim] - d->ph[dim], st);
-            int64_t qmax = floor_div(s.out[dim] - 1 + s.pad[dim] - d->ph[dim], st);
-            int64_t cnt = qmax >= qmin ? qmax - qmin + 1 : 0;
-            d->q_min[dim] = (int)qmin;
-            d->q_count[dim] = (int)cnt;
-            d->q_div[dim] = convt_fastdiv_make(cnt > 0 ? (uint32_t)cnt : 1);
-            m *= cnt;
-        }
-        d->m_count = (int)m; /* supports() bounds it under 2^31 */
-        d->m_tiles = (int)((m + bm - 1) / bm);
-        d->tap_begin = pl->ntaps_total;
-        for (int64_t k0 = 0; k0 < s.k[0]; k0++)
-            for (int64_t k1 = 0; k1 < s.k[1]; k1++)
-                for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
-                    int64_t k[3] = {k0, k1, k2};
-                    bool reaches = true;
-                    phase_tap t;
-                    for (int dim = 0; dim < 3; dim++) {
-                        int64_t kd = k[dim] * s.dil[dim] - d->ph[dim];
-                        reaches &= kd % s.stride[dim] == 0;
-                        t.off[dim] = (int)(kd / s.stride[dim]); /* kd >= 0 when it reaches */
-                    }
-                    if (!reaches)
-                        continue;
-                    t.lin = (int)((k0 * s.k[1] + k1) * s.k[2] + k2);
-                    pl->taps[pl->ntaps_total++] = t;
-                    d->ntaps++;
-                }
-    }
-    /* Phases that no tap reaches receive the bias (or zero) only. Taps are
-     * separable, so a phase has none exactly when some dimension's residue
-     * has none; when dimension 0's or 1's has none, whole rows along the
-     * innermost dimension get no tap (kb81: 2 of every 5 rows, kb77: 3 of
-     * every 4). Their phases leave the launch, and the output is filled
-     * first by coalesced stores: written by the GEMM's epilogue they cost one
-     * scattered 4-byte store per element (kb77: 1.18 ms with them, 0.60
-     * without). Phases empty only along the innermost dimension stay in the
-     * launch: their stores complete the sectors of the phases beside them,
-     * where without them those phases write partial sectors (kb79, 1-D
-     * stride 2: 8% slower when its empty phase was left out). */
-    int kept = 0;
-    int64_t tiles = 0;
-    for (int64_t idx = 0; idx < nph; idx++) {
-        const phase_desc *d = &pl->phases[idx];
-        bool row_empty = d->ntaps == 0 && (!reach_of(&s, 0, d->ph[0]) || !reach_of(&s, 1, d->ph[1]));
-        if (row_empty) {
-            pl->prefill |= d->m_count > 0;
-            continue;
-        }
-        if (d->m_tiles > tiles)
-            tiles = d->m_tiles;
-        pl->phases[kept++] = *d;
-    }
-    if (tiles * kept > 0x7fffffff) {
-        plan_free(pl);
-        snprintf(why, why_len, "more than 2^31-1 M tiles");
-        return -1;
-    }
-    pl->nphases = kept;
-    pl->m_tiles = (int)tiles;
-    return 0;
-}
-
 typedef void (*poly_kernel_fn)(poly_args, const float *, const float *, const float *, float *);
 
 /* Everything a launch needs that depends on the shape and launch only, made
@@ -721,7 +590,7 @@ static_assert(N_TILE_SHAPES == 10, "kernel_for lists every tile shape");
 
 /* The plan goes to the device once per (problem, launch), like a cuDNN plan:
  * it depends on the shape only, never on the data. */
-static int upload_plan(poly_state *st, const phase_plan *pl, convt_err *e)
+static int upload_plan(poly_state *st, const convt_phase_plan *pl, convt_err *e)
 {
     size_t pb = sizeof(phase_desc) * (size_t)(pl->nphases ? pl->nphases : 1);
     size_t tb = sizeof(phase_tap) * (size_t)(pl->ntaps_total ? pl->ntaps_total : 1);
@@ -740,13 +609,13 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
 {
     const int tile = (int)l->value[0], bk = (int)l->value[1];
     const tile_shape ts = tile_shapes[tile];
-    phase_plan pl;
+    convt_phase_plan pl;
     char why[160];
-    if (plan_phases(p, ts.bm, &pl, why, sizeof why))
+    if (convt_phase_plan_make(p, ts.bm, &pl, why, sizeof why))
         return convt_fail(e, "%s", why);
     poly_state *st = (poly_state *)calloc(1, sizeof *st);
     if (!st) {
-        plan_free(&pl);
+        convt_phase_plan_free(&pl);
         return convt_fail(e, "out of host memory");
     }
     poly_args &a = st->args;
@@ -776,7 +645,7 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
     st->threads = ts.wm * ts.wn * 32;
     st->smem = smem_bytes(ts.bm, ts.bn, bk, a.stages);
     int rc = upload_plan(st, &pl, e);
-    plan_free(&pl);
+    convt_phase_plan_free(&pl);
     a.phases = st->d_phases;
     a.taps = st->d_taps;
     if (!rc) {
@@ -830,7 +699,7 @@ __global__ void fill_planes(float *__restrict__ y, const float *__restrict__ bia
 }
 
 /* The whole output gets the bias (or zero) first where phases without taps
- * left the launch (see plan_phases). Filling only their rows, one block per
+ * left the launch (see convt_phase_plan_make). Filling only their rows, one block per
  * row, measured slower than filling everything: kb77's rows are 65 floats,
  * and kb77 took 1.67 ms against 0.60 with the whole output filled. */
 static int prefill_output(const convt_problem *p, const poly_args &a, const convt_tensors *t,

@@ -12,6 +12,7 @@
  *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["scatter_atomic"]) */
 #include "cuda_check.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 struct scatter_args {
@@ -48,15 +49,15 @@ __global__ void scatter_kernel(scatter_args a, const float *__restrict__ x,
     float xv = x[((n * a.cin + ci) * s.in[0] + i0) * s.in[1] * s.in[2] + i1 * s.in[2] + i2];
     int64_t col0 = chunk * a.cpt, col1 = min(col0 + a.cpt, a.cout_g);
     for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
-        int64_t o0 = i0 * s.stride[0] - s.pad[0] + k0 * s.dil[0];
+        int64_t o0 = convt_scatter_dst(i0, k0, s.stride[0], s.pad[0], s.dil[0]);
         if (o0 < 0 || o0 >= s.out[0])
             continue;
         for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
-            int64_t o1 = i1 * s.stride[1] - s.pad[1] + k1 * s.dil[1];
+            int64_t o1 = convt_scatter_dst(i1, k1, s.stride[1], s.pad[1], s.dil[1]);
             if (o1 < 0 || o1 >= s.out[1])
                 continue;
             for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
-                int64_t o2 = i2 * s.stride[2] - s.pad[2] + k2 * s.dil[2];
+                int64_t o2 = convt_scatter_dst(i2, k2, s.stride[2], s.pad[2], s.dil[2]);
                 if (o2 < 0 || o2 >= s.out[2])
                     continue;
                 int64_t opos = (o0 * s.out[1] + o1) * s.out[2] + o2;

@@ -16,6 +16,7 @@
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["tiled_smem"]) */
 #include "cuda_check.h"
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 struct tiled_args {
@@ -35,11 +36,6 @@ static size_t smem_bytes(const convt_shape3 &s, int tile_w, int tile_co, int til
 {
     return sizeof(float) * ((size_t)tile_ci * window_max(s, tile_w) +
                             (size_t)tile_ci * tile_co * (size_t)s.k[2]);
-}
-
-__device__ __forceinline__ int64_t floor_div(int64_t a, int64_t b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
 /* UNROLL = false: channels outer, taps inner, both loops run-time.
@@ -70,22 +66,8 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
 
     /* This thread's taps along the innermost dimension: k2*dil = o2+pad (mod stride). */
     const int64_t K2 = s.k[2], st2 = s.stride[2], d2 = s.dil[2], p2 = s.pad[2];
-    int64_t gd = 1, step = st2, k2_first = K2; /* K2: no tap reaches o2 */
-    {
-        int64_t aa = d2, bb = st2;
-        while (bb) {
-            int64_t t = aa % bb;
-            aa = bb;
-            bb = t;
-        }
-        gd = aa;
-        step = st2 / gd;
-        for (int64_t k = 0; k < step && k < K2; k++)
-            if ((o2 + p2 - k * d2) % st2 == 0) {
-                k2_first = k;
-                break;
-            }
-    }
+    const int64_t step = convt_phase_step(st2, d2);
+    const int64_t k2_first = convt_first_reaching_tap(o2, st2, p2, d2, K2, step); /* K2: none */
     /* ... and among those, the ones whose input i2 = (o2+pad-k2*dil)/stride
      * lies in [0, in): k2 <= (o2+pad)/dil, and k2 > (o2+pad-in*stride)/dil.
      * Both loops below then visit exactly [k2_begin, k2_end) step `step`. */
@@ -94,11 +76,11 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
         k2_end = K2;
     int64_t k2_begin = k2_first;
     {
-        int64_t lo = floor_div(o2 + p2 - s.in[2] * st2, d2) + 1;
+        int64_t lo = convt_floor_div(o2 + p2 - s.in[2] * st2, d2) + 1;
         if (lo > k2_begin)
             k2_begin += (lo - k2_begin + step - 1) / step * step;
     }
-    int64_t win_lo = floor_div(tile_a + p2 - (K2 - 1) * d2, st2);
+    int64_t win_lo = convt_floor_div(tile_a + p2 - (K2 - 1) * d2, st2);
     if (win_lo < 0)
         win_lo = 0;
     int64_t win_hi = (tile_a + blockDim.x - 1 + p2) / st2 + 1;

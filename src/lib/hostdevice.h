@@ -12,20 +12,6 @@
 #define CONVT_HD static inline
 #endif
 
-/* Gather form along one spatial dimension: the input position that output
- * position o receives through tap k, or -1 when none. t is tested for >= 0
- * before the division, because C division truncates toward zero and
- * (-1)/2 == 0 would otherwise pass as a valid position. */
-CONVT_HD int64_t convt_gather_src(int64_t o, int64_t k, int64_t stride, int64_t pad,
-                                  int64_t dil, int64_t in)
-{
-    int64_t t = o + pad - k * dil;
-    if (t < 0 || t % stride != 0)
-        return -1;
-    int64_t i = t / stride;
-    return i < in ? i : -1;
-}
-
 /* Counter-based generator: element i of a stream is a pure function of
  * (seed, i), so the GPU fills buffers in parallel and the CPU can recompute
  * any element, with identical values. splitmix64's finaliser mixes well

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "hostdevice.h"
+#include "stride_phase.h"
 #include "problem.h"
 
 CONVT_HD void convt_reference_point3(int64_t cin, int64_t cout, int64_t groups,

@@ -1,0 +1,54 @@
+/* The phase plan of the polyphase implicit GEMM (kernels/
+ * cuda_polyphase_igemm.cu), made on the host: the stride phases of the
+ * output, the output positions of each (o = q*stride + ph - pad, q from
+ * q_min, q_count of them per dimension) and the taps that reach each (with
+ * the offset off = q - i of the input each reads). tests/test_polyphase_plan.c
+ * checks that every (output, tap) pair that contributes lands in exactly
+ * one phase, at the right offset, and no other pair does. */
+#ifndef CONVT_SRC_LIB_POLYPHASE_PLAN_H
+#define CONVT_SRC_LIB_POLYPHASE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fastdiv.h"
+#include "problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One phase: its residues, output positions and its taps
+ * (taps[tap_begin .. tap_begin + ntaps)). */
+typedef struct convt_phase_desc {
+    int m_count;            /* images x q_count[0] x q_count[1] x q_count[2], < 2^31 */
+    int m_tiles;            /* M tiles of BM rows */
+    int ntaps, tap_begin;
+    int ph[3], q_min[3], q_count[3];
+    convt_fastdiv q_div[3]; /* division by q_count[d], for the row -> position split */
+} convt_phase_desc;
+
+/* A tap of a phase: its index into the weights' k0 x k1 x k2 and its offsets. */
+typedef struct convt_phase_tap {
+    int lin, off[3];
+} convt_phase_tap;
+
+/* The phases in launch order (those no tap reaches along an outer
+ * dimension left out: prefill says the output must be filled first). */
+typedef struct convt_phase_plan {
+    int nphases, ntaps_total, m_tiles; /* m_tiles: of the longest phase */
+    bool prefill;
+    convt_phase_desc *phases;
+    convt_phase_tap *taps;
+} convt_phase_plan;
+
+/* 0, or -1 when the plan does not fit an int (reason in why). bm: rows per
+ * M tile. */
+int convt_phase_plan_make(const convt_problem *p, int bm, convt_phase_plan *pl, char *why,
+                          size_t why_len);
+void convt_phase_plan_free(convt_phase_plan *pl);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

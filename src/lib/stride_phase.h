@@ -1,0 +1,91 @@
+/* The stride-phase arithmetic of a transposed convolution, along one
+ * spatial dimension, written once for the host (C11) and the device (CUDA),
+ * beside the problem model (as CUTLASS keeps its strided-dgrad helpers beside
+ * conv2d_problem_size.h). Every variant that does not test each (output,
+ * tap) pair for divisibility uses these:
+ *
+ *   scatter form   o = i*stride - pad + k*dil           (convt_scatter_dst)
+ *   gather form    i = (o + pad - k*dil) / stride, when that divides
+ *                  exactly and lands in [0, in)         (convt_gather_src)
+ *   phases         outputs o with the same residue ph = (o + pad) mod stride
+ *                  are reached by the same taps: those with
+ *                  k*dil = ph (mod stride), which are
+ *                  step = stride / gcd(stride, dil) apart (convt_phase_step);
+ *                  the first one is convt_first_reaching_tap. */
+#ifndef CONVT_SRC_LIB_STRIDE_PHASE_H
+#define CONVT_SRC_LIB_STRIDE_PHASE_H
+
+#include <stdint.h>
+
+#include "hostdevice.h"
+
+/* floor(a / b) and ceil(a / b) for b > 0 and a of either sign (C division
+ * truncates toward zero). */
+CONVT_HD int64_t convt_floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+CONVT_HD int64_t convt_ceil_div(int64_t a, int64_t b) { return -convt_floor_div(-a, b); }
+
+CONVT_HD int64_t convt_gcd(int64_t p, int64_t q)
+{
+    while (q) {
+        int64_t t = p % q;
+        p = q;
+        q = t;
+    }
+    return p;
+}
+
+/* The output position input i reaches through tap k (may be outside [0, out)). */
+CONVT_HD int64_t convt_scatter_dst(int64_t i, int64_t k, int64_t stride, int64_t pad, int64_t dil)
+{
+    return i * stride - pad + k * dil;
+}
+
+/* The input position that output position o receives through tap k, or -1
+ * when none. t is tested for >= 0 before the division, because C division
+ * truncates toward zero and (-1)/2 == 0 would otherwise pass. */
+CONVT_HD int64_t convt_gather_src(int64_t o, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                                  int64_t in)
+{
+    int64_t t = o + pad - k * dil;
+    if (t < 0 || t % stride != 0)
+        return -1;
+    int64_t i = t / stride;
+    return i < in ? i : -1;
+}
+
+/* Distance between two taps that reach the same phase. */
+CONVT_HD int64_t convt_phase_step(int64_t stride, int64_t dil)
+{
+    return stride / convt_gcd(stride, dil);
+}
+
+/* The first tap (of k_count) whose k*dil has o + pad's residue mod stride,
+ * i.e. that reaches output o if its input is in range; k_count when none
+ * does. Only the first `step` taps need looking at. */
+CONVT_HD int64_t convt_first_reaching_tap(int64_t o, int64_t stride, int64_t pad, int64_t dil,
+                                          int64_t k_count, int64_t step)
+{
+    for (int64_t k = 0; k < k_count && k < step; k++)
+        if ((o + pad - k * dil) % stride == 0)
+            return k;
+    return k_count;
+}
+
+/* Whether tap k reaches phase ph (a residue in [0, stride)), and the
+ * offset q - i between the phase's output index q (o = q*stride + ph - pad)
+ * and the input index i it reads: k*dil - ph = off*stride. */
+CONVT_HD int convt_tap_reaches_phase(int64_t k, int64_t ph, int64_t stride, int64_t dil,
+                                     int64_t *off)
+{
+    int64_t kd = k * dil - ph;
+    if (kd < 0 || kd % stride != 0)
+        return 0;
+    *off = kd / stride;
+    return 1;
+}
+
+#endif
