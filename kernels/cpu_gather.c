@@ -16,11 +16,13 @@
 #include "stride_phase.h"
 #include "variant.h"
 
+extern const convt_variant convt_variant_cpu_gather;
+
 static bool cpu_gather_supports(const convt_problem *p, const convt_launch *l,
                                 const convt_context *ctx, char *why, size_t why_len)
 {
     (void)p, (void)ctx;
-    return cpu_check_threads(l->value[0], why, why_len);
+    return cpu_check_threads(convt_launch_get(&convt_variant_cpu_gather, l, "threads"), why, why_len);
 }
 
 #if CONVT_PLANTED_DELAY_US > 0
@@ -47,7 +49,7 @@ static int cpu_gather_launch(const convt_problem *p, const convt_launch *l,
     const int64_t rows = p->n * p->cout * s.out[0] * s.out[1];
     const float *x = t->x, *w = t->w, *b = t->b;
     float *y = t->y;
-    int nt = cpu_threads(l->value[0]);
+    int nt = cpu_threads(convt_launch_get(&convt_variant_cpu_gather, l, "threads"));
     (void)nt;
 #if CONVT_PLANTED_DELAY_US > 0
     planted_delay();

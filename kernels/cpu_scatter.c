@@ -14,11 +14,13 @@
 #include "stride_phase.h"
 #include "variant.h"
 
+extern const convt_variant convt_variant_cpu_scatter;
+
 static bool cpu_scatter_supports(const convt_problem *p, const convt_launch *l,
                                  const convt_context *ctx, char *why, size_t why_len)
 {
     (void)p, (void)ctx;
-    return cpu_check_threads(l->value[0], why, why_len);
+    return cpu_check_threads(convt_launch_get(&convt_variant_cpu_scatter, l, "threads"), why, why_len);
 }
 
 static int cpu_scatter_launch(const convt_problem *p, const convt_launch *l,
@@ -31,7 +33,7 @@ static int cpu_scatter_launch(const convt_problem *p, const convt_launch *l,
     const int64_t plane = s.out[0] * s.out[1] * s.out[2];
     const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
     const int64_t taps = s.k[0] * s.k[1] * s.k[2];
-    int nt = cpu_threads(l->value[0]);
+    int nt = cpu_threads(convt_launch_get(&convt_variant_cpu_scatter, l, "threads"));
     (void)nt;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t nco = 0; nco < p->n * p->cout; nco++) {

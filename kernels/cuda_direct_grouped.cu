@@ -120,10 +120,24 @@ static dg_args make_args(const convt_problem *p, int outs)
     return a;
 }
 
+extern "C" const convt_variant convt_variant_direct_grouped;
+
+/* The launch, decoded by name. */
+struct dg_knobs {
+    int64_t block, outs;
+};
+
+static dg_knobs dg_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_direct_grouped;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs")};
+}
+
 static bool dg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                         char *why, size_t why_len)
 {
-    int64_t block = l->value[0], outs = l->value[1];
+    const dg_knobs k = dg_knobs_of(l);
+    int64_t block = k.block, outs = k.outs;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     if (outs != 2 && outs != 4 && outs != 8) {
@@ -151,7 +165,8 @@ static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_
                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)workspace, (void)state;
-    int block = (int)l->value[0], outs = (int)l->value[1];
+    const dg_knobs k = dg_knobs_of(l);
+    int block = (int)k.block, outs = (int)k.outs;
     dg_args a = make_args(p, outs);
     size_t smem = sizeof(float) * (size_t)a.cin_g * (size_t)convt_taps(p);
     dim3 grid((unsigned)((a.per_row + block - 1) / block), (unsigned)(p->n * p->cout));

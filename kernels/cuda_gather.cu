@@ -152,14 +152,29 @@ static int launch_outs(const gather_args &a, int64_t wcache, int block, size_t s
     return 0;
 }
 
+extern "C" const convt_variant convt_variant_gather;
+
+/* The launch, decoded by name. */
+struct gather_knobs {
+    int64_t block, outs, wcache;
+};
+
+static gather_knobs gather_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_gather;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs"),
+            convt_launch_get(v, l, "wcache")};
+}
+
 static bool gather_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
     (void)p;
-    int64_t block = l->value[0];
+    const gather_knobs k = gather_knobs_of(l);
+    int64_t block = k.block;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
-    int64_t outs = l->value[1];
+    int64_t outs = k.outs;
     if (outs != 1 && outs != 2 && outs != 4) {
         snprintf(why, why_len, "outs = %lld must be 1, 2 or 4 (compiled widths)", (long long)outs);
         return false;
@@ -167,11 +182,11 @@ static bool gather_supports(const convt_problem *p, const convt_launch *l,
     int64_t threads = convt_y_elems(p) / convt_out_size(p, p->dims - 1) *
                       ((convt_out_size(p, p->dims - 1) + outs - 1) / outs);
     int64_t blocks = (threads + block - 1) / block;
-    if (l->value[2] != 0 && l->value[2] != 1) {
-        snprintf(why, why_len, "wcache = %lld must be 0 or 1", (long long)l->value[2]);
+    if (k.wcache != 0 && k.wcache != 1) {
+        snprintf(why, why_len, "wcache = %lld must be 0 or 1", (long long)k.wcache);
         return false;
     }
-    if (l->value[2] && !convt_check_row_blocks(p, "wcache", why, why_len))
+    if (k.wcache && !convt_check_row_blocks(p, "wcache", why, why_len))
         return false;
     if (blocks > 0x7fffffff) {
         snprintf(why, why_len, "needs %lld blocks, above the grid limit 2^31-1",
@@ -209,16 +224,17 @@ static int gather_launch(const convt_problem *p, const convt_launch *l, const co
     a.cin_g = p->cin / p->groups;
     a.cout_g = p->cout / p->groups;
     a.s = convt_problem_as_3d(p);
-    int outs = (int)l->value[1];
+    const gather_knobs k = gather_knobs_of(l);
+    int outs = (int)k.outs;
     a.count = convt_y_elems(p) / a.s.out[2] * ((a.s.out[2] + outs - 1) / outs);
-    int block = (int)l->value[0];
+    int block = (int)k.block;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     size_t smem = sizeof(float) * (size_t)a.cin_g * (size_t)convt_taps(p);
     if (outs == 4)
-        return launch_outs<4>(a, l->value[2], block, smem, t, st, e);
+        return launch_outs<4>(a, k.wcache, block, smem, t, st, e);
     if (outs == 2)
-        return launch_outs<2>(a, l->value[2], block, smem, t, st, e);
-    return launch_outs<1>(a, l->value[2], block, smem, t, st, e);
+        return launch_outs<2>(a, k.wcache, block, smem, t, st, e);
+    return launch_outs<1>(a, k.wcache, block, smem, t, st, e);
 }
 
 extern "C" const convt_variant convt_variant_gather = {

@@ -23,9 +23,24 @@
 #include "stride_phase.h"
 #include "variant.h"
 
+/* both have the knob list: either decodes a launch */
+extern "C" const convt_variant convt_variant_im2col_gemm;
+
+/* The launch, decoded by name. */
+struct im2col_knobs {
+    int64_t block, images;
+};
+
+static im2col_knobs im2col_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_im2col_gemm;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "images")};
+}
+
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
 {
-    return l->value[1] <= 0 || l->value[1] > p->n ? p->n : l->value[1];
+    int64_t images = im2col_knobs_of(l).images;
+    return images <= 0 || images > p->n ? p->n : images;
 }
 
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
@@ -38,7 +53,7 @@ static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
-    int64_t block = l->value[0];
+    int64_t block = im2col_knobs_of(l).block;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
@@ -128,7 +143,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     a.taps = taps;
     a.P = P;
     a.s = convt_problem_as_3d(p);
-    int block = (int)l->value[0];
+    int block = (int)im2col_knobs_of(l).block;
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
         int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
         for (int64_t g = 0; g < p->groups; g++) {

@@ -477,10 +477,26 @@ static void poly_release(void *state)
     free(st);
 }
 
+/* both have the knob list: either decodes a launch */
+extern "C" const convt_variant convt_variant_polyphase_igemm_tf32;
+
+/* The launch, decoded by name. */
+struct poly_knobs {
+    int64_t tile, bk, stages;
+};
+
+static poly_knobs poly_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_polyphase_igemm_tf32;
+    return {convt_launch_get(v, l, "tile"), convt_launch_get(v, l, "bk"),
+            convt_launch_get(v, l, "stages")};
+}
+
 static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
                                  const convt_context *ctx, bool split3, char *why, size_t why_len)
 {
-    int64_t tile = l->value[0], bk = l->value[1], stages = l->value[2];
+    const poly_knobs k = poly_knobs_of(l);
+    int64_t tile = k.tile, bk = k.bk, stages = k.stages;
     if (tile < 0 || tile >= N_TILE_SHAPES) {
         snprintf(why, why_len, "tile = %lld must be 0..%d (the compiled tile shapes)",
                  (long long)tile, N_TILE_SHAPES - 1);
@@ -607,7 +623,8 @@ static int upload_plan(poly_state *st, const convt_phase_plan *pl, convt_err *e)
 static int poly_prepare_common(const convt_problem *p, const convt_launch *l, void **state,
                                bool split3, convt_err *e)
 {
-    const int tile = (int)l->value[0], bk = (int)l->value[1];
+    const poly_knobs k = poly_knobs_of(l);
+    const int tile = (int)k.tile, bk = (int)k.bk;
     const tile_shape ts = tile_shapes[tile];
     convt_phase_plan pl;
     char why[160];
@@ -636,7 +653,7 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
     }
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     a.out_plane = s.out[0] * s.out[1] * s.out[2];
-    a.stages = (int)l->value[2];
+    a.stages = (int)k.stages;
     st->split3 = split3;
     st->prefill = pl.prefill;
     st->kernel = split3 ? kernel_for<true>(tile, bk) : kernel_for<false>(tile, bk);

@@ -72,10 +72,24 @@ __global__ void scatter_kernel(scatter_args a, const float *__restrict__ x,
     }
 }
 
+extern "C" const convt_variant convt_variant_scatter_atomic;
+
+/* The launch, decoded by name. */
+struct scatter_knobs {
+    int64_t block, cout_per_thread;
+};
+
+static scatter_knobs scatter_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_scatter_atomic;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "cout_per_thread")};
+}
+
 static bool scatter_supports(const convt_problem *p, const convt_launch *l,
                              const convt_context *ctx, char *why, size_t why_len)
 {
-    int64_t block = l->value[0], cpt = l->value[1];
+    const scatter_knobs k = scatter_knobs_of(l);
+    int64_t block = k.block, cpt = k.cout_per_thread;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     if (cpt < 1) {
@@ -110,9 +124,10 @@ static int scatter_launch(const convt_problem *p, const convt_launch *l, const c
     a.in_plane = convt_in_spatial(p);
     a.out_plane = convt_out_spatial(p);
     a.taps = convt_taps(p);
-    a.cpt = (int)l->value[1];
+    const scatter_knobs k = scatter_knobs_of(l);
+    a.cpt = (int)k.cout_per_thread;
     a.threads = p->n * p->cin * a.in_plane * ((a.cout_g + a.cpt - 1) / a.cpt);
-    int block = (int)l->value[0];
+    int block = (int)k.block;
     int64_t count = convt_y_elems(p);
     int64_t fill_grid = (count + 255) / 256;
     bias_fill_kernel<<<(unsigned)(fill_grid < 1048576 ? fill_grid : 1048576), 256, 0, st>>>(

@@ -163,10 +163,25 @@ __global__ void tiled_kernel(tiled_args a, const float *__restrict__ x,
     }
 }
 
+extern "C" const convt_variant convt_variant_tiled_smem;
+
+/* The launch, decoded by name. */
+struct tiled_knobs {
+    int64_t tile_w, tile_co, tile_ci, unroll;
+};
+
+static tiled_knobs tiled_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_tiled_smem;
+    return {convt_launch_get(v, l, "tile_w"), convt_launch_get(v, l, "tile_co"),
+            convt_launch_get(v, l, "tile_ci"), convt_launch_get(v, l, "unroll")};
+}
+
 static bool tiled_supports(const convt_problem *p, const convt_launch *l,
                            const convt_context *ctx, char *why, size_t why_len)
 {
-    int64_t tw = l->value[0], tco = l->value[1], tci = l->value[2];
+    const tiled_knobs k = tiled_knobs_of(l);
+    int64_t tw = k.tile_w, tco = k.tile_co, tci = k.tile_ci;
     if (!convt_check_block(tw, "tile_w", ctx, why, why_len))
         return false;
     if (tco != 4 && tco != 8 && tco != 16) {
@@ -178,11 +193,11 @@ static bool tiled_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "tile_ci = %lld must be at least 1", (long long)tci);
         return false;
     }
-    if (l->value[3] != 0 && l->value[3] != 1) {
-        snprintf(why, why_len, "unroll = %lld must be 0 or 1", (long long)l->value[3]);
+    if (k.unroll != 0 && k.unroll != 1) {
+        snprintf(why, why_len, "unroll = %lld must be 0 or 1", (long long)k.unroll);
         return false;
     }
-    if (l->value[3] == 1 && tci != UNROLL_CI) {
+    if (k.unroll == 1 && tci != UNROLL_CI) {
         snprintf(why, why_len, "unroll = 1 needs tile_ci = %d (the unrolled channel count), not %lld",
                  UNROLL_CI, (long long)tci);
         return false;
@@ -236,10 +251,11 @@ static int tiled_prepare(const convt_problem *p, const convt_launch *l, const co
 {
     (void)t, (void)ctx, (void)state, (void)workspace;
     convt_shape3 s = convt_problem_as_3d(p);
-    size_t smem = smem_bytes(s, (int)l->value[0], (int)l->value[1], (int)l->value[2]);
+    const tiled_knobs k = tiled_knobs_of(l);
+    size_t smem = smem_bytes(s, (int)k.tile_w, (int)k.tile_co, (int)k.tile_ci);
     if (smem <= 48 * 1024)
         return 0;
-    switch (l->value[1]) {
+    switch (k.tile_co) {
     case 4: return raise_smem<4>(smem, e);
     case 8: return raise_smem<8>(smem, e);
     default: return raise_smem<16>(smem, e);
@@ -250,7 +266,8 @@ static int tiled_launch(const convt_problem *p, const convt_launch *l, const con
                         void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)workspace, (void)state;
-    int tw = (int)l->value[0], tco = (int)l->value[1];
+    const tiled_knobs k = tiled_knobs_of(l);
+    int tw = (int)k.tile_w, tco = (int)k.tile_co;
     tiled_args a;
     a.cin = p->cin;
     a.cout = p->cout;
@@ -258,7 +275,7 @@ static int tiled_launch(const convt_problem *p, const convt_launch *l, const con
     a.cout_g = p->cout / p->groups;
     a.groups = p->groups;
     a.s = convt_problem_as_3d(p);
-    a.tile_ci = (int)l->value[2];
+    a.tile_ci = (int)k.tile_ci;
     a.win_max = window_max(a.s, tw);
     a.co_tiles = (a.cout_g + tco - 1) / tco;
     a.w_tiles = (a.s.out[2] + tw - 1) / tw;
@@ -266,7 +283,7 @@ static int tiled_launch(const convt_problem *p, const convt_launch *l, const con
               (unsigned)(p->n * p->groups * a.co_tiles));
     size_t smem = smem_bytes(a.s, tw, tco, a.tile_ci);
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    bool unroll = l->value[3] == 1;
+    bool unroll = k.unroll == 1;
     switch (tco) {
     case 4: return unroll ? launch_tco<4, true>(a, grid, tw, smem, t, st, e)
                           : launch_tco<4, false>(a, grid, tw, smem, t, st, e);

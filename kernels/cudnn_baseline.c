@@ -233,7 +233,7 @@ static int cudnn_prepare_tier(const convt_variant *v, const convt_problem *p,
         return convt_fail(e, "cudnnSetStream: %s", cudnnGetErrorString(st));
     }
     if (make_descriptors(p, s, e) ||
-        (l->value[0] ? find_algorithm(v, t, ctx, s, e) : heuristic_algorithm(v, ctx, s, e))) {
+        (convt_launch_get(v, l, "search") ? find_algorithm(v, t, ctx, s, e) : heuristic_algorithm(v, ctx, s, e))) {
         cudnn_release(s);
         return -1;
     }

@@ -666,13 +666,16 @@ out:
 // ----------------------------------------------------------------------------
 // the variant interface
 
+/* both have the knob list: either decodes a launch */
+extern const convt_variant convt_variant_cudnn_graph_fp32;
+
 static bool graph_supports(const convt_problem *p, const convt_launch *l,
                            const convt_context *ctx, char *why, size_t why_len)
 {
     (void)ctx;
-    if (l->value[0] < 0) {
-        snprintf(why, why_len, "engine = %lld: the index must be 0 or more",
-                 (long long)l->value[0]);
+    int64_t engine = convt_launch_get(&convt_variant_cudnn_graph_fp32, l, "engine");
+    if (engine < 0) {
+        snprintf(why, why_len, "engine = %lld: the index must be 0 or more", (long long)engine);
         return false;
     }
     return convt_cudnn_can_express(p, why, why_len);
@@ -705,7 +708,7 @@ static int graph_prepare_tier(const convt_variant *v, const convt_problem *p,
     }
     pthread_mutex_lock(&cache_lock);
     candidates_for(p, s->graph);
-    int64_t want = l->value[0], offered = 0;
+    int64_t want = convt_launch_get(v, l, "engine"), offered = 0;
     const candidate *pick = NULL;
     for (int i = 0; i < cache.n; i++)
         if (admits(v->tier, &cache.list[i]) && offered++ == want)

@@ -3,6 +3,7 @@
  * add the file to meson.build, and add one line to convt_variants and one to
  * convt_all_variant_names below. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "build_config.h"
@@ -124,6 +125,16 @@ int convt_knob_index(const convt_variant *v, const char *name)
         if (!strcmp(v->knobs[i].name, name))
             return i;
     return -1;
+}
+
+int64_t convt_launch_get(const convt_variant *v, const convt_launch *l, const char *name)
+{
+    int i = convt_knob_index(v, name);
+    if (i < 0) {
+        fprintf(stderr, "convt: variant %s has no knob %s (a bug in the variant)\n", v->name, name);
+        abort();
+    }
+    return l->value[i];
 }
 
 convt_launch convt_launch_first_default(const convt_variant *v)

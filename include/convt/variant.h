@@ -173,6 +173,11 @@ const convt_variant_name *convt_variant_name_find(const char *name);
 const convt_variant *convt_variant_find(const char *name);
 /* Index of knob `name` in v, or -1. */
 int convt_knob_index(const convt_variant *v, const char *name);
+/* The value of knob `name` in launch l of v: how a variant decodes its
+ * launch into a typed struct of its own (nvbench's state.get_int64("name")),
+ * so that no code depends on the order of the knob list. A name v lacks is
+ * a bug in v: it aborts, naming both. */
+int64_t convt_launch_get(const convt_variant *v, const convt_launch *l, const char *name);
 /* The launch whose knob i is the first default of knob i. */
 convt_launch convt_launch_first_default(const convt_variant *v);
 /* The check every CUDA variant makes of a thread-count knob: a multiple of
