@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hostdevice.h"
+#include "stats.h"
 
 
 static int total(const convt_round_samples *s)
@@ -12,17 +13,6 @@ static int total(const convt_round_samples *s)
     return s->rounds > 0 ? s->end[s->rounds - 1] : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Uniform in [0, n): splitmix64 steps, reduced without a visible bias for
  * the small n here (rounds and samples number in the tens). */
@@ -61,7 +51,7 @@ static double replicate(const convt_round_samples *s, uint64_t *state, double *b
         for (int i = 0; i < len; i++)
             buf[k++] = s->v[begin + draw(state, len)];
     }
-    return median_of(buf, k);
+    return convt_median(buf, k);
 }
 
 /* Rounds must be non-empty and in order, the samples finite and positive. */
@@ -96,15 +86,15 @@ int convt_bootstrap_median_ratio(const convt_round_samples *a, const convt_round
         return -1;
     }
     memcpy(buf, a->v, (size_t)na * sizeof *buf);
-    double ma = median_of(buf, na);
+    double ma = convt_median(buf, na);
     memcpy(buf, b->v, (size_t)nb * sizeof *buf);
-    out->point = median_of(buf, nb) / ma;
+    out->point = convt_median(buf, nb) / ma;
     uint64_t state = seed;
     for (int i = 0; i < replicates; i++) {
         double ra = replicate(a, &state, buf);
         ratio[i] = replicate(b, &state, buf) / ra;
     }
-    qsort(ratio, (size_t)replicates, sizeof *ratio, cmp_double);
+    convt_sort(ratio, replicates);
     double tail = (1 - confidence) / 2;
     int ilo = (int)floor(tail * (replicates - 1)), ihi = (int)ceil((1 - tail) * (replicates - 1));
     double widen = exp(CONVT_DRIFT_SIGMAS * sqrt(drift_a * drift_a + drift_b * drift_b));

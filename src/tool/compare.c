@@ -1,4 +1,5 @@
 #include "compare.h"
+#include "stats.h"
 #include "json_access.h"
 
 #include <cjson/cJSON.h>
@@ -134,12 +135,6 @@ static bool redefined(const cJSON *a, const cJSON *b)
     return cJSON_IsString(da) && cJSON_IsString(db) && strcmp(da->valuestring, db->valuestring);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The distribution of |change| over the records timed on both sides, and the
  * share of them whose change stays within the noise the runs recorded: how
  * far two runs of the same thing disagree, which is what any threshold has
@@ -161,9 +156,9 @@ static void spread(const cJSON *brec, const cJSON *crec, convt_compare_summary *
     }
     sum->spread_count = n;
     if (n) {
-        qsort(d, (size_t)n, sizeof *d, cmp_double);
-        sum->spread_median = d[n / 2];
-        sum->spread_p95 = d[(int)ceil(0.95 * n) - 1];
+        convt_sort(d, n);
+        sum->spread_median = convt_median_sorted(d, n);
+        sum->spread_p95 = convt_rank_sorted(d, n, 0.95);
         sum->spread_max = d[n - 1];
         sum->within_noise = (double)within / n;
     }

@@ -1,52 +1,14 @@
 #include "measure.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_sorted(const double *v, int n)
-{
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Linear interpolation between order statistics (NumPy's default). */
-static double quantile_sorted(const double *v, int n, double q)
-{
-    double pos = q * (n - 1);
-    int lo = (int)pos;
-    return lo + 1 < n ? v[lo] + (pos - lo) * (v[lo + 1] - v[lo]) : v[lo];
-}
-
-/* Interquartile range scaled to match stddev for Gaussian noise: one
- * preempted sample does not inflate it the way it inflates stddev, and,
- * unlike the median absolute deviation, a bimodal run (two clock states)
- * cannot hide behind a majority of identical samples. v sorted. */
-static double robust_sigma_sorted(const double *v, int n)
-{
-    return (quantile_sorted(v, n, 0.75) - quantile_sorted(v, n, 0.25)) / 1.349;
-}
-
 static void moments(const double *v, int n, convt_timing *t)
 {
-    double sum = 0, ss = 0, lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        sum += v[i];
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    t->mean_ms = sum / n;
-    for (int i = 0; i < n; i++)
-        ss += (v[i] - t->mean_ms) * (v[i] - t->mean_ms);
-    t->stddev_ms = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-    t->min_ms = lo;
-    t->max_ms = hi;
+    convt_moments(v, n, &t->mean_ms, &t->stddev_ms, &t->min_ms, &t->max_ms);
 }
 
 void convt_timing_from_samples(double *v, int n, convt_timing *t)
@@ -59,11 +21,11 @@ void convt_timing_from_samples(double *v, int n, convt_timing *t)
         t->noise = t->noise_within = INFINITY;
         return;
     }
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    convt_sort(v, n);
     moments(v, n, t);
-    t->median_ms = median_sorted(v, n);
+    t->median_ms = convt_median_sorted(v, n);
     t->round_median_ms[0] = t->median_ms;
-    t->noise = t->noise_within = t->median_ms > 0 ? robust_sigma_sorted(v, n) / t->median_ms : 0.0;
+    t->noise = t->noise_within = t->median_ms > 0 ? convt_robust_sigma_sorted(v, n) / t->median_ms : 0.0;
 }
 
 static double wall_s(void)
@@ -178,8 +140,8 @@ static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
     }
     if (n == 0)
         return convt_fail(e, "the backend could not time a sample");
-    qsort(probes, (size_t)n, sizeof *probes, cmp_double);
-    double us = median_sorted(probes, n) * 1e3;
+    convt_sort(probes, n);
+    double us = convt_median_sorted(probes, n) * 1e3;
     if (us < s->batch_below_us) {
         double want = BATCH_SAMPLE_US / (us > 0.1 ? us : 0.1);
         while (acc->batch < want && acc->batch < BATCH_MAX)
@@ -261,20 +223,20 @@ void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settin
         for (int r = 0, begin = 0; r < acc->rounds; begin = acc->round_end[r++]) {
             int k = acc->round_end[r] - begin;
             memcpy(dev + begin, acc->samples + begin, (size_t)k * sizeof *dev);
-            qsort(dev + begin, (size_t)k, sizeof *dev, cmp_double);
-            double m = median_sorted(dev + begin, k); /* k >= 1: every round samples */
+            convt_sort(dev + begin, k);
+            double m = convt_median_sorted(dev + begin, k); /* k >= 1: every round samples */
             t.round_median_ms[r] = m;
             msum += m;
             for (int i = 0; i < k; i++)
                 dev[begin + i] = acc->samples[begin + i] - m;
         }
-        qsort(all, (size_t)n, sizeof *all, cmp_double);
+        convt_sort(all, n);
         t.samples = n;
         moments(all, n, &t);
-        t.median_ms = median_sorted(all, n);
+        t.median_ms = convt_median_sorted(all, n);
         t.rounds = acc->rounds;
-        qsort(dev, (size_t)n, sizeof *dev, cmp_double);
-        t.noise_within = t.median_ms > 0 ? robust_sigma_sorted(dev, n) / t.median_ms : 0.0;
+        convt_sort(dev, n);
+        t.noise_within = t.median_ms > 0 ? convt_robust_sigma_sorted(dev, n) / t.median_ms : 0.0;
         double between = 0;
         if (acc->rounds > 1) {
             double mean = msum / acc->rounds, ss = 0;
@@ -315,10 +277,10 @@ void convt_drift_from_probes(const double *ms, int n, convt_drift *out)
     if (!v)
         return;
     memcpy(v, ms, (size_t)n * sizeof *v);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    out->median_ms = median_sorted(v, n);
+    convt_sort(v, n);
+    out->median_ms = convt_median_sorted(v, n);
     if (n >= 3 && out->median_ms > 0)
-        out->relative = (quantile_sorted(v, n, 0.9) - quantile_sorted(v, n, 0.1)) / 2.563 /
+        out->relative = (convt_quantile_sorted(v, n, 0.9) - convt_quantile_sorted(v, n, 0.1)) / 2.563 /
                         out->median_ms;
     convt_timing m;
     moments(v, n, &m);

@@ -21,7 +21,7 @@ static int tier_rank(const char *tier)
     return -1;
 }
 
-static double median_of(const cJSON *rec)
+static double median_ms_of(const cJSON *rec)
 {
     return json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "median_ms");
 }
@@ -34,7 +34,7 @@ static double noise_of(const cJSON *rec)
 
 static bool usable(const cJSON *rec)
 {
-    return !strcmp(json_str(rec, "status"), "ok") && isfinite(median_of(rec)) &&
+    return !strcmp(json_str(rec, "status"), "ok") && isfinite(median_ms_of(rec)) &&
            tier_rank(json_str(rec, "tier")) >= 0;
 }
 
@@ -77,7 +77,7 @@ static int candidates(const cJSON *records, const char *key, int t, const cJSON 
             c[n++] = r;
     /* insertion sort by median: stable, so equal times keep file order */
     for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && median_of(c[j]) < median_of(c[j - 1]); j--) {
+        for (int j = i; j > 0 && median_ms_of(c[j]) < median_ms_of(c[j - 1]); j--) {
             const cJSON *tmp = c[j];
             c[j] = c[j - 1];
             c[j - 1] = tmp;
@@ -89,8 +89,8 @@ static int candidates(const cJSON *records, const char *key, int t, const cJSON 
 /* Within the noise both recorded of the fastest: not resolvable from it. */
 static bool ties_with(const cJSON *r, const cJSON *fastest)
 {
-    double mf = median_of(fastest);
-    return median_of(r) - mf <= mf * (noise_of(r) + noise_of(fastest));
+    double mf = median_ms_of(fastest);
+    return median_ms_of(r) - mf <= mf * (noise_of(r) + noise_of(fastest));
 }
 
 /* The previous table's row for (key, tier), or NULL. */
@@ -142,7 +142,7 @@ static cJSON *brief(const cJSON *rec)
     cJSON_AddStringToObject(o, "variant", json_str(rec, "variant"));
     cJSON_AddStringToObject(o, "tier", json_str(rec, "tier"));
     cJSON_AddStringToObject(o, "launch_key", json_str(rec, "launch_key"));
-    cJSON_AddNumberToObject(o, "median_ms", median_of(rec));
+    cJSON_AddNumberToObject(o, "median_ms", median_ms_of(rec));
     cJSON_AddNumberToObject(o, "noise", noise_of(rec));
     if (json_str(rec, "detail")[0])
         cJSON_AddStringToObject(o, "detail", json_str(rec, "detail"));
@@ -193,12 +193,12 @@ static void fill_row(cJSON *row, const cJSON **c, int n, const cJSON *prev)
         cJSON_AddStringToObject(row, "launch_key", json_str(best, "launch_key"));
         if (json_str(best, "detail")[0])
             cJSON_AddStringToObject(row, "detail", json_str(best, "detail"));
-        cJSON_AddNumberToObject(row, "median_ms", median_of(best));
+        cJSON_AddNumberToObject(row, "median_ms", median_ms_of(best));
         cJSON_AddNumberToObject(row, "noise", noise_of(best));
         double ff = json_num(best, "floor_fraction");
         if (isfinite(ff))
             cJSON_AddNumberToObject(row, "floor_fraction", ff);
-        cJSON_AddNumberToObject(row, "fastest_ms", median_of(fastest));
+        cJSON_AddNumberToObject(row, "fastest_ms", median_ms_of(fastest));
         cJSON_AddStringToObject(row, "fastest_variant", json_str(fastest, "variant"));
         cJSON_AddNumberToObject(row, "tied", tied);
         if (tied > 1) {
@@ -218,7 +218,7 @@ static void fill_row(cJSON *row, const cJSON **c, int n, const cJSON *prev)
         cJSON_AddItemToObject(row, "baseline", b);
         if (fastest) {
             double win = json_num(row, "median_ms");
-            cJSON_AddNumberToObject(row, "speedup", median_of(c[i]) / win);
+            cJSON_AddNumberToObject(row, "speedup", median_ms_of(c[i]) / win);
         }
         break;
     }
