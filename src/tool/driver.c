@@ -525,252 +525,306 @@ static void probe_clock(const convt_backend *be, drift_log *log)
  * first use, never remade (a worker whose context is lost exits). */
 static convt_handles worker_handles;
 
-/* Runs every entry not yet done. Returns SHAPE_LOST when the device context
- * was lost (the entry responsible is marked failed), so the caller can
- * recover and call again for the rest. */
-static int run_shape(const convt_config *cfg, const convt_backend *be,
-                     const convt_device_info *dev, const convt_run_options *opt, int si,
-                     entry *list, int n, drift_log *drift)
-{
-    const convt_problem *p = &cfg->shapes[si];
-    convt_err e = {{0}};
-    convt_context ctx = {.stream = be->stream(), .dev = dev, .workspace_limit = cfg->workspace_limit,
-                         .handles = &worker_handles};
+/* One shape's run through its steps (run_shape): what every step reads
+ * and what it leaves for the next. */
+typedef struct shape_run {
+    const convt_config *cfg;
+    const convt_backend *be;
+    const convt_run_options *opt;
+    const convt_problem *p;
+    int si;
+    entry *list;
+    int n;
+    drift_log *drift;
+    convt_context ctx;
     shape_buffers sb;
-    int result = SHAPE_OK;
-    char dump_dir[4096] = "";
+    convt_tensors t;
+    launch_closure clo;
+    size_t ws_max;
+    char dump_dir[4096];
+    int result;        /* SHAPE_OK, or SHAPE_LOST once the context is gone */
+    convt_err e;
+} shape_run;
 
-    for (int i = 0; i < n; i++) {
-        entry *en = &list[i];
+/* Every entry not yet done ends with this status and reason. */
+static void finish_rest(shape_run *r, convt_status status, const char *prefix, const char *msg)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!r->list[i].done)
+            finish(&r->list[i], status, prefix, msg);
+}
+
+/* True (and the shape's result SHAPE_LOST) when the device context is gone:
+ * the step stops and the rest is the next worker's. */
+static bool lost(shape_run *r)
+{
+    if (!r->be->lost())
+        return false;
+    r->result = SHAPE_LOST;
+    return true;
+}
+
+/* Step 1: what cannot run here is skipped with its reason; false when
+ * nothing is left to run (no inputs, no reference). */
+static bool skip_what_cannot_run(shape_run *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        entry *en = &r->list[i];
         char why[512] = "";
-        if (!en->done && !en->rec.variant->supports(p, &en->rec.launch, &ctx, why, sizeof why))
+        if (!en->done && !en->rec.variant->supports(r->p, &en->rec.launch, &r->ctx, why, sizeof why))
             finish(en, CONVT_STATUS_SKIPPED, "", why);
     }
     int live = 0;
-    for (int i = 0; i < n; i++)
-        live += !list[i].done;
-    if (!live) /* nothing to validate: no inputs, no reference */
-        return SHAPE_OK;
+    for (int i = 0; i < r->n; i++)
+        live += !r->list[i].done;
+    if (!live)
+        return false;
+    const convt_problem *p = r->p;
+    char why[256];
     /* On the CPU backend the reference is always the CPU's: the config's
      * limit on its size holds there as it does for choosing it on a GPU. */
-    if (be->kind == CONVT_BACKEND_CPU &&
-        convt_flops(p) > cfg->validation.cpu_reference_max_gflop * 1e9) {
-        char why[256];
+    if (r->be->kind == CONVT_BACKEND_CPU &&
+        convt_flops(p) > r->cfg->validation.cpu_reference_max_gflop * 1e9) {
         snprintf(why, sizeof why,
                  "the float64 CPU reference would take %.1f GFLOP, above "
                  "validation.cpu_reference_max_gflop = %g, and the CPU backend has no other",
-                 convt_flops(p) / 1e9, cfg->validation.cpu_reference_max_gflop);
-        for (int i = 0; i < n; i++)
-            if (!list[i].done)
-                finish(&list[i], CONVT_STATUS_SKIPPED, "", why);
-        return SHAPE_OK;
+                 convt_flops(p) / 1e9, r->cfg->validation.cpu_reference_max_gflop);
+        finish_rest(r, CONVT_STATUS_SKIPPED, "", why);
+        return false;
     }
-    double need = shape_bytes(p), have = (double)be->free_bytes();
+    double need = shape_bytes(p), have = (double)r->be->free_bytes();
     if (need > 0.92 * have) {
-        char why[256];
         snprintf(why, sizeof why,
                  "the shape needs %.2f GiB (inputs, output, float64 reference), %.2f GiB free",
                  need / 1073741824.0, have / 1073741824.0);
-        for (int i = 0; i < n; i++)
-            if (!list[i].done)
-                finish(&list[i], CONVT_STATUS_SKIPPED, "", why);
-        return SHAPE_OK;
+        finish_rest(r, CONVT_STATUS_SKIPPED, "", why);
+        return false;
     }
-    if (alloc_buffers(be, p, &sb, &e)) {
-        for (int i = 0; i < n; i++)
-            if (!list[i].done)
-                finish(&list[i], CONVT_STATUS_FAILED, "allocating the shape's buffers: ",
-                       e.msg);
-        return be->lost() ? SHAPE_LOST : SHAPE_OK;
-    }
-    convt_tensors t = {sb.x, sb.w, sb.b, sb.y};
-    launch_closure clo = {NULL, p, &t, &sb, &ctx};
+    return true;
+}
 
-#define CHECK_LOST()                                                                           \
-    if (be->lost()) {                                                                          \
-        result = SHAPE_LOST;                                                                   \
-        goto out;                                                                              \
+/* Step 2: the shape's buffers, and the inputs of trial 0 (before prepare:
+ * a search such as cudnnFind runs on real data). */
+static bool set_up_buffers(shape_run *r)
+{
+    if (alloc_buffers(r->be, r->p, &r->sb, &r->e)) {
+        finish_rest(r, CONVT_STATUS_FAILED, "allocating the shape's buffers: ", r->e.msg);
+        lost(r);
+        return false;
     }
+    r->t = (convt_tensors){r->sb.x, r->sb.w, r->sb.b, r->sb.y};
+    r->clo = (launch_closure){NULL, r->p, &r->t, &r->sb, &r->ctx};
+    if (fill_inputs(r->be, r->p, &r->sb, r->cfg->seed, r->si, 0, &r->e)) {
+        finish_rest(r, CONVT_STATUS_FAILED, "generating inputs: ", r->e.msg);
+        lost(r);
+        return false;
+    }
+    return true;
+}
 
-    /* Inputs before prepare: a search (cudnnFind) runs on real data. */
-    if (fill_inputs(be, p, &sb, cfg->seed, si, 0, &e)) {
-        for (int i = 0; i < n; i++)
-            if (!list[i].done)
-                finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
-        CHECK_LOST();
-        goto out;
-    }
-    size_t ws_max = 0;
-    for (int i = 0; i < n; i++) {
-        entry *en = &list[i];
+/* Step 3: every entry's prepare (its time recorded, never timed), its
+ * workspace checked against the limit; one workspace for the largest. */
+static bool prepare_all(shape_run *r)
+{
+    const convt_problem *p = r->p;
+    convt_err *e = &r->e;
+    for (int i = 0; i < r->n; i++) {
+        entry *en = &r->list[i];
         if (en->done)
             continue;
         size_t ws = en->rec.variant->workspace_size ? en->rec.variant->workspace_size(p, &en->rec.launch) : 0;
         if (en->rec.variant->prepare) {
             double t0 = wall_ms();
-            arm(cfg, 0, p, en, "prepare");
-            e.skip = 0;
-            int failed = en->rec.variant->prepare(p, &en->rec.launch, &t, &ctx, &en->state, &ws, &e);
+            arm(r->cfg, 0, p, en, "prepare");
+            e->skip = 0;
+            int failed = en->rec.variant->prepare(p, &en->rec.launch, &r->t, &r->ctx, &en->state, &ws, e);
             disarm();
-            if (failed && e.skip) {
-                /* the variant has nothing to run for this launch (convt_skip) */
-                finish(en, CONVT_STATUS_SKIPPED, "", e.msg);
-                CHECK_LOST();
-                continue;
-            }
             if (failed) {
-                finish(en, CONVT_STATUS_FAILED, "prepare: ", e.msg);
-                CHECK_LOST();
+                /* skipped: the variant has nothing to run for this launch (convt_skip) */
+                finish(en, e->skip ? CONVT_STATUS_SKIPPED : CONVT_STATUS_FAILED,
+                       e->skip ? "" : "prepare: ", e->msg);
+                if (lost(r))
+                    return false;
                 continue;
             }
             en->rec.prepare_ms = wall_ms() - t0;
             if (en->rec.variant->describe)
                 en->rec.variant->describe(en->state, en->rec.detail, sizeof en->rec.detail);
         }
-        if (ws > cfg->workspace_limit) {
+        if (ws > r->cfg->workspace_limit) {
             char why[256];
             snprintf(why, sizeof why, "needs %.1f MiB of workspace, above the limit of %.1f MiB "
-                     "(workspace_limit_mb)", ws / 1048576.0, cfg->workspace_limit / 1048576.0);
+                     "(workspace_limit_mb)", ws / 1048576.0, r->cfg->workspace_limit / 1048576.0);
             finish(en, CONVT_STATUS_SKIPPED, "", why);
             continue;
         }
         en->rec.workspace = ws;
-        if (ws > ws_max)
-            ws_max = ws;
+        if (ws > r->ws_max)
+            r->ws_max = ws;
     }
-    if (ws_max && !(sb.workspace = be->alloc(ws_max, &e))) {
-        for (int i = 0; i < n; i++)
-            if (!list[i].done && list[i].rec.workspace)
-                finish(&list[i], CONVT_STATUS_FAILED, "allocating the workspace: ", e.msg);
-        CHECK_LOST();
+    if (r->ws_max && !(r->sb.workspace = r->be->alloc(r->ws_max, e))) {
+        for (int i = 0; i < r->n; i++)
+            if (!r->list[i].done && r->list[i].rec.workspace)
+                finish(&r->list[i], CONVT_STATUS_FAILED, "allocating the workspace: ", e->msg);
+        if (lost(r))
+            return false;
     }
+    return true;
+}
 
-    /* Validation: every live entry on every trial's fresh inputs. */
+/* One validation run of an entry on this trial's inputs, compared with the
+ * reference: its record keeps the worst trial; outside tolerance, wrong. */
+static bool validate_entry(shape_run *r, entry *en, int trial, const char *which, int spots,
+                           double spot_max)
+{
+    const convt_problem *p = r->p;
+    const convt_backend *be = r->be;
+    convt_err *e = &r->e;
+    convt_record *rec = &en->rec;
+    char name[512], launch[256];
+    convt_launch_format(rec->variant, &rec->launch, launch, sizeof launch);
+    snprintf(name, sizeof name, "validate %s %s %s", p->name, rec->variant->name, launch);
+    r->clo.en = en;
+    RANGE_PUSH(name);
+    arm(r->cfg, 0, p, en, "the validation run");
+    int bad = be->fill_nan(r->sb.y, convt_y_elems(p), e) || enqueue(&r->clo, e) ||
+              be->synchronize(e);
+    disarm();
+    RANGE_POP();
+    if (bad) {
+        finish(en, CONVT_STATUS_FAILED, "", e->msg);
+        return !lost(r);
+    }
+    convt_error_stats st;
+    rec->tol = r->cfg->validation.tol[rec->variant->tier];
+    if (be->compare(r->sb.y, r->sb.ref, r->sb.mag, convt_y_elems(p), &rec->tol, &st, e)) {
+        finish(en, CONVT_STATUS_FAILED, "comparing: ", e->msg);
+        return !lost(r);
+    }
+    if (trial == 0 || convt_normwise_error(&st) > convt_normwise_error(&rec->errors))
+        rec->errors = st;
+    rec->validated = true;
+    rec->reference = which;
+    rec->trials = trial + 1;
+    rec->spot_checks = spots;
+    if (spot_max > rec->spot_max_diff)
+        rec->spot_max_diff = spot_max;
+    if (!convt_error_passes(&st, &rec->tol)) {
+        char msg[512];
+        convt_error_describe(&st, &rec->tol, msg, sizeof msg);
+        rec->errors = st;
+        finish(en, CONVT_STATUS_WRONG, "", msg);
+    }
+    return true;
+}
+
+/* Step 4: validation, every live entry on every trial's fresh inputs
+ * against that trial's float64 reference. */
+static bool validate_all(shape_run *r)
+{
+    const convt_config *cfg = r->cfg;
+    const convt_problem *p = r->p;
+    convt_err *e = &r->e;
     for (int trial = 0; trial < cfg->validation.trials; trial++) {
-        if (trial > 0 && fill_inputs(be, p, &sb, cfg->seed, si, trial, &e)) {
-            for (int i = 0; i < n; i++)
-                if (!list[i].done)
-                    finish(&list[i], CONVT_STATUS_FAILED, "generating inputs: ", e.msg);
-            CHECK_LOST();
-            goto out;
+        if (trial > 0 && fill_inputs(r->be, p, &r->sb, cfg->seed, r->si, trial, e)) {
+            finish_rest(r, CONVT_STATUS_FAILED, "generating inputs: ", e->msg);
+            lost(r);
+            return false;
         }
         const char *which = "";
         int spots;
         double spot_max;
         arm(cfg, 0, p, NULL, "the reference");
-        int ref_failed = make_reference(be, cfg, p, &sb, si, trial, &which, &spots, &spot_max, &e);
+        int ref_failed = make_reference(r->be, cfg, p, &r->sb, r->si, trial, &which, &spots,
+                                        &spot_max, e);
         disarm();
         if (ref_failed) {
-            for (int i = 0; i < n; i++)
-                if (!list[i].done)
-                    finish(&list[i], CONVT_STATUS_FAILED, "reference: ", e.msg);
-            CHECK_LOST();
-            goto out;
+            finish_rest(r, CONVT_STATUS_FAILED, "reference: ", e->msg);
+            lost(r);
+            return false;
         }
         bool last = trial == cfg->validation.trials - 1;
-        if (last && opt->dump_dir &&
-            (shape_dump_dir(opt->dump_dir, p, dump_dir, sizeof dump_dir, &e) ||
-             dump_inputs(be, dump_dir, p, &sb, &e)))
-            fprintf(stderr, "convt-bench: warning: --dump: %s\n", e.msg);
-        for (int i = 0; i < n; i++) {
-            entry *en = &list[i];
+        if (last && r->opt->dump_dir &&
+            (shape_dump_dir(r->opt->dump_dir, p, r->dump_dir, sizeof r->dump_dir, e) ||
+             dump_inputs(r->be, r->dump_dir, p, &r->sb, e)))
+            fprintf(stderr, "convt-bench: warning: --dump: %s\n", e->msg);
+        for (int i = 0; i < r->n; i++) {
+            entry *en = &r->list[i];
             if (en->done)
                 continue;
-            convt_record *r = &en->rec;
-            char name[512], launch[256];
-            convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
-            snprintf(name, sizeof name, "validate %s %s %s", p->name, en->rec.variant->name, launch);
-            clo.en = en;
-            RANGE_PUSH(name);
-            arm(cfg, 0, p, en, "the validation run");
-            int bad = be->fill_nan(sb.y, convt_y_elems(p), &e) || enqueue(&clo, &e) ||
-                      be->synchronize(&e);
-            disarm();
-            RANGE_POP();
-            if (bad) {
-                finish(en, CONVT_STATUS_FAILED, "", e.msg);
-                CHECK_LOST();
-                continue;
-            }
-            convt_error_stats st;
-            r->tol = cfg->validation.tol[en->rec.variant->tier];
-            if (be->compare(sb.y, sb.ref, sb.mag, convt_y_elems(p), &r->tol, &st, &e)) {
-                finish(en, CONVT_STATUS_FAILED, "comparing: ", e.msg);
-                CHECK_LOST();
-                continue;
-            }
-            if (trial == 0 || convt_normwise_error(&st) > convt_normwise_error(&r->errors))
-                r->errors = st;
-            r->validated = true;
-            r->reference = which;
-            r->trials = trial + 1;
-            r->spot_checks = spots;
-            if (spot_max > r->spot_max_diff)
-                r->spot_max_diff = spot_max;
-            if (!convt_error_passes(&st, &r->tol)) {
-                char msg[512];
-                convt_error_describe(&st, &r->tol, msg, sizeof msg);
-                r->errors = st;
-                finish(en, CONVT_STATUS_WRONG, "", msg);
-            }
-            if (last && opt->dump_dir && dump_dir[0] && dump_output(be, dump_dir, p, en, &sb, &e))
-                fprintf(stderr, "convt-bench: warning: --dump: %s\n", e.msg);
+            if (!validate_entry(r, en, trial, which, spots, spot_max))
+                return false;
+            if (last && r->opt->dump_dir && r->dump_dir[0] &&
+                dump_output(r->be, r->dump_dir, p, en, &r->sb, e))
+                fprintf(stderr, "convt-bench: warning: --dump: %s\n", e->msg);
         }
     }
+    return true;
+}
 
-    /* Timing, on the last trial's inputs, in rounds (measure.h): each live
-     * entry gets a round before any gets the next, and the buffers move to
-     * new memory between rounds. The reference is done with: its memory
-     * makes room for the move. */
-    be->release(sb.ref);
-    be->release(sb.mag);
-    sb.ref = sb.mag = NULL;
-    for (int i = 0; i < n; i++)
-        if (!list[i].done && convt_sampling_init(&list[i].sampling, &cfg->measure, &e))
-            finish(&list[i], CONVT_STATUS_FAILED, "", e.msg);
+/* Step 5: timing, on the last trial's inputs, in rounds (measure.h): each
+ * live entry gets a round before any gets the next, and the buffers move to
+ * new memory between rounds. The reference is done with: its memory makes
+ * room for the move. */
+static bool time_all(shape_run *r)
+{
+    const convt_config *cfg = r->cfg;
+    const convt_problem *p = r->p;
+    const convt_backend *be = r->be;
+    convt_err *e = &r->e;
+    be->release(r->sb.ref);
+    be->release(r->sb.mag);
+    r->sb.ref = r->sb.mag = NULL;
+    for (int i = 0; i < r->n; i++)
+        if (!r->list[i].done && convt_sampling_init(&r->list[i].sampling, &cfg->measure, e))
+            finish(&r->list[i], CONVT_STATUS_FAILED, "", e->msg);
     int rounds = convt_measure_rounds(&cfg->measure), placements = 1;
     for (int round = 0; round < rounds; round++) {
         if (round > 0) {
-            if (move_buffers(be, cfg, p, si, ws_max, &sb, &e) == 0) {
+            if (move_buffers(be, cfg, p, r->si, r->ws_max, &r->sb, e) == 0) {
                 placements++;
-                t = (convt_tensors){sb.x, sb.w, sb.b, sb.y};
+                r->t = (convt_tensors){r->sb.x, r->sb.w, r->sb.b, r->sb.y};
             } else {
-                CHECK_LOST();
-                if (!opt->quiet)
+                if (lost(r))
+                    return false;
+                if (!r->opt->quiet)
                     fprintf(stderr, "convt-bench: %s: round %d runs on the same buffers as "
                                     "round %d: moving them failed: %s\n",
-                            p->name, round + 1, round, e.msg);
+                            p->name, round + 1, round, e->msg);
             }
         }
-        probe_clock(be, drift);
-        CHECK_LOST();
-        for (int i = 0; i < n; i++) {
-            entry *en = &list[i];
+        probe_clock(be, r->drift);
+        if (lost(r))
+            return false;
+        for (int i = 0; i < r->n; i++) {
+            entry *en = &r->list[i];
             if (en->done)
                 continue;
             char name[512], launch[256];
             convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
             snprintf(name, sizeof name, "%s %s %s round %d", p->name, en->rec.variant->name,
                      launch, round + 1);
-            clo.en = en;
+            r->clo.en = en;
             RANGE_PUSH(name);
             arm(cfg, (cfg->measure.max_time_s + cfg->measure.min_time_s) / rounds, p, en,
                 "timing");
-            int bad = convt_measure_round(be, &cfg->measure, enqueue, &clo, &en->sampling, &e);
+            int bad = convt_measure_round(be, &cfg->measure, enqueue, &r->clo, &en->sampling, e);
             disarm();
             RANGE_POP();
             if (bad) {
-                finish(en, CONVT_STATUS_FAILED, "while timing: ", e.msg);
-                CHECK_LOST();
+                finish(en, CONVT_STATUS_FAILED, "while timing: ", e->msg);
+                if (lost(r))
+                    return false;
             }
         }
     }
-    for (int i = 0; i < n; i++) {
-        entry *en = &list[i];
+    /* every entry still live is ok: its timing and raw samples go into the
+     * record (results.h, which frees them) */
+    for (int i = 0; i < r->n; i++) {
+        entry *en = &r->list[i];
         if (en->done)
             continue;
         convt_sampling_finish(&en->sampling, &cfg->measure, &en->rec.timing);
-        /* the raw samples go into the record (results.h), which frees them */
         en->rec.sample_ms = en->sampling.samples;
         en->rec.sample_rounds = en->sampling.rounds;
         memcpy(en->rec.sample_round_end, en->sampling.round_end, sizeof en->sampling.round_end);
@@ -780,16 +834,40 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
         en->rec.status = CONVT_STATUS_OK;
         en->done = true;
     }
-out:
+    return true;
+}
+
+/* Runs every entry not yet done, step by step: skip what cannot run, set
+ * up the buffers, prepare, validate, time. Returns SHAPE_LOST when the
+ * device context was lost (the entry responsible is marked failed), so the
+ * caller can leave the rest to a new worker. */
+static int run_shape(const convt_config *cfg, const convt_backend *be,
+                     const convt_device_info *dev, const convt_run_options *opt, int si,
+                     entry *list, int n, drift_log *drift)
+{
+    shape_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        for (int i = 0; i < n; i++)
+            if (!list[i].done)
+                finish(&list[i], CONVT_STATUS_FAILED, "", "out of host memory");
+        return SHAPE_OK;
+    }
+    *r = (shape_run){.cfg = cfg, .be = be, .opt = opt, .p = &cfg->shapes[si], .si = si,
+                     .list = list, .n = n, .drift = drift, .result = SHAPE_OK};
+    r->ctx = (convt_context){.stream = be->stream(), .dev = dev,
+                             .workspace_limit = cfg->workspace_limit, .handles = &worker_handles};
+    if (skip_what_cannot_run(r) && set_up_buffers(r) && prepare_all(r) && validate_all(r))
+        time_all(r);
     for (int i = 0; i < n; i++) {
         convt_sampling_free(&list[i].sampling);
         if (list[i].state && list[i].rec.variant->release)
             list[i].rec.variant->release(list[i].state);
         list[i].state = NULL;
     }
-    free_buffers(be, &sb);
+    free_buffers(be, &r->sb);
+    int result = r->result;
+    free(r);
     return result;
-#undef CHECK_LOST
 }
 
 // ----------------------------------------------------------------------------
