@@ -18,16 +18,8 @@ script = os.path.join(root, "plots", "plot_results.py")
 r1 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-1of2.json")
 r2 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-2of2.json")
 old = os.path.join(root, "results", "history", "h100-2026-11-22-kernelbench-l1-all-variants-part1.json")
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, done  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as out:
@@ -56,5 +48,4 @@ with tempfile.TemporaryDirectory() as out:
     p = subprocess.run([sys.executable, script, bad, "--out", out], capture_output=True, text=True)
     check("bad input refused", p.returncode != 0 and "bad.json" in p.stderr, p.stderr)
 
-print(f"plots: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("plots")

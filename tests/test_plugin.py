@@ -14,16 +14,8 @@ import tempfile
 root = os.environ.get("CONVT_SOURCE_ROOT", ".")
 bench = os.environ.get("CONVT_BENCH", "build/convt-bench")
 mine = os.environ["CONVT_PLUGIN"]
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, done  # noqa: E402
 
 
 tmp = tempfile.mkdtemp(prefix="convt-plugin-")
@@ -79,5 +71,4 @@ for name, plugin, says in [
     check(name + ": exit 2", r.returncode == 2, f"{r.returncode}: {r.stderr[-300:]}")
     check(name + ": the reason", says in r.stderr, r.stderr[-300:])
 
-print(f"plugin tests: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("plugin")

@@ -28,16 +28,8 @@ except ImportError:
     sys.exit(77)
 import convt  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, done  # noqa: E402
 
 
 def normwise(y, ref):
@@ -140,5 +132,4 @@ if plugin:
     plan = table.plan(p, "fp32")
     check("plugin variant dispatched", plan.variant == "my_direct", plan.describe())
 
-print(f"python tests: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("python")
