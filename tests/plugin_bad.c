@@ -1,9 +1,10 @@
 /* Plugins that must be refused (tests/test_plugin.py): built with
  * -DBAD_ABI, one claiming another variant ABI; with -DCOLLIDE, one offering
  * a variant named like a built-in; with -DCRASH, one whose kernel
- * dereferences NULL (a crash in the worker costs one record). */
+ * stores to an unmapped address (a crash in the worker costs one record). */
 #include <convt/variant.h>
 #include <stddef.h>
+#include <stdint.h>
 
 static bool any_shape(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                       char *why, size_t why_len)
@@ -16,8 +17,10 @@ static int crash(const convt_problem *p, const convt_launch *l, const convt_tens
                  void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)p, (void)l, (void)t, (void)workspace, (void)state, (void)ctx, (void)e;
-    volatile float *nowhere = NULL;
-    nowhere[0] = 1.0f;
+    /* a wild store to the first page, which no process maps (not NULL
+     * itself: UndefinedBehaviorSanitizer would stop the worker first) */
+    volatile uintptr_t first_page = 64;
+    *(volatile float *)first_page = 1.0f;
     return 0;
 }
 
