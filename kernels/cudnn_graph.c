@@ -198,7 +198,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     bool valid;
     char key[256];
-    int generation;
+    const void *handle;  /* heuristics are the device's: one handle, one device */
     candidate *list;
     int n, cap;
     int offered[SRC_COUNT], added[SRC_COUNT];
@@ -376,11 +376,12 @@ out:
  * fails leaves its reason in cache.failed (what it added before still
  * counts) and the others go on; with nothing at all, prepare() skips with
  * those reasons. */
-static void candidates_for(const convt_problem *p, cudnnBackendDescriptor_t graph)
+static void candidates_for(const convt_problem *p, cudnnHandle_t handle,
+                           cudnnBackendDescriptor_t graph)
 {
     char key[256];
     convt_problem_key(p, key, sizeof key);
-    if (cache.valid && cache.generation == convt_cuda_generation && !strcmp(cache.key, key))
+    if (cache.valid && cache.handle == handle && !strcmp(cache.key, key))
         return;
     cache.valid = false;
     cache.n = 0;
@@ -397,7 +398,7 @@ static void candidates_for(const convt_problem *p, cudnnBackendDescriptor_t grap
             snprintf(cache.failed[src], sizeof cache.failed[src], "%s", se.msg);
     }
     snprintf(cache.key, sizeof cache.key, "%s", key);
-    cache.generation = convt_cuda_generation;
+    cache.handle = handle;
     cache.valid = true;
 }
 
@@ -406,7 +407,6 @@ static void candidates_for(const convt_problem *p, cudnnBackendDescriptor_t grap
 
 typedef struct graph_state {
     convt_tier tier;
-    int generation;
     cudnnBackendDescriptor_t dy, w, dx, conv, op, graph;
     cudnnBackendDescriptor_t engine, knobs[CUDNN_KNOB_TYPE_COUNTS], cfg, plan;
     cudnnTensorDescriptor_t bias_desc, y_desc; /* legacy, for cudnnAddTensor */
@@ -699,7 +699,6 @@ static int graph_prepare_tier(const convt_variant *v, const convt_problem *p,
         return convt_fail(e, "out of host memory");
     s->handle = handle;
     s->tier = v->tier;
-    s->generation = convt_cuda_generation;
     forget_last_error();
     GTRY(cudnnSetStream(s->handle, (cudaStream_t)ctx->stream));
     if (build_graph(p, s, e)) {
@@ -707,7 +706,7 @@ static int graph_prepare_tier(const convt_variant *v, const convt_problem *p,
         goto out;
     }
     pthread_mutex_lock(&cache_lock);
-    candidates_for(p, s->graph);
+    candidates_for(p, s->handle, s->graph);
     int64_t want = convt_launch_get(v, l, "engine"), offered = 0;
     const candidate *pick = NULL;
     for (int i = 0; i < cache.n; i++)
@@ -793,8 +792,6 @@ static int graph_launch(const convt_problem *p, const convt_launch *l, const con
     int rc = 0;
     graph_state *s = state;
     const float one = 1.0f;
-    if (s->generation != convt_cuda_generation)
-        return convt_fail(e, "the execution plan was made before a device reset");
     if (s->workspace && !workspace)
         return convt_fail(e, "the plan needs %" PRId64 " bytes of workspace and got none",
                           s->workspace);

@@ -36,9 +36,6 @@ typedef struct convt_backend {
      * when the backend cannot run here or has no such device. */
     int (*init)(int index, convt_device_info *info, convt_err *e);
     void (*shutdown)(void);
-    /* After a fatal device error (a kernel touched memory it must not): throw
-     * away the context and start again. Every pointer from alloc() is dead. */
-    int (*recover)(convt_err *e);
     /* True when an error from this backend left the device unusable. */
     bool (*lost)(void);
 

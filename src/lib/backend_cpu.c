@@ -146,7 +146,6 @@ static int cpu_init(int index, convt_device_info *info, convt_err *e)
 }
 
 static void cpu_shutdown(void) {}
-static int cpu_recover(convt_err *e) { (void)e; return 0; }
 static bool cpu_lost(void) { return false; }
 
 static void *cpu_alloc(size_t bytes, convt_err *e)
@@ -331,7 +330,6 @@ const convt_backend convt_backend_cpu = {
     .kind = CONVT_BACKEND_CPU,
     .init = cpu_init,
     .shutdown = cpu_shutdown,
-    .recover = cpu_recover,
     .lost = cpu_lost,
     .alloc = cpu_alloc,
     .release = cpu_release,

@@ -24,7 +24,6 @@
 // error bookkeeping
 
 int convt_cuda_lost_flag = 0;
-int convt_cuda_generation = 0;
 
 static bool is_sticky(cudaError_t err)
 {
@@ -300,15 +299,6 @@ static void cuda_shutdown(void)
     convt_gpu_clocks_close();
 }
 
-static int cuda_recover(convt_err *e)
-{
-    destroy_resources();
-    CUDA_TRY(cudaDeviceReset(), e);
-    convt_cuda_lost_flag = 0;
-    convt_cuda_generation++;
-    return create_resources(e);
-}
-
 static bool cuda_lost(void) { return convt_cuda_lost_flag != 0; }
 
 static void *cuda_alloc(size_t bytes, convt_err *e)
@@ -563,9 +553,8 @@ static int cuda_read_clock(convt_clock_reading *r) { return convt_gpu_clocks_rea
 
 static int cuda_clock_probe(convt_err *e)
 {
-    static size_t smem;
-    static int smem_generation = -1; /* the attribute goes with the context */
-    if (smem_generation != convt_cuda_generation) {
+    static size_t smem; /* set once: a worker whose context is lost exits */
+    if (!smem) {
         int per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device_id);
         int per_block = attr(cudaDevAttrMaxSharedMemoryPerBlockOptin, device_id);
         size_t want = (size_t)per_sm / 2 + 1024;
@@ -576,7 +565,6 @@ static int cuda_clock_probe(convt_err *e)
                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want),
                  e);
         smem = want;
-        smem_generation = convt_cuda_generation;
     }
     clock_probe_kernel<<<sm_count, PROBE_BLOCK, smem, stream>>>(1.0f, (float *)d_partials);
     CUDA_TRY_LAUNCH(e);
@@ -588,7 +576,6 @@ extern "C" const convt_backend convt_backend_cuda = {
     .kind = CONVT_BACKEND_CUDA,
     .init = cuda_init,
     .shutdown = cuda_shutdown,
-    .recover = cuda_recover,
     .lost = cuda_lost,
     .alloc = cuda_alloc,
     .release = cuda_release,

@@ -1,8 +1,8 @@
 /* Checking CUDA calls: every call's status is tested, and a failure becomes
  * a convt_err naming file, line, the call's own text and CUDA's message
  * (nvbench's habit). Errors that leave the context unusable (a kernel that
- * touched memory it must not) mark the device lost, so the driver can record
- * the failure, reset, and go on with the next run. */
+ * touched memory it must not) mark the device lost, so the worker can record
+ * the failure and exit, and a new worker go on with the next run. */
 #ifndef CONVT_SRC_CUDA_CHECK_H
 #define CONVT_SRC_CUDA_CHECK_H
 
@@ -14,11 +14,11 @@
 extern "C" {
 #endif
 
-/* Set when a sticky error was seen; cleared by the backend's recover(). */
+/* Set when a sticky error was seen. It is process-wide because CUDA's is:
+ * a sticky error poisons the process's context on the device for every
+ * user, and only a new process gets a working one (convt-bench's worker
+ * then exits; a libconvt caller must too). */
 extern int convt_cuda_lost_flag;
-/* Bumped by every recover(): holders of handles (cuDNN, cuBLAS) made under
- * an older generation must make new ones. */
-extern int convt_cuda_generation;
 
 int convt_cuda_fail(cudaError_t err, const char *file, int line, const char *call, convt_err *e);
 
