@@ -26,6 +26,8 @@
 # (NAME-merged.json and its selection: the fastest vendor record of each
 # tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
+# CONVT_WGMMA_PROBE=1 builds and runs tools/wgmma_probe.cu first (with
+# CONVT_PROBE_ONLY=1, nothing else).
 # CONVT_NN=1 checks libconvt on the GPU: the C example installed, and
 # convt.nn against PyTorch (tools/check_convt_nn.py).
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
@@ -73,6 +75,17 @@ if [ "${CONVT_CUDNN:-torch}" = torch ]; then
   else
     echo "cuDNN: the system's (no PyTorch cuDNN wheel found)" | tee -a "$OUT/device.txt"
   fi
+fi
+
+if [ "${CONVT_WGMMA_PROBE:-0}" = 1 ]; then
+  # priority 4's first step: TF32 warpgroup MMA on its own (tools/wgmma_probe.cu)
+  nvcc -gencode arch=compute_90a,code=sm_90a -O2 -lineinfo tools/wgmma_probe.cu -o /tmp/wgmma_probe \
+    > "$OUT/wgmma-probe.log" 2>&1 && /tmp/wgmma_probe >> "$OUT/wgmma-probe.log" 2>&1
+  echo "wgmma probe: exit $?"; cat "$OUT/wgmma-probe.log"
+  cuobjdump -sass /tmp/wgmma_probe > "$OUT/wgmma-probe.sass" 2>&1
+  echo "SASS: $(grep -c HGMMA "$OUT/wgmma-probe.sass") HGMMA, $(grep -cE 'STL|LDL' "$OUT/wgmma-probe.sass") local loads/stores"
+  grep -m3 HGMMA "$OUT/wgmma-probe.sass"
+  [ "${CONVT_PROBE_ONLY:-0}" = 1 ] && exit 0
 fi
 
 build=build-gpu
