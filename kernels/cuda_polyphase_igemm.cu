@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_config.h"
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
@@ -432,6 +433,209 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
         }
 }
 
+
+#if CONVT_HAVE_WGMMA
+// ----------------------------------------------------------------------------
+// polyphase_wgmma_tf32: the same phases and plan, on Hopper's warpgroup MMA
+//
+// One warpgroup (128 threads) per block computes a 64 x 64 tile of a
+// phase's GEMM with wgmma.mma_async m64n64k8 (TF32 in, float32 accumulate),
+// both operands read by the tensor cores from shared memory, K-major, in
+// core matrices of 8 rows x 16 bytes without swizzling (tools/
+// wgmma_probe.cu established the layout and the descriptor's offsets on the
+// H100): element (row, k) of a BK-wide tile at
+//   ((row / 8) * (BK / 4) + k / 4) * 128 + (row % 8) * 16 + (k % 4) * 4 bytes.
+// A is gathered from x by 4-byte cp.async as in polyphase_kernel; B comes
+// from the weights repacked K-major, wk[g][tap][co (64-padded)][ci (4-padded)],
+// by 16-byte cp.async. The tensor cores read the top 19 bits of each float:
+// the weights are rounded to nearest when repacked, the gathered inputs are
+// truncated (an error of at most 2^-10 each, inside the tf32 tolerance).
+
+enum { WG_BM = 64, WG_BN = 64, WG_BK = 32, WG_THREADS = 128 };
+
+__device__ __forceinline__ int wg_core_offset(int row, int k)
+{
+    return ((row >> 3) * (WG_BK / 4) + (k >> 2)) * 128 + (row & 7) * 16 + (k & 3) * 4;
+}
+
+__device__ __forceinline__ uint64_t wg_descriptor(const void *smem)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(smem);
+    const uint64_t lbo = 128, sbo = (WG_BK / 4) * 128; /* along K, along M/N */
+    return (uint64_t)((addr >> 4) & 0x3fff) | ((lbo >> 4) & 0x3fff) << 16 |
+           ((sbo >> 4) & 0x3fff) << 32;
+}
+
+__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+        "%32, %33, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+          "+f"(d[31])
+        : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* Stores of the generic proxy (cp.async among them) made visible to the
+ * async proxy that wgmma reads shared memory through. */
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* wk[g][t][co][ci] = w[g*cin_g + ci][co][t] rounded to TF32, zero in the
+ * padding (co up to co_rows, ci up to ci_pad). */
+__global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restrict__ wk,
+                                    int64_t cin_g, int64_t cout_g, int64_t ci_pad,
+                                    int64_t co_rows, int64_t ktaps, int64_t total)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t ci = i % ci_pad, r = i / ci_pad;
+        int64_t co = r % co_rows;
+        r /= co_rows;
+        int64_t t = r % ktaps, g = r / ktaps;
+        float v = ci < cin_g && co < cout_g ? w[((g * cin_g + ci) * cout_g + co) * ktaps + t] : 0.0f;
+        wk[i] = __uint_as_float(tf32_exact(v));
+    }
+}
+
+__global__ void __launch_bounds__(WG_THREADS, 1)
+    polyphase_wgmma_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wk,
+                           const float *__restrict__ bias, float *__restrict__ y)
+{
+    extern __shared__ __align__(128) unsigned char wg_smem[];
+    constexpr int A_BYTES = WG_BM * WG_BK * 4, B_BYTES = WG_BN * WG_BK * 4;
+    unsigned char *As = wg_smem;                                  /* [stages][A_BYTES] */
+    unsigned char *Bs = wg_smem + (size_t)a.stages * A_BYTES;     /* [stages][B_BYTES] */
+
+    const phase_desc &ph = a.phases[blockIdx.x % a.nphases];
+    const int m_tile = blockIdx.x / a.nphases;
+    if (m_tile >= ph.m_tiles)
+        return;
+    const int m0 = m_tile * WG_BM, co0 = blockIdx.y * WG_BN, g = blockIdx.z;
+    const int tid = threadIdx.x;
+    const int ci_pad = (a.cin_g + 3) & ~3, co_rows = (a.cout_g + WG_BN - 1) / WG_BN * WG_BN;
+
+    /* A: this thread's column (output row m) and its 16 channels k = a_k0 + 2j */
+    const int a_col = tid % WG_BM, a_k0 = tid / WG_BM;
+    const bool a_m_ok = m0 + a_col < ph.m_count;
+    int aq[3], n_img;
+    split_row(ph, a_m_ok ? m0 + a_col : 0, n_img, aq);
+    const float *a_base = x + ((int64_t)n_img * a.cin + (int64_t)g * a.cin_g + a_k0) * a.in_plane;
+    const int chunks = (a.cin_g + WG_BK - 1) / WG_BK;
+    const int ktiles = ph.ntaps * chunks;
+
+    int ld_tap = 0, ld_ci0 = 0;
+    const float *a_src = a_base;
+    bool a_ok = false;
+    const float *wtap = wk;
+    auto load_tile = [&](int buf) {
+        if (ld_ci0 == 0) {
+            const phase_tap tap = a.taps[ph.tap_begin + ld_tap];
+            const int i0 = aq[0] - tap.off[0], i1 = aq[1] - tap.off[1], i2 = aq[2] - tap.off[2];
+            a_ok = a_m_ok && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1] &&
+                   (unsigned)i2 < (unsigned)a.in[2];
+            a_src = a_base + (a_ok ? (i0 * a.in[1] + i1) * a.in[2] + i2 : 0);
+            wtap = wk + (((int64_t)g * a.ktaps + tap.lin) * co_rows + co0) * ci_pad;
+        }
+        unsigned char *adst = As + (size_t)buf * A_BYTES;
+        const int left = a.cin_g - ld_ci0;
+        const float *src = a_src;
+#pragma unroll
+        for (int j = 0; j < WG_BK / 2; j++) {
+            const int k = a_k0 + 2 * j;
+            cp_async4((float *)(adst + wg_core_offset(a_col, k)), src, a_ok && k < left);
+            src += 2 * a.in_plane;
+        }
+        a_src += (int64_t)WG_BK * a.in_plane;
+        /* B: 64 rows (co) x 8 vectors of 4 channels; 4 vectors a thread */
+        unsigned char *bdst = Bs + (size_t)buf * B_BYTES;
+#pragma unroll
+        for (int u = 0; u < WG_BN * WG_BK / 4 / WG_THREADS; u++) {
+            const int v = tid + u * WG_THREADS, row = v / (WG_BK / 4), k4 = (v % (WG_BK / 4)) * 4;
+            const bool p = ld_ci0 + k4 < ci_pad;
+            cp_async16((float *)(bdst + wg_core_offset(row, k4)),
+                       wtap + (int64_t)row * ci_pad + ld_ci0 + (p ? k4 : 0), p);
+        }
+        ld_ci0 += WG_BK;
+        if (ld_ci0 >= a.cin_g) {
+            ld_ci0 = 0;
+            ld_tap++;
+        }
+    };
+
+    float d[32];
+#pragma unroll
+    for (int r = 0; r < 32; r++)
+        d[r] = 0.0f;
+    const int stages = a.stages;
+    for (int st = 0; st < stages - 1; st++) {
+        if (st < ktiles)
+            load_tile(st);
+        cp_async_commit();
+    }
+    int buf = 0;
+    for (int kt = 0; kt < ktiles; kt++) {
+        cp_async_wait(stages - 2);
+        fence_proxy_async();
+        __syncthreads(); /* tile kt is in; the wgmma of kt-1 has finished */
+        if (kt + stages - 1 < ktiles)
+            load_tile(buf == 0 ? stages - 1 : buf - 1);
+        cp_async_commit();
+        const unsigned char *At = As + (size_t)buf * A_BYTES, *Bt = Bs + (size_t)buf * B_BYTES;
+        buf = buf + 1 == stages ? 0 : buf + 1;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < WG_BK; kk += 8)
+            wgmma_m64n64k8_tf32(d, wg_descriptor(At + wg_core_offset(0, kk)),
+                                wg_descriptor(Bt + wg_core_offset(0, kk)));
+        wgmma_commit();
+        wgmma_wait_all(); /* its buffer is loaded again next iteration */
+    }
+    cp_async_wait(0);
+
+    /* Epilogue: register r of thread t holds row 16*(t/32) + (t%32)/4 +
+     * 8*((r/2)%2), column 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). */
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int m = m0 + 16 * warp + lane / 4 + 8 * h;
+        if (m >= ph.m_count)
+            continue;
+        int n, q[3], o[3];
+        split_row(ph, m, n, q);
+#pragma unroll
+        for (int dd = 0; dd < 3; dd++)
+            o[dd] = q[dd] * a.stride[dd] + ph.ph[dd] - a.pad[dd];
+        float *yrow = y + ((int64_t)n * a.cout + (int64_t)g * a.cout_g) * a.out_plane +
+                      (o[0] * a.out[1] + o[1]) * a.out[2] + o[2];
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                const int co = co0 + 8 * j + 2 * (lane % 4) + c;
+                if (co < a.cout_g)
+                    yrow[(int64_t)co * a.out_plane] =
+                        d[4 * j + 2 * h + c] + (bias ? bias[g * a.cout_g + co] : 0.0f);
+            }
+    }
+}
+#endif /* CONVT_HAVE_WGMMA */
+
 // ----------------------------------------------------------------------------
 // host side
 
@@ -492,39 +696,13 @@ static poly_knobs poly_knobs_of(const convt_launch *l)
             convt_launch_get(v, l, "stages")};
 }
 
-static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
-                                 const convt_context *ctx, bool split3, char *why, size_t why_len)
+/* Whether the shape's sizes fit the kernels' 32-bit index arithmetic and
+ * the grid, with M tiles of bm rows (both polyphase kernels). */
+static bool poly_sizes_fit(const convt_problem *p, int bm, char *why, size_t why_len)
 {
-    const poly_knobs k = poly_knobs_of(l);
-    int64_t tile = k.tile, bk = k.bk, stages = k.stages;
-    if (tile < 0 || tile >= N_TILE_SHAPES) {
-        snprintf(why, why_len, "tile = %lld must be 0..%d (the compiled tile shapes)",
-                 (long long)tile, N_TILE_SHAPES - 1);
-        return false;
-    }
-    if (bk != 8 && bk != 16 && bk != 32) {
-        snprintf(why, why_len, "bk = %lld must be 8, 16 or 32", (long long)bk);
-        return false;
-    }
-    if (stages < 2 || stages > 4) {
-        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)stages);
-        return false;
-    }
-    const tile_shape ts = tile_shapes[tile];
-    size_t smem = smem_bytes(ts.bm, ts.bn, (int)bk, (int)stages);
-    if (smem > ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
-                 smem / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
-        return false;
-    }
     if (p->groups > 65535) {
         snprintf(why, why_len, "groups = %lld exceeds the grid's z limit 65535",
                  (long long)p->groups);
-        return false;
-    }
-    if (split3 && !tile_fits_split3((int)tile)) {
-        snprintf(why, why_len, "tile = %lld is compiled for TF32 only (3xTF32's accumulators "
-                 "would spill)", (long long)tile);
         return false;
     }
     convt_shape3 s = convt_problem_as_3d(p);
@@ -555,11 +733,44 @@ static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "channels x taps over 2^31");
         return false;
     }
-    if ((phase_rows / ts.bm + 2) * sp > 0x7fffffff) {
+    if ((phase_rows / bm + 2) * sp > 0x7fffffff) {
         snprintf(why, why_len, "more than 2^31-1 M tiles");
         return false;
     }
     return true;
+}
+
+static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
+                                 const convt_context *ctx, bool split3, char *why, size_t why_len)
+{
+    const poly_knobs k = poly_knobs_of(l);
+    int64_t tile = k.tile, bk = k.bk, stages = k.stages;
+    if (tile < 0 || tile >= N_TILE_SHAPES) {
+        snprintf(why, why_len, "tile = %lld must be 0..%d (the compiled tile shapes)",
+                 (long long)tile, N_TILE_SHAPES - 1);
+        return false;
+    }
+    if (bk != 8 && bk != 16 && bk != 32) {
+        snprintf(why, why_len, "bk = %lld must be 8, 16 or 32", (long long)bk);
+        return false;
+    }
+    if (stages < 2 || stages > 4) {
+        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)stages);
+        return false;
+    }
+    const tile_shape ts = tile_shapes[tile];
+    size_t smem = smem_bytes(ts.bm, ts.bn, (int)bk, (int)stages);
+    if (smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
+                 smem / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    if (split3 && !tile_fits_split3((int)tile)) {
+        snprintf(why, why_len, "tile = %lld is compiled for TF32 only (3xTF32's accumulators "
+                 "would spill)", (long long)tile);
+        return false;
+    }
+    return poly_sizes_fit(p, ts.bm, why, why_len);
 }
 
 static bool poly_supports_tf32(const convt_problem *p, const convt_launch *l,
@@ -812,3 +1023,141 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
     .release = poly_release,
     .describe = NULL,
 };
+
+#if CONVT_HAVE_WGMMA
+// ----------------------------------------------------------------------------
+// polyphase_wgmma_tf32: host side
+
+extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
+
+static size_t wg_smem_bytes(int stages) { return (size_t)stages * (WG_BM + WG_BN) * WG_BK * 4; }
+
+static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
+{
+    (void)l;
+    int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) *
+           (size_t)round_up(cout_g, WG_BN) * (size_t)round_up(cin_g, 4);
+}
+
+static bool wg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                        char *why, size_t why_len)
+{
+    int64_t stages = convt_launch_get(&convt_variant_polyphase_wgmma_tf32, l, "stages");
+    if (ctx->dev->cc_major != 9) {
+        snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
+                 ctx->dev->cc_major, ctx->dev->cc_minor);
+        return false;
+    }
+    if (stages < 2 || stages > 4) {
+        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)stages);
+        return false;
+    }
+    if (wg_smem_bytes((int)stages) > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
+                 wg_smem_bytes((int)stages) / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    return poly_sizes_fit(p, WG_BM, why, why_len);
+}
+
+static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)ctx, (void)workspace;
+    convt_phase_plan pl;
+    char why[160];
+    if (convt_phase_plan_make(p, WG_BM, &pl, why, sizeof why))
+        return convt_fail(e, "%s", why);
+    poly_state *st = (poly_state *)calloc(1, sizeof *st);
+    if (!st) {
+        convt_phase_plan_free(&pl);
+        return convt_fail(e, "out of host memory");
+    }
+    poly_args &a = st->args;
+    a.nphases = pl.nphases;
+    a.cin = (int)p->cin;
+    a.cout = (int)p->cout;
+    a.cin_g = (int)(p->cin / p->groups);
+    a.cout_g = (int)(p->cout / p->groups);
+    a.co_pad = (int)round_up(a.cout_g, WG_BN);
+    a.ktaps = (int)convt_taps(p);
+    convt_shape3 s = convt_problem_as_3d(p);
+    for (int d = 0; d < 3; d++) {
+        a.in[d] = (int)s.in[d];
+        a.out[d] = (int)s.out[d];
+        a.stride[d] = (int)s.stride[d];
+        a.pad[d] = (int)s.pad[d];
+    }
+    a.in_plane = s.in[0] * s.in[1] * s.in[2];
+    a.out_plane = s.out[0] * s.out[1] * s.out[2];
+    a.stages = (int)convt_launch_get(&convt_variant_polyphase_wgmma_tf32, l, "stages");
+    st->prefill = pl.prefill;
+    st->kernel = polyphase_wgmma_kernel;
+    st->grid = dim3((unsigned)pl.m_tiles * pl.nphases, (unsigned)((a.cout_g + WG_BN - 1) / WG_BN),
+                    (unsigned)p->groups);
+    st->threads = WG_THREADS;
+    st->smem = wg_smem_bytes(a.stages);
+    int rc = upload_plan(st, &pl, e);
+    convt_phase_plan_free(&pl);
+    a.phases = st->d_phases;
+    a.taps = st->d_taps;
+    if (!rc) {
+        cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)st->smem);
+        if (err != cudaSuccess)
+            rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
+    }
+    if (rc) {
+        poly_release(st);
+        return -1;
+    }
+    *state = st;
+    return 0;
+}
+
+/* Per launch: the K-major repack (timed, as the weights are data), the
+ * prefill where phases without taps exist, then the GEMMs. */
+static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)l;
+    const poly_state *st = (const poly_state *)state;
+    const poly_args &a = st->args;
+    cudaStream_t s = (cudaStream_t)ctx->stream;
+    float *wk = (float *)workspace;
+    int64_t ci_pad = round_up(a.cin_g, 4);
+    int64_t total = p->groups * a.ktaps * a.co_pad * ci_pad;
+    int64_t blocks = (total + 255) / 256;
+    pack_weights_kmajor<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
+        t->w, wk, a.cin_g, a.cout_g, ci_pad, a.co_pad, a.ktaps, total);
+    CUDA_TRY_LAUNCH(e);
+    if (st->prefill && prefill_output(p, a, t, s, e))
+        return -1;
+    if (st->grid.x == 0)
+        return 0;
+    st->kernel<<<st->grid, st->threads, st->smem, s>>>(a, t->x, wk, t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
+extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
+    .name = "polyphase_wgmma_tf32",
+    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 64x64 tiles, operands K-major in shared memory by cp.async); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 1,
+    .knobs = {{.name = "stages",
+               .help = "cp.async pipeline depth (2, 3, 4 shared-memory buffers of 16 KiB)",
+               .n_defaults = 2,
+               .defaults = {3, 4}}},
+    .supports = wg_supports,
+    .workspace_size = wg_workspace,
+    .prepare = wg_prepare,
+    .launch = wg_launch,
+    .release = poly_release,
+    .describe = NULL,
+};
+#endif /* CONVT_HAVE_WGMMA */

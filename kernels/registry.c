@@ -21,6 +21,9 @@ extern const convt_variant convt_variant_polyphase_igemm_tf32;
 extern const convt_variant convt_variant_polyphase_igemm_3xtf32;
 extern const convt_variant convt_variant_direct_grouped;
 #endif
+#if CONVT_HAVE_WGMMA
+extern const convt_variant convt_variant_polyphase_wgmma_tf32;
+#endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
 extern const convt_variant convt_variant_cudnn_tf32;
@@ -50,6 +53,9 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_polyphase_igemm_tf32,
     &convt_variant_polyphase_igemm_3xtf32,
     &convt_variant_direct_grouped,
+#endif
+#if CONVT_HAVE_WGMMA
+    &convt_variant_polyphase_wgmma_tf32,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,
@@ -83,6 +89,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_igemm_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_igemm_3xtf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_grouped", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"polyphase_wgmma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"cudnn_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_graph_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},

@@ -26,6 +26,8 @@
 # (NAME-merged.json and its selection: the fastest vendor record of each
 # tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
+# CONVT_SM=90a builds for sm_90a, with the Hopper-only variants
+# (polyphase_wgmma_tf32).
 # CONVT_WGMMA_PROBE=1 builds and runs tools/wgmma_probe.cu first (with
 # CONVT_PROBE_ONLY=1, nothing else).
 # CONVT_NN=1 checks libconvt on the GPU: the C example installed, and
@@ -90,7 +92,8 @@ fi
 
 build=build-gpu
 if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled $cudnn_opt > "$OUT/setup.log" 2>&1 \
+  meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled -Dsm="${CONVT_SM:-90}" $cudnn_opt \
+    > "$OUT/setup.log" 2>&1 \
     || { tail -40 "$OUT/setup.log"; exit 1; }
 fi
 ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/build.log" | head -60; exit 1; }
