@@ -438,9 +438,10 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // ----------------------------------------------------------------------------
 // polyphase_wgmma_tf32: the same phases and plan, on Hopper's warpgroup MMA
 //
-// One warpgroup (128 threads) per block computes a 64 x 64 tile of a
-// phase's GEMM with wgmma.mma_async m64n64k8 (TF32 in, float32 accumulate),
-// both operands read by the tensor cores from shared memory, K-major, in
+// Two warpgroups (256 threads) per block compute a 128 x 128 tile of a
+// phase's GEMM, each 64 rows with wgmma.mma_async m64n128k8 (TF32 in,
+// float32 accumulate) while the next K tiles' cp.async loads land; both
+// operands are read by the tensor cores from shared memory, K-major, in
 // core matrices of 8 rows x 16 bytes without swizzling (tools/
 // wgmma_probe.cu established the layout and the descriptor's offsets on the
 // H100): element (row, k) of a BK-wide tile at
@@ -451,7 +452,9 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // the weights are rounded to nearest when repacked, the gathered inputs are
 // truncated (an error of at most 2^-10 each, inside the tf32 tolerance).
 
-enum { WG_BM = 64, WG_BN = 64, WG_BK = 32, WG_THREADS = 128 };
+/* Two consumer warpgroups, each 64 rows of the block's 128, both the whole
+ * 128 columns (wgmma m64n128k8): a B tile staged once feeds both. */
+enum { WG_BM = 128, WG_BN = 128, WG_BK = 32, WG_THREADS = 256, WG_ACC = 64 };
 
 __device__ __forceinline__ int wg_core_offset(int row, int k)
 {
@@ -466,22 +469,16 @@ __device__ __forceinline__ uint64_t wg_descriptor(const void *smem)
            ((sbo >> 4) & 0x3fff) << 32;
 }
 
-__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], uint64_t da, uint64_t db)
+__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[WG_ACC], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     /* scale-d is a predicate: true, d += a*b (d starts at zero) */
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-        "%32, %33, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
-          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
-          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
-          "+f"(d[31])
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+        "%64, %65, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
         : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
@@ -492,6 +489,8 @@ __device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], uint64_t da,
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* All but the newest group done: the previous K tile's buffer is free. */
+__device__ __forceinline__ void wgmma_wait_prev() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* Stores of the generic proxy (cp.async among them) made visible to the
  * async proxy that wgmma reads shared memory through. */
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
@@ -556,13 +555,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int left = a.cin_g - ld_ci0;
         const float *src = a_src;
 #pragma unroll
-        for (int j = 0; j < WG_BK / 2; j++) {
-            const int k = a_k0 + 2 * j;
+        for (int j = 0; j < WG_BK * WG_BM / WG_THREADS; j++) {
+            const int k = a_k0 + (WG_THREADS / WG_BM) * j;
             cp_async4((float *)(adst + wg_core_offset(a_col, k)), src, a_ok && k < left);
-            src += 2 * a.in_plane;
+            src += (WG_THREADS / WG_BM) * a.in_plane;
         }
         a_src += (int64_t)WG_BK * a.in_plane;
-        /* B: 64 rows (co) x 8 vectors of 4 channels; 4 vectors a thread */
+        /* B: WG_BN rows (co) x 8 vectors of 4 channels */
         unsigned char *bdst = Bs + (size_t)buf * B_BYTES;
 #pragma unroll
         for (int u = 0; u < WG_BN * WG_BK / 4 / WG_THREADS; u++) {
@@ -578,9 +577,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         }
     };
 
-    float d[32];
+    const int wg = tid / 128; /* this warpgroup's 64 rows of the block's 128 */
+    float d[WG_ACC];
 #pragma unroll
-    for (int r = 0; r < 32; r++)
+    for (int r = 0; r < WG_ACC; r++)
         d[r] = 0.0f;
     const int stages = a.stages;
     for (int st = 0; st < stages - 1; st++) {
@@ -588,32 +588,39 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             load_tile(st);
         cp_async_commit();
     }
+    /* Tile kt's wgmma runs while tile kt+1's loads land: before the buffer
+     * of tile kt-1 is loaded again, that tile's wgmma must be done (wait
+     * for all but the newest group), in every warpgroup (the barrier). */
     int buf = 0;
+    wgmma_fence();
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait(stages - 2);
         fence_proxy_async();
-        __syncthreads(); /* tile kt is in; the wgmma of kt-1 has finished */
+        __syncthreads(); /* tile kt is in, for every thread */
+        const unsigned char *At = As + (size_t)buf * A_BYTES + wg * (A_BYTES / 2);
+        const unsigned char *Bt = Bs + (size_t)buf * B_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < WG_BK; kk += 8)
+            wgmma_m64n128k8_tf32(d, wg_descriptor(At + wg_core_offset(0, kk)),
+                                 wg_descriptor(Bt + wg_core_offset(0, kk)));
+        wgmma_commit();
+        wgmma_wait_prev();
+        __syncthreads(); /* tile kt-1's wgmma is done in both warpgroups */
         if (kt + stages - 1 < ktiles)
             load_tile(buf == 0 ? stages - 1 : buf - 1);
         cp_async_commit();
-        const unsigned char *At = As + (size_t)buf * A_BYTES, *Bt = Bs + (size_t)buf * B_BYTES;
         buf = buf + 1 == stages ? 0 : buf + 1;
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < WG_BK; kk += 8)
-            wgmma_m64n64k8_tf32(d, wg_descriptor(At + wg_core_offset(0, kk)),
-                                wg_descriptor(Bt + wg_core_offset(0, kk)));
-        wgmma_commit();
-        wgmma_wait_all(); /* its buffer is loaded again next iteration */
     }
+    wgmma_wait_all();
     cp_async_wait(0);
 
-    /* Epilogue: register r of thread t holds row 16*(t/32) + (t%32)/4 +
-     * 8*((r/2)%2), column 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). */
-    const int warp = tid / 32, lane = tid % 32;
+    /* Epilogue: register r of thread t of a warpgroup holds row
+     * 16*(t/32) + (t%32)/4 + 8*((r/2)%2), column 8*(r/4) + 2*(t%4) + r%2
+     * (tools/wgmma_probe.cu). */
+    const int warp = (tid % 128) / 32, lane = tid % 32;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int m = m0 + 16 * warp + lane / 4 + 8 * h;
+        const int m = m0 + 64 * wg + 16 * warp + lane / 4 + 8 * h;
         if (m >= ph.m_count)
             continue;
         int n, q[3], o[3];
@@ -624,7 +631,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         float *yrow = y + ((int64_t)n * a.cout + (int64_t)g * a.cout_g) * a.out_plane +
                       (o[0] * a.out[1] + o[1]) * a.out[2] + o[2];
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < WG_BN / 8; j++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 const int co = co0 + 8 * j + 2 * (lane % 4) + c;
@@ -1049,8 +1056,9 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    if (stages < 2 || stages > 4) {
-        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)stages);
+    if (stages < 3 || stages > 4) {
+        /* 3 at least: tile kt-1's buffer stays read while tile kt+1 loads */
+        snprintf(why, why_len, "stages = %lld must be 3 or 4", (long long)stages);
         return false;
     }
     if (wg_smem_bytes((int)stages) > ctx->dev->smem_per_block_optin) {
@@ -1144,13 +1152,13 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .name = "polyphase_wgmma_tf32",
-    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 64x64 tiles, operands K-major in shared memory by cp.async); sm_90a builds",
+    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 128x128 tiles of two warpgroups, operands K-major in shared memory by cp.async); sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 1,
     .knobs = {{.name = "stages",
-               .help = "cp.async pipeline depth (2, 3, 4 shared-memory buffers of 16 KiB)",
+               .help = "cp.async pipeline depth (3 or 4 shared-memory buffers of 32 KiB)",
                .n_defaults = 2,
                .defaults = {3, 4}}},
     .supports = wg_supports,
