@@ -453,8 +453,9 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // truncated (an error of at most 2^-10 each, inside the tf32 tolerance).
 
 /* Two consumer warpgroups, each 64 rows of the block's 128, both the whole
- * 128 columns (wgmma m64n128k8): a B tile staged once feeds both. */
-enum { WG_BM = 128, WG_BN = 128, WG_BK = 32, WG_THREADS = 256, WG_ACC = 64 };
+ * BN columns (wgmma m64n128k8 or m64n64k8): a B tile staged once feeds
+ * both. BN is 128, or 64 for few output channels per group. */
+enum { WG_BM = 128, WG_BK = 32, WG_THREADS = 256, WG_ACC = 64 };
 
 __device__ __forceinline__ int wg_core_offset(int row, int k)
 {
@@ -486,6 +487,32 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[WG_ACC], uint64_
 #endif
 }
 
+__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+        "%32, %33, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap();
+#endif
+}
+
+/* d += a * b for a warpgroup's 64 rows and BN columns. */
+__device__ __forceinline__ void wgmma_tile(float (&d)[32], uint64_t da, uint64_t db)
+{
+    wgmma_m64n64k8_tf32(d, da, db);
+}
+__device__ __forceinline__ void wgmma_tile(float (&d)[64], uint64_t da, uint64_t db)
+{
+    wgmma_m64n128k8_tf32(d, da, db);
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
@@ -512,7 +539,8 @@ __global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restri
     }
 }
 
-__global__ void __launch_bounds__(WG_THREADS, 1)
+template <int WG_BN>
+__global__ void __launch_bounds__(WG_THREADS, 2)
     polyphase_wgmma_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
@@ -578,9 +606,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     };
 
     const int wg = tid / 128; /* this warpgroup's 64 rows of the block's 128 */
-    float d[WG_ACC];
+    float d[WG_BN / 2];
 #pragma unroll
-    for (int r = 0; r < WG_ACC; r++)
+    for (int r = 0; r < WG_BN / 2; r++)
         d[r] = 0.0f;
     const int stages = a.stages;
     for (int st = 0; st < stages - 1; st++) {
@@ -601,8 +629,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const unsigned char *Bt = Bs + (size_t)buf * B_BYTES;
 #pragma unroll
         for (int kk = 0; kk < WG_BK; kk += 8)
-            wgmma_m64n128k8_tf32(d, wg_descriptor(At + wg_core_offset(0, kk)),
-                                 wg_descriptor(Bt + wg_core_offset(0, kk)));
+            wgmma_tile(d, wg_descriptor(At + wg_core_offset(0, kk)),
+                       wg_descriptor(Bt + wg_core_offset(0, kk)));
         wgmma_commit();
         wgmma_wait_prev();
         __syncthreads(); /* tile kt-1's wgmma is done in both warpgroups */
@@ -1037,20 +1065,36 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 
-static size_t wg_smem_bytes(int stages) { return (size_t)stages * (WG_BM + WG_BN) * WG_BK * 4; }
+/* The launch, decoded by name. */
+struct wg_knobs {
+    int64_t bn, stages;
+};
+
+static wg_knobs wg_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_polyphase_wgmma_tf32;
+    return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "stages")};
+}
+
+static size_t wg_smem_bytes(int bn, int stages) { return (size_t)stages * (WG_BM + bn) * WG_BK * 4; }
 
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
 {
-    (void)l;
     int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) *
-           (size_t)round_up(cout_g, WG_BN) * (size_t)round_up(cin_g, 4);
+           (size_t)round_up(cout_g, wg_knobs_of(l).bn) * (size_t)round_up(cin_g, 4);
 }
 
 static bool wg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                         char *why, size_t why_len)
 {
-    int64_t stages = convt_launch_get(&convt_variant_polyphase_wgmma_tf32, l, "stages");
+    const wg_knobs k = wg_knobs_of(l);
+    const int64_t stages = k.stages;
+    if (k.bn != 64 && k.bn != 128) {
+        snprintf(why, why_len, "bn = %lld must be 64 or 128 (the compiled tile widths)",
+                 (long long)k.bn);
+        return false;
+    }
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
                  ctx->dev->cc_major, ctx->dev->cc_minor);
@@ -1061,9 +1105,10 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
         snprintf(why, why_len, "stages = %lld must be 3 or 4", (long long)stages);
         return false;
     }
-    if (wg_smem_bytes((int)stages) > ctx->dev->smem_per_block_optin) {
+    if (wg_smem_bytes((int)k.bn, (int)stages) > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
-                 wg_smem_bytes((int)stages) / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
+                 wg_smem_bytes((int)k.bn, (int)stages) / 1024.0,
+                 ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     return poly_sizes_fit(p, WG_BM, why, why_len);
@@ -1082,13 +1127,15 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         convt_phase_plan_free(&pl);
         return convt_fail(e, "out of host memory");
     }
+    const wg_knobs k = wg_knobs_of(l);
+    const int bn = (int)k.bn;
     poly_args &a = st->args;
     a.nphases = pl.nphases;
     a.cin = (int)p->cin;
     a.cout = (int)p->cout;
     a.cin_g = (int)(p->cin / p->groups);
     a.cout_g = (int)(p->cout / p->groups);
-    a.co_pad = (int)round_up(a.cout_g, WG_BN);
+    a.co_pad = (int)round_up(a.cout_g, bn);
     a.ktaps = (int)convt_taps(p);
     convt_shape3 s = convt_problem_as_3d(p);
     for (int d = 0; d < 3; d++) {
@@ -1099,13 +1146,13 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
     }
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     a.out_plane = s.out[0] * s.out[1] * s.out[2];
-    a.stages = (int)convt_launch_get(&convt_variant_polyphase_wgmma_tf32, l, "stages");
+    a.stages = (int)k.stages;
     st->prefill = pl.prefill;
-    st->kernel = polyphase_wgmma_kernel;
-    st->grid = dim3((unsigned)pl.m_tiles * pl.nphases, (unsigned)((a.cout_g + WG_BN - 1) / WG_BN),
+    st->kernel = bn == 64 ? polyphase_wgmma_kernel<64> : polyphase_wgmma_kernel<128>;
+    st->grid = dim3((unsigned)pl.m_tiles * pl.nphases, (unsigned)((a.cout_g + bn - 1) / bn),
                     (unsigned)p->groups);
     st->threads = WG_THREADS;
-    st->smem = wg_smem_bytes(a.stages);
+    st->smem = wg_smem_bytes(bn, a.stages);
     int rc = upload_plan(st, &pl, e);
     convt_phase_plan_free(&pl);
     a.phases = st->d_phases;
@@ -1152,13 +1199,17 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .name = "polyphase_wgmma_tf32",
-    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 128x128 tiles of two warpgroups, operands K-major in shared memory by cp.async); sm_90a builds",
+    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 128 x 128 or 64 tiles of two warpgroups, operands K-major in shared memory by cp.async); sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 1,
-    .knobs = {{.name = "stages",
-               .help = "cp.async pipeline depth (3 or 4 shared-memory buffers of 32 KiB)",
+    .n_knobs = 2,
+    .knobs = {{.name = "bn",
+               .help = "output channels per block: 128 (m64n128k8), or 64 (m64n64k8) for few per group",
+               .n_defaults = 2,
+               .defaults = {128, 64}},
+              {.name = "stages",
+               .help = "cp.async pipeline depth (3 or 4 shared-memory buffers of 24 or 32 KiB)",
                .n_defaults = 2,
                .defaults = {3, 4}}},
     .supports = wg_supports,
