@@ -51,7 +51,7 @@ def load(paths):
 
 
 def is_vendor(variant):
-    """cuDNN's paths and PyTorch's records: the baselines (src/select.h)."""
+    """cuDNN's paths and PyTorch's records: the baselines (src/tool/select.h)."""
     return variant.startswith("cudnn_") or variant.startswith("torch_")
 
 

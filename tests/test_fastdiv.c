@@ -1,4 +1,4 @@
-/* Division by a run-time constant (src/fastdiv.h), the index splitter of the
+/* Division by a run-time constant (src/lib/fastdiv.h), the index splitter of the
  * polyphase kernel's rows: exact against the C operators for every divisor
  * the kernels use (a phase's output count per dimension, 1 .. 2^30) on the
  * dividends where multiply-high schemes break first: 0, multiples of d and

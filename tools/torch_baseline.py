@@ -120,7 +120,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 TOOL = "convt-bench torch_baseline"
-SCHEMA = 3  # convt-bench's CONVT_RESULTS_SCHEMA (src/results.h)
+SCHEMA = 3  # convt-bench's CONVT_RESULTS_SCHEMA (src/tool/results.h)
 PROG = "torch_baseline"
 
 EXIT_OK, EXIT_BAD_RUNS, EXIT_USAGE, EXIT_FATAL = 0, 1, 2, 3
@@ -139,7 +139,7 @@ MAX_ELEMS = 1 << 40
 M64 = (1 << 64) - 1
 
 # ----------------------------------------------------------------------------
-# seeds (src/hostdevice.h convt_mix64, src/driver.c tensor_seed)
+# seeds (src/lib/hostdevice.h convt_mix64, src/tool/driver.c tensor_seed)
 
 
 def mix64(z: int) -> int:
@@ -156,7 +156,7 @@ def tensor_seed(seed: int, shape_index: int, tensor: int, trial: int = 0) -> int
 
 
 # ----------------------------------------------------------------------------
-# the problem (src/problem.c)
+# the problem (src/lib/problem.c)
 
 
 @dataclass
@@ -309,7 +309,7 @@ def problem_to_json(p: Problem) -> dict:
 
 
 # ----------------------------------------------------------------------------
-# the config (src/sweep_config.c): the parts this tool uses, with the same
+# the config (src/tool/sweep_config.c): the parts this tool uses, with the same
 # defaults, checks and messages ("FILE: JSON path: what")
 
 
@@ -623,7 +623,7 @@ def _parse_sweep(w: _Walker, sw, shapes: list):
 
 def random_problem(seed: int, i: int, dims_mask: int = 7, max_output_elems: int = 1 << 20,
                    max_channels: int = 16) -> Problem:
-    """convt_random_problem (src/shape_random.c), bit for bit."""
+    """convt_random_problem (src/lib/shape_random.c), bit for bit."""
     state = mix64(seed & M64) ^ mix64((i * 0x9E3779B97F4A7C15 + 1) & M64)
 
     def pick(lo, hi):
@@ -844,7 +844,7 @@ def load_config(path: str) -> Config:
 
 
 # ----------------------------------------------------------------------------
-# statistics (src/measure.c), pure functions of lists of floats
+# statistics (src/tool/measure.c), pure functions of lists of floats
 
 
 def median_sorted(v) -> float:
@@ -1094,7 +1094,7 @@ def _finite(v):
 
 
 # ----------------------------------------------------------------------------
-# validation verdict (src/validate.c, validate_core.h)
+# validation verdict (src/lib/validate.c, validate_core.h)
 
 
 @dataclass
@@ -1213,7 +1213,7 @@ def validation_record(s: ErrorStats, tol: dict, reference: str = "gpu_f64_torch"
 
 
 # ----------------------------------------------------------------------------
-# records and the document (src/results.c)
+# records and the document (src/tool/results.c)
 
 
 def floor_ms(p: Problem, tier: str, ceilings: dict) -> float:

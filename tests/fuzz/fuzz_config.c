@@ -1,4 +1,4 @@
-/* libFuzzer target: the sweep-file parser (src/sweep_config.h).
+/* libFuzzer target: the sweep-file parser (src/tool/sweep_config.h).
  *
  * The input is the text of a config file. Like convt_config_load (whose
  * convt_read_text_file refuses a file with a NUL byte inside), inputs with a

@@ -1,5 +1,5 @@
 /* libFuzzer target: the readers of results files, as `convt-bench compare`,
- * `select` and `merge` use them (src/compare.h, src/select.h, src/merge.h).
+ * `select` and `merge` use them (src/tool/compare.h, src/tool/select.h, src/tool/merge.h).
  *
  * The input is parsed as JSON and, like main.c's read_document, accepted
  * only when it has a "records" array. Then, freeing everything:
