@@ -257,6 +257,48 @@ static void every_plan_matches_the_reference(void **state)
     convt_ctx_destroy(ctx);
 }
 
+/* A plan that outlives its table, and a table loaded afterwards (malloc
+ * hands it the freed address): the new table's plans follow its own rows. */
+static void plans_follow_their_own_table(void **state)
+{
+    (void)state;
+    convt_ctx *ctx = cpu_ctx();
+    char dir[256], pa[512], pb[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(pa, sizeof pa, "%s/a.json", dir);
+    snprintf(pb, sizeof pb, "%s/b.json", dir);
+    convt_problem p = shape(2, 4, 4, 16, 3, 1, false);
+    cJSON *ra = cJSON_CreateArray(), *rb = cJSON_CreateArray();
+    cJSON_AddItemToArray(ra, row(&p, "fp32", "cpu_gather", 1, 1.0));
+    cJSON_AddItemToArray(rb, row(&p, "fp32", "cpu_scatter", 2, 1.0));
+    write_table(pa, convt_ctx_device_name(ctx), "0.1.0", 1, ra);
+    write_table(pb, convt_ctx_device_name(ctx), "0.1.0", 1, rb);
+    convt_err e = {{0}, 0};
+    convt_plan *held = NULL;
+    for (int gen = 0; gen < 6; gen++) {
+        convt_table *t;
+        assert_int_equal(convt_table_load(ctx, gen % 2 ? pb : pa, 0, &t, &e), 0);
+        convt_plan *plan;
+        assert_int_equal(convt_plan_create(ctx, t, &p, CONVT_TIER_FP32, &plan, &e), 0);
+        assert_string_equal(convt_plan_variant(plan), gen % 2 ? "cpu_scatter" : "cpu_gather");
+        convt_table_destroy(t); /* the plan outlives it */
+        convt_plan_destroy(held);
+        held = plan;
+    }
+    convt_plan_destroy(held);
+    /* tuning into a table of another device is refused: one file, one device */
+    cJSON *rows = cJSON_CreateArray();
+    write_table(pa, "NVIDIA H100 80GB HBM3", "0.1.0", 1, rows);
+    convt_table *t;
+    assert_int_equal(convt_table_load(ctx, pa, CONVT_TABLE_ANY_DEVICE, &t, &e), 0);
+    char out[600];
+    snprintf(out, sizeof out, "%s/tuned.json", dir);
+    assert_int_equal(convt_table_enable_tuning(t, out, &e), -1);
+    assert_non_null(strstr(e.msg, "two devices"));
+    convt_table_destroy(t);
+    convt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +306,7 @@ int main(void)
         cmocka_unit_test(foreign_tables_are_refused_with_the_reason),
         cmocka_unit_test(plans_are_cached_and_thread_safe),
         cmocka_unit_test(every_plan_matches_the_reference),
+        cmocka_unit_test(plans_follow_their_own_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

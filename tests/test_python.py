@@ -117,6 +117,32 @@ check("tuning wrote the table", os.path.exists(tuned_path))
 if os.path.exists(tuned_path):
     again = convt.Context(-1).table(tuned_path).plan(pt, "fp32")
     check("the written table has the exact row", again.rule == "exact", again.describe())
+    # tf32 is served by the fp32 row just measured: no second run, no second row
+    rows_before = len(json.load(open(tuned_path))["selections"])
+    reloaded = convt.Context(-1).table(tuned_path)
+    reloaded.enable_tuning(tuned_path)
+    tf = reloaded.plan(pt, "tf32")
+    check("tf32 from the fp32 row", tf.rule == "exact", tf.describe())
+    check("no duplicate rows", len(json.load(open(tuned_path))["selections"]) == rows_before)
+    reloaded.enable_tuning(None)  # off again
+
+# ---- per-call tables and operand checks -----------------------------------------
+ta, tb = os.path.join(tmp, "ta.json"), os.path.join(tmp, "tb.json")
+base = json.load(open(os.path.join(tmp, "r.selection.json")))
+for path, variant in ((ta, "cpu_gather"), (tb, "cpu_scatter")):
+    t2 = json.loads(json.dumps(base))
+    for s in t2["selections"]:
+        s["variant"], s["launch"] = variant, {"threads": 1}
+    json.dump(t2, open(path, "w"))
+convt.conv_transpose(x, w, None, stride=2, padding=1, table=ta)
+convt.conv_transpose(x, w, None, stride=2, padding=1, table=tb)
+check("a table named per call is that table",
+      convt.plan_for(convt.functional._table(tb, -1), p, "tf32").variant == "cpu_scatter")
+try:
+    convt.conv_transpose(x, w, np.ones(1, dtype=np.float32), stride=2, padding=1)
+    check("a bias of the wrong length is refused", False, "accepted")
+except ValueError as e:
+    check("a bias of the wrong length is refused", "one value per output channel" in str(e), str(e))
 
 # ---- a plugin ----------------------------------------------------------------
 plugin = os.environ.get("CONVT_PLUGIN")

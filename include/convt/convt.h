@@ -25,9 +25,12 @@
  *
  * No global mutable state: handles, streams, the plan cache and the plugins
  * belong to the context. Plan creation is thread-safe (one mutex per
- * context) and cached per (shape, tier, table): a second create returns the
- * same plan with one more reference. A plan executes from one thread at a
- * time. Tensors are in the context's memory: device pointers for a CUDA
+ * context; run-time tuning holds only its table's) and cached per (shape,
+ * tier, table): a second create returns the same plan with one more
+ * reference; a plan may outlive its table. convt_execute may be called from
+ * several threads: the enqueue itself is serialised per context, because the
+ * context's cuBLAS and cuDNN handles are shared (set stream, then launch).
+ * Tensors are in the context's memory: device pointers for a CUDA
  * context, host pointers for the CPU one; layouts are PyTorch's (NC[D]HW,
  * weight [Cin][Cout/groups][k...]). */
 #ifndef CONVT_CONVT_H
@@ -84,7 +87,8 @@ void convt_table_destroy(convt_table *table);
  * over the candidates, in a worker process: a faulting candidate costs its
  * record), and the winner is added to the table and written to `path`
  * (atomically) for the next run. convt-bench is CONVT_BENCH, or the one
- * installed beside this library. NULL path: off (the default). */
+ * installed beside this library. NULL path: off (the default). Refused for a
+ * table of another device (CONVT_TABLE_ANY_DEVICE): one file, one device. */
 int convt_table_enable_tuning(convt_table *table, const char *path, convt_err *e);
 
 int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *problem,

@@ -1,5 +1,6 @@
 """Contexts, tables and plans: thin, owning wrappers of libconvt's objects."""
 import ctypes
+import os
 import threading
 
 from ._lib import Err, Problem, TIERS, check, lib
@@ -97,7 +98,8 @@ class Table:
         """Shapes the table lacks are measured by convt-bench on first use and
         written to path."""
         err = Err()
-        check(lib.convt_table_enable_tuning(self._h, str(path).encode(), ctypes.byref(err)), err)
+        arg = None if path is None else os.fsencode(path)  # None: tuning off
+        check(lib.convt_table_enable_tuning(self._h, arg, ctypes.byref(err)), err)
 
     def plan(self, p: Problem, tier="tf32"):
         return Plan(self, p, tier)

@@ -1,5 +1,6 @@
 """conv_transpose through libconvt on NumPy arrays (the CPU) or CUDA tensors,
 with one context and one table per device, and the plans cached per shape."""
+import os
 import threading
 
 import numpy as np
@@ -8,7 +9,8 @@ from .core import Context, Table, output_shape, problem
 
 _lock = threading.Lock()
 _contexts = {}
-_tables = {}
+_tables = {}          # device -> its default Table (use_table)
+_tables_by_path = {}  # (device, real path) -> Table: a table named per call
 _plans = {}
 
 
@@ -54,11 +56,29 @@ def plan_for(table, p, tier):
 
 
 def _table(table, device):
+    """A Table, a path (loaded once per device and path; the device's default
+    stays as it is), or None (the device's default)."""
     if table is None:
         return table_for(device)
     if isinstance(table, Table):
         return table
-    return use_table(table, device) if device not in _tables else _tables[device]
+    key = (device, os.path.realpath(table))
+    with _lock:
+        t = _tables_by_path.get(key)
+    if t is None:
+        t = context(device).table(table)
+        with _lock:
+            t = _tables_by_path.setdefault(key, t)
+    return t
+
+
+def _check_operands(x_shape, w_shape, b_shape, groups):
+    """What the C side cannot check from pointers: the bias has one value per
+    output channel."""
+    cout = int(w_shape[1]) * int(groups) if len(w_shape) > 1 else 0
+    if b_shape is not None and tuple(b_shape) != (cout,):
+        raise ValueError(f"bias of shape {tuple(b_shape)}: expected ({cout},), one value per "
+                         "output channel")
 
 
 def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -70,6 +90,7 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
         x = np.ascontiguousarray(x, dtype=np.float32)
         w = np.ascontiguousarray(weight, dtype=np.float32)
         b = None if bias is None else np.ascontiguousarray(bias, dtype=np.float32)
+        _check_operands(x.shape, w.shape, None if b is None else b.shape, groups)
         p = problem(x.shape, w.shape, bias=b is not None, stride=stride, padding=padding,
                     output_padding=output_padding, groups=groups, dilation=dilation)
         plan = plan_for(_table(table, -1), p, tier)
@@ -82,9 +103,14 @@ def conv_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, 
     if not (isinstance(x, torch.Tensor) and x.is_cuda and x.dtype == torch.float32):
         raise TypeError("convt.conv_transpose: NumPy arrays or CUDA float32 tensors")
     device = x.device.index if x.device.index is not None else torch.cuda.current_device()
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dtype != torch.float32 or t.device != x.device):
+            raise TypeError(f"convt.conv_transpose: {name} must be float32 on {x.device}, "
+                            f"not {t.dtype} on {t.device}")
     x = x.contiguous()
     w = weight.contiguous()
     b = None if bias is None else bias.contiguous()
+    _check_operands(x.shape, w.shape, None if b is None else b.shape, groups)
     p = problem(x.shape, w.shape, bias=b is not None, stride=stride, padding=padding,
                 output_padding=output_padding, groups=groups, dilation=dilation)
     plan = plan_for(_table(table, device), p, tier)

@@ -46,6 +46,7 @@ int convt_ctx_create(int device, convt_ctx **out, convt_err *e)
 #endif
     }
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->exec_lock, NULL);
     *out = c;
     return 0;
 }
@@ -78,6 +79,7 @@ void convt_ctx_destroy(convt_ctx *ctx)
         free(ctx->plugin_paths[i]);
     }
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->exec_lock);
     free(ctx);
 }
 
@@ -94,7 +96,9 @@ const convt_variant *convt_ctx_variant(const convt_ctx *ctx, const char *name)
 static bool name_in_ctx(const char *name, void *arg)
 {
     const convt_ctx *ctx = arg;
-    if (convt_variant_find(name))
+    /* every name of the project, built here or not: convt-bench, which
+     * run-time tuning starts with the context's plugins, refuses the same */
+    if (convt_variant_find(name) || convt_variant_name_find(name))
         return true;
     for (int i = 0; i < ctx->n_plugins; i++)
         for (const convt_variant *const *p = ctx->plugins[i]->variants; *p; p++)
@@ -357,16 +361,18 @@ static convt_plan *cached(convt_ctx *ctx, const convt_table *t, const char *key,
 {
     for (int i = 0; i < ctx->n_plans; i++) {
         convt_plan *p = ctx->plans[i];
-        if (p->table == t && p->tier == tier && !strcmp(p->key, key))
+        if (p->table_id == t->id && p->tier == tier && !strcmp(p->key, key))
             return p;
     }
     return NULL;
 }
 
-static bool has_exact(convt_table *t, const char *key, convt_tier tier)
+/* A row of the key that serves the tier (an fp32 row serves tf32). */
+static bool has_exact(const convt_table *t, const char *key, convt_tier tier)
 {
     for (int i = 0; i < t->n_rows; i++)
-        if (t->rows[i].tier == tier && !strcmp(t->rows[i].key, key))
+        if ((serves(t->rows[i].tier, tier, 0) || serves(t->rows[i].tier, tier, 1)) &&
+            !strcmp(t->rows[i].key, key))
             return true;
     return false;
 }
@@ -384,6 +390,25 @@ int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *p
         return convt_fail(e, "the table was loaded for another context");
     char key[256];
     convt_problem_key(problem, key, sizeof key);
+    /* Run-time tuning first, holding the table's lock only: a convt-bench
+     * run takes seconds, and other threads' plans (other shapes, other
+     * tables) must not wait for it. */
+    bool tuned = false;
+    pthread_mutex_lock(&ctx->lock);
+    bool hit = cached(ctx, table, key, tier) != NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!hit && table->tune_path[0]) {
+        pthread_mutex_lock(&table->lock);
+        if (!has_exact(table, key, tier)) { /* another thread may have tuned it meanwhile */
+            convt_err te = {{0}, 0};
+            if (convt_tune_shape(table, problem, &te) == 0)
+                tuned = true;
+            else
+                fprintf(stderr, "libconvt: run-time tuning of %s failed (%s); the rules decide\n",
+                        key, te.msg);
+        }
+        pthread_mutex_unlock(&table->lock);
+    }
     pthread_mutex_lock(&ctx->lock);
     int rc = -1;
     convt_plan *plan = cached(ctx, table, key, tier);
@@ -396,15 +421,6 @@ int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *p
     if (use_device(ctx, e))
         goto out;
     pthread_mutex_lock(&table->lock);
-    bool tuned = false;
-    if (table->tune_path[0] && !has_exact(table, key, tier)) {
-        convt_err te = {{0}, 0};
-        if (convt_tune_shape(table, problem, &te) == 0)
-            tuned = true;
-        else
-            fprintf(stderr, "libconvt: run-time tuning of %s failed (%s); the rules decide\n",
-                    key, te.msg);
-    }
     candidate *c = NULL;
     int n = candidates(ctx, table, problem, key, tier, &c);
     pthread_mutex_unlock(&table->lock);
@@ -442,7 +458,7 @@ int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *p
         goto out;
     }
     plan->ctx = ctx;
-    plan->table = table;
+    plan->table_id = table->id;
     plan->problem = *problem;
     plan->tier = tier;
     plan->refs = 1;
@@ -494,7 +510,12 @@ int convt_execute(convt_plan *plan, const float *x, const float *w, const float 
                         .workspace_limit = plan->ctx->workspace_limit,
                         .handles = &plan->ctx->handles};
     convt_tensors t = {x, w, p->bias ? b : NULL, y};
-    return plan->variant->launch(p, &plan->launch, &t, workspace, plan->state, &vc, e);
+    /* the context's cuBLAS and cuDNN handles are shared: setting one's
+     * stream and enqueueing on it must not interleave with another thread's */
+    pthread_mutex_lock(&plan->ctx->exec_lock);
+    int rc = plan->variant->launch(p, &plan->launch, &t, workspace, plan->state, &vc, e);
+    pthread_mutex_unlock(&plan->ctx->exec_lock);
+    return rc;
 }
 
 void convt_plan_destroy(convt_plan *plan)

@@ -5,6 +5,7 @@
 #define CONVT_SRC_LIB_DISPATCH_IMPL_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "convt.h"
 
@@ -19,6 +20,7 @@ struct convt_ctx {
     convt_handles handles;
     size_t workspace_limit;
     pthread_mutex_t lock;         /* the plan cache, the plugins, the handles */
+    pthread_mutex_t exec_lock;    /* a launch sets the shared handles' stream, then enqueues */
     convt_plan **plans;           /* the cache: one per (table, tier, shape key) */
     int n_plans, cap_plans;
     void *plugin_dl[CONVT_CTX_MAX_PLUGINS];
@@ -41,6 +43,7 @@ typedef struct convt_table_row {
 
 struct convt_table {
     convt_ctx *ctx;
+    uint64_t id;                  /* unique in the process: the plan cache's key, not the address */
     char path[1024];
     char device[128];
     cJSON *doc;                   /* as read, and as tuning extends it */
@@ -54,7 +57,7 @@ struct convt_table {
 
 struct convt_plan {
     convt_ctx *ctx;
-    const convt_table *table;
+    uint64_t table_id;
     char key[256];
     convt_problem problem;
     convt_tier tier;

@@ -3,6 +3,7 @@
  * can run. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,16 @@ int convt_table_add_row(convt_table *t, const convt_table_row *row, convt_err *e
 
 static convt_table *table_new(convt_ctx *ctx, convt_err *e)
 {
+    static atomic_uint_fast64_t next_id = 1;
     convt_table *t = calloc(1, sizeof *t);
     if (!t) {
         convt_fail(e, "out of memory");
         return NULL;
     }
     t->ctx = ctx;
+    /* a table loaded after another was destroyed may get its address; its
+     * plans must not be the other's */
+    t->id = atomic_fetch_add(&next_id, 1);
     pthread_mutex_init(&t->lock, NULL);
     snprintf(t->device, sizeof t->device, "%s", ctx->dev.name);
     return t;
@@ -177,6 +182,10 @@ int convt_table_enable_tuning(convt_table *t, const char *path, convt_err *e)
         t->tune_path[0] = 0;
         return 0;
     }
+    if (strcmp(t->device, t->ctx->dev.name))
+        return convt_fail(e, "%s was measured on %s: tuning on %s would mix two devices' "
+                             "winners in one file; tune into a table of this device",
+                          t->path, t->device, t->ctx->dev.name);
     if (convt_check_writable(path, e))
         return -1;
     snprintf(t->tune_path, sizeof t->tune_path, "%s", path);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,9 +191,11 @@ int convt_check_writable(const char *path, convt_err *e)
 
 int convt_write_text_atomic(const char *path, const char *text, convt_err *e)
 {
+    /* pid and a counter: two threads writing one path never share a file */
+    static atomic_uint counter;
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d.%u", path, (int)getpid(), atomic_fetch_add(&counter, 1));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0)
         return convt_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
     size_t len = strlen(text), done = 0;

@@ -38,7 +38,8 @@ bool convt_same_file(const char *a, const char *b);
  * it. 0, or -1 with e naming path as given and what stood in the way. */
 int convt_check_writable(const char *path, convt_err *e);
 
-/* Writes text and a newline to path.tmp.PID, fsyncs it and renames it over
+/* Writes text and a newline to path.tmp.PID.N (N: a counter, so that two
+ * threads never share the file), fsyncs it and renames it over
  * path: a reader sees the old file or the new one, never a part. */
 int convt_write_text_atomic(const char *path, const char *text, convt_err *e);
 

@@ -61,9 +61,17 @@ static int run_bench(const convt_ctx *ctx, const char *cfg, const char *out, con
     if (rc)
         return convt_fail(e, "cannot start %s (CONVT_BENCH names another): %s", argv[0],
                           strerror(rc));
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    int st = 0;
+    pid_t r;
+    while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
         ;
+    if (r < 0) {
+        /* ECHILD: the caller ignores SIGCHLD, and the status is gone; the
+         * selection file says whether it finished */
+        if (errno == ECHILD)
+            return 0;
+        return convt_fail(e, "waiting for %s: %s", argv[0], strerror(errno));
+    }
     /* 0: all ok; 1: some candidate failed or was wrong (recorded, not chosen) */
     if (!WIFEXITED(st) || WEXITSTATUS(st) > 1)
         return convt_fail(e, "%s --config %s ended with %s %d", argv[0], cfg,
@@ -82,6 +90,7 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
     snprintf(out, sizeof out, "%s/results.json", dir);
     snprintf(sel_path, sizeof sel_path, "%s/results.selection.json", dir);
     int rc = -1;
+    bool keep = false;
     cJSON *sel = NULL;
     /* CONVT_TUNE_CONFIG: a sweep file whose settings (variants, launch,
      * measure, validation, ...) the tuning config takes; its shapes and
@@ -91,12 +100,15 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
     const char *base = getenv("CONVT_TUNE_CONFIG");
     if (base && *base) {
         char *bt = convt_read_text_file(base, e);
-        if (!bt)
+        if (!bt) {
+            rmdir(dir);
             return -1;
+        }
         config = cJSON_Parse(bt);
         free(bt);
         if (!cJSON_IsObject(config)) {
             cJSON_Delete(config);
+            rmdir(dir);
             return convt_fail(e, "CONVT_TUNE_CONFIG %s: not a JSON object", base);
         }
         cJSON_DeleteItemFromObjectCaseSensitive(config, "shapes");
@@ -116,6 +128,10 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
         goto out;
     if (run_bench(t->ctx, cfg, out, e))
         goto out;
+    if (access(sel_path, R_OK) != 0) {
+        convt_fail(e, "%s finished without a selection table (%s)", bench_path(), sel_path);
+        goto out;
+    }
     char *st = convt_read_text_file(sel_path, e);
     if (!st)
         goto out;
@@ -127,7 +143,12 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
     for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
         convt_table_row row;
         convt_err why = {{0}, 0};
-        if (convt_table_row_parse(t->ctx, r, &row, &why) || convt_table_add_row(t, &row, e))
+        if (convt_table_row_parse(t->ctx, r, &row, &why))
+            continue;
+        bool have = false; /* a row of this key and tier already: no second */
+        for (int i = 0; i < t->n_rows && !have; i++)
+            have = t->rows[i].tier == row.tier && !strcmp(t->rows[i].key, row.key);
+        if (have || convt_table_add_row(t, &row, e))
             continue;
         if (cJSON_IsArray(doc_rows))
             cJSON_AddItemToArray(doc_rows, cJSON_Duplicate(r, true));
@@ -135,6 +156,7 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
     }
     if (!added) {
         convt_fail(e, "convt-bench found no valid variant for the shape (see %s)", out);
+        keep = true; /* the message points at the records */
         goto out;
     }
     char *doc = cJSON_Print(t->doc);
@@ -143,7 +165,7 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e)
 out:
     free(text);
     cJSON_Delete(sel);
-    if (rc == 0) { /* the measurement's files are in the table now */
+    if (!keep) { /* in the table now, or of no use: a long-running caller must not fill /tmp */
         unlink(cfg);
         unlink(out);
         unlink(sel_path);
