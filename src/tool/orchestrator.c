@@ -670,10 +670,22 @@ static int stop_early(sweep *s, const convt_err *e)
     }
     if (!s->doc)
         return 0; /* no worker ever answered: nothing measured, nothing to keep */
+    /* the command that resumes it: the same devices and plugins */
+    char extra[1024] = "";
+    const convt_device_list *dl = &s->opt->devices;
+    if (dl->all || dl->n) {
+        size_t at = (size_t)snprintf(extra, sizeof extra, " --devices %s", dl->all ? "all" : "");
+        for (int i = 0; !dl->all && i < dl->n && at < sizeof extra; i++)
+            at += (size_t)snprintf(extra + at, sizeof extra - at, "%s%d", i ? "," : "", dl->index[i]);
+    }
+    for (int i = 0; i < convt_tool_plugin_count(); i++) {
+        size_t at = strlen(extra);
+        snprintf(extra + at, sizeof extra - at, " --plugin %s", convt_tool_plugin_path(i));
+    }
     if (!s->may_write) { /* the resumed file still holds more than this run */
         fprintf(stderr, "convt-bench: %s; %s is as it was; resume it again with: convt-bench "
-                        "--config %s --out %s --resume\n",
-                why, cfg->output, s->opt->config_path, cfg->output);
+                        "--config %s --out %s --resume%s\n",
+                why, cfg->output, s->opt->config_path, cfg->output, extra);
         return 0;
     }
     finish_doc(s, false, why);
@@ -687,8 +699,8 @@ static int stop_early(sweep *s, const convt_err *e)
         fprintf(stderr, "convt-bench: %s\n", we.msg);
     cJSON_Delete(sel);
     fprintf(stderr, "convt-bench: %s; %s holds every finished record (marked incomplete); "
-                    "resume with: convt-bench --config %s --out %s --resume\n",
-            why, cfg->output, s->opt->config_path, cfg->output);
+                    "resume with: convt-bench --config %s --out %s --resume%s\n",
+            why, cfg->output, s->opt->config_path, cfg->output, extra);
     return 0;
 }
 
