@@ -1,7 +1,8 @@
 /* libconvt's dispatch API on the CPU backend (include/convt/convt.h): the
  * three rules (an exact row, the nearest row of the shape's class, the
  * heuristic) pick what they document; tables of another device, schema or
- * major version are refused with the reason and used with the override;
+ * major version are refused with the reason and used with the override (a
+ * nearest row whose launch cannot run here gives way to the next);
  * plans are cached and shared across threads; and every plan's output
  * matches the float64 reference on random shapes over every parameter. */
 #include <setjmp.h>
@@ -108,6 +109,20 @@ static void rules_pick_what_they_document(void **state)
     assert_int_equal(convt_plan_create(ctx, t, &near, CONVT_TIER_TF32, &p, &e), 0);
     assert_string_equal(convt_plan_rule(p), "nearest");
     assert_string_equal(convt_plan_variant(p), "cpu_gather");
+    convt_plan_destroy(p);
+
+    /* the nearest row's launch cannot run here (more threads than the
+     * machine allows): the next nearest row of the class serves */
+    convt_table_destroy(t);
+    rows = cJSON_CreateArray();
+    convt_problem mid = shape(2, 16, 8, 110, 4, 2, false);
+    cJSON_AddItemToArray(rows, row(&mid, "tf32", "cpu_gather", 100000, 1.0));
+    cJSON_AddItemToArray(rows, row(&far, "tf32", "cpu_scatter", 5, 2.0));
+    write_table(path, convt_ctx_device_name(ctx), "0.1.0", 1, rows);
+    assert_int_equal(convt_table_load(ctx, path, 0, &t, &e), 0);
+    assert_int_equal(convt_plan_create(ctx, t, &near, CONVT_TIER_TF32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "nearest");
+    assert_string_equal(convt_plan_variant(p), "cpu_scatter");
     convt_plan_destroy(p);
 
     /* another class (stride 3): no row fits, the heuristic */
