@@ -1,9 +1,9 @@
 /* libconvt's dispatch API on the CPU backend (include/convt/convt.h): the
  * three rules (an exact row, the nearest row of the shape's class, the
- * heuristic) pick what they document; tables of another device, schema or
- * major version are refused with the reason and used with the override (a
- * nearest row whose launch cannot run here gives way to the next);
- * plans are cached and shared across threads; and every plan's output
+ * heuristic) pick what they document, and a nearest row whose launch cannot
+ * run here gives way to the next; tables of another device, schema or major
+ * version are refused with the reason and used with the override; plans are
+ * cached (by table, not address) and shared across threads; and every plan's output
  * matches the float64 reference on random shapes over every parameter. */
 #include <setjmp.h>
 #include <stdarg.h>
