@@ -81,6 +81,8 @@ for name, args, res in [
     ("convt_plan_workspace_size", [_P], ctypes.c_size_t),
     ("convt_execute", [_P, _P, _P, _P, _P, _P, _P, _E], ctypes.c_int),
     ("convt_plan_destroy", [_P], None),
+    ("convt_out_size", [ctypes.POINTER(Problem), ctypes.c_int], ctypes.c_int64),
+    ("convt_problem_key", [ctypes.POINTER(Problem), ctypes.c_char_p, ctypes.c_size_t], None),
 ]:
     f = getattr(lib, name)
     f.argtypes = args

@@ -42,11 +42,15 @@ def problem(x_shape, w_shape, *, bias, stride=1, padding=0, output_padding=0, gr
 
 
 def output_shape(p: Problem):
-    out = [p.n, p.cout]
-    for d in range(p.dims):
-        out.append((p.in_[d] - 1) * p.stride[d] - 2 * p.pad[d] + p.dil[d] * (p.k[d] - 1)
-                   + p.out_pad[d] + 1)
-    return tuple(out)
+    """[N, C_out, L_out...]: libconvt's own arithmetic (convt_out_size)."""
+    return (p.n, p.cout) + tuple(lib.convt_out_size(ctypes.byref(p), d) for d in range(p.dims))
+
+
+def problem_key(p: Problem) -> str:
+    """libconvt's canonical key of the shape (convt_problem_key)."""
+    buf = ctypes.create_string_buffer(256)
+    lib.convt_problem_key(ctypes.byref(p), buf, len(buf))
+    return buf.value.decode()
 
 
 class Context:

@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 
-from .core import Context, Table, output_shape, problem
+from .core import Context, Table, output_shape, problem, problem_key
 
 _lock = threading.Lock()
 _contexts = {}
@@ -43,9 +43,8 @@ def table_for(device=-1):
 
 
 def plan_for(table, p, tier):
-    key = (id(table), tier, p.dims, p.n, p.cin, p.cout, p.groups, p.bias,
-           tuple(p.in_[:p.dims]), tuple(p.k[:p.dims]), tuple(p.stride[:p.dims]),
-           tuple(p.pad[:p.dims]), tuple(p.out_pad[:p.dims]), tuple(p.dil[:p.dims]))
+    # id(table) stays unique while the cached plan lives: the plan holds its table
+    key = (id(table), tier, problem_key(p))
     with _lock:
         plan = _plans.get(key)
     if plan is None:
