@@ -436,87 +436,133 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 
 #if CONVT_HAVE_WGMMA
 // ----------------------------------------------------------------------------
-// polyphase_wgmma_tf32: the same phases and plan, on Hopper's warpgroup MMA
+// polyphase_wgmma_tf32: the phases on Hopper's warpgroup MMA, each input row
+// staged once for all the taps that read it
 //
-// Two warpgroups (256 threads) per block compute a 128 x 128 tile of a
-// phase's GEMM, each 64 rows with wgmma.mma_async m64n128k8 (TF32 in,
-// float32 accumulate) while the next K tiles' cp.async loads land; both
-// operands are read by the tensor cores from shared memory, K-major, in
-// core matrices of 8 rows x 16 bytes without swizzling (tools/
-// wgmma_probe.cu established the layout and the descriptor's offsets on the
-// H100): element (row, k) of a BK-wide tile at
-//   ((row / 8) * (BK / 4) + k / 4) * 128 + (row % 8) * 16 + (k % 4) * 4 bytes.
-// A is gathered from x by 4-byte cp.async as in polyphase_kernel; B comes
-// from the weights repacked K-major, wk[g][tap][co (64-padded)][ci (4-padded)],
-// by 16-byte cp.async. The tensor cores read the top 19 bits of each float:
-// the weights are rounded to nearest when repacked, the gathered inputs are
-// truncated (an error of at most 2^-10 each, inside the tf32 tolerance).
+// The GEMM of a phase is turned around: output channels are wgmma's M (64
+// per warpgroup) and output positions its N (bn of them, one stretch of a
+// row along the innermost dimension: a segment). Within a phase the taps
+// that share their offsets along dimensions 0 and 1 (a tap row,
+// convt_phase_plan_rows) read one input row, each shifted by its own off[2]
+// along it; so the block stages that row's bn + span positions x bk input
+// channels once and every tap of the row is one wgmma over the same tile,
+// its operand descriptor started `shift` positions further. mma.sync's
+// implicit GEMM gathers A again for every tap (kb65: 7 taps per row).
+//
+// Both operands sit in shared memory K-major, in core matrices of 8 rows x
+// 16 bytes without swizzle (the layout tools/wgmma_probe.cu established on
+// the H100: LBO = distance between core matrices along K, SBO = along M/N):
+//   input tile  (position r, channel k) at (k/4)*(r_alloc*16) + r*16 + (k%4)*4
+//               rows evenly 16 bytes apart (SBO = 128), so a descriptor may
+//               start at any row: the tap's shift;
+//   weights     (channel co, channel k)  at ((co/8)*(bk/4) + k/4)*128 +
+//               (co%8)*16 + (k%4)*4, repacked K-major, wk[g][tap][co][ci].
+// The input tile is gathered by 4-byte cp.async (8 positions x 4 channels
+// per warp instruction: 4 sectors of 32 bytes read, 32 banks written), the
+// weights by 16-byte cp.async, stages deep. Two warpgroups per block: for
+// up to 64 output channels per group they take two segments (the weights
+// staged once for both), beyond that two 64-channel halves of one segment
+// (the input staged once for both). The tensor cores read the top 19 bits
+// of each float: the weights are rounded to nearest when repacked, the
+// inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
 
-/* Two consumer warpgroups, each 64 rows of the block's 128, both the whole
- * BN columns (wgmma m64n128k8 or m64n64k8): a B tile staged once feeds
- * both. BN is 128, or 64 for few output channels per group. */
-enum { WG_BM = 128, WG_BK = 32, WG_THREADS = 256, WG_ACC = 64 };
+enum { WG_THREADS = 256, WG_M = 64 };
 
-__device__ __forceinline__ int wg_core_offset(int row, int k)
-{
-    return ((row >> 3) * (WG_BK / 4) + (k >> 2)) * 128 + (row & 7) * 16 + (k & 3) * 4;
-}
+/* A phase's tap rows (rows[row_begin .. + nrows)) and its segments: rows
+ * of (image, q0, q1), each cut into segs_per_row stretches of bn positions. */
+struct wg_phase_segs {
+    int row_begin, nrows, segs_per_row, nsegs;
+};
 
-__device__ __forceinline__ uint64_t wg_descriptor(const void *smem)
+struct wg_args {
+    poly_args p;
+    const convt_phase_tap_row *rows;
+    const wg_phase_segs *segs;
+    int r_alloc; /* rows of a staged input tile: bn + the widest row's span, a multiple of 8 */
+    int ntw_max; /* most taps in one tap row: weight buffers per stage */
+    int co_rows; /* output channels of the repacked weights (a multiple of 64) */
+    int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
+};
+
+/* wgmma's shared-memory matrix descriptor, no swizzle: start address, LBO
+ * (between core matrices along K), SBO (along M or N), all in 16 bytes. */
+__device__ __forceinline__ uint64_t wg_descriptor(const void *smem, uint32_t lbo, uint32_t sbo)
 {
     const uint32_t addr = (uint32_t)__cvta_generic_to_shared(smem);
-    const uint64_t lbo = 128, sbo = (WG_BK / 4) * 128; /* along K, along M/N */
-    return (uint64_t)((addr >> 4) & 0x3fff) | ((lbo >> 4) & 0x3fff) << 16 |
-           ((sbo >> 4) & 0x3fff) << 32;
+    return (uint64_t)((addr >> 4) & 0x3fff) | (uint64_t)((lbo >> 4) & 0x3fff) << 16 |
+           (uint64_t)((sbo >> 4) & 0x3fff) << 32;
 }
 
-__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[WG_ACC], uint64_t da, uint64_t db)
+/* d += a * b for a warpgroup's 64 x N tile (N = 2 x the accumulators per
+ * thread), one K step of 8. */
+__device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     /* scale-d is a predicate: true, d += a*b (d starts at zero) */
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+                 "%32, %33, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
     __trap(); /* built without sm_90a: supports() keeps this from running */
 #endif
 }
 
-__device__ __forceinline__ void wgmma_m64n64k8_tf32(float (&d)[32], uint64_t da, uint64_t db)
+__device__ __forceinline__ void wgmma_tf32(float (&d)[64], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-        "%32, %33, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(da), "l"(db));
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "%64, %65, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
-    __trap();
+    __trap(); /* built without sm_90a: supports() keeps this from running */
 #endif
 }
 
-/* d += a * b for a warpgroup's 64 rows and BN columns. */
-__device__ __forceinline__ void wgmma_tile(float (&d)[32], uint64_t da, uint64_t db)
+__device__ __forceinline__ void wgmma_tf32(float (&d)[96], uint64_t da, uint64_t db)
 {
-    wgmma_m64n64k8_tf32(d, da, db);
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
+                 "%96, %97, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
 }
-__device__ __forceinline__ void wgmma_tile(float (&d)[64], uint64_t da, uint64_t db)
+
+__device__ __forceinline__ void wgmma_tf32(float (&d)[128], uint64_t da, uint64_t db)
 {
-    wgmma_m64n128k8_tf32(d, da, db);
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+                 "%128, %129, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-/* All but the newest group done: the previous K tile's buffer is free. */
+/* All but the newest group done: the previous stage's buffer is free. */
 __device__ __forceinline__ void wgmma_wait_prev() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 /* Stores of the generic proxy (cp.async among them) made visible to the
  * async proxy that wgmma reads shared memory through. */
@@ -539,133 +585,195 @@ __global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restri
     }
 }
 
-template <int WG_BN>
-__global__ void __launch_bounds__(WG_THREADS, 2)
-    polyphase_wgmma_kernel(poly_args a, const float *__restrict__ x, const float *__restrict__ wk,
+/* One of the block's segments: its (image, q0, q1) row and first position,
+ * q absolute; ok false past the phase's last segment. */
+struct wg_segment {
+    int n, q0, q1, p0;
+    bool ok;
+};
+
+__device__ __forceinline__ wg_segment wg_segment_of(const phase_desc &ph, const wg_phase_segs &sg,
+                                                    int seg, int bn)
+{
+    wg_segment s;
+    s.ok = seg < sg.nsegs;
+    const int c = s.ok ? seg : 0;
+    const int row = c / sg.segs_per_row;
+    s.p0 = (c % sg.segs_per_row) * bn + ph.q_min[2];
+    s.q1 = row % ph.q_count[1] + ph.q_min[1];
+    const int rest = row / ph.q_count[1];
+    s.q0 = rest % ph.q_count[0] + ph.q_min[0];
+    s.n = rest / ph.q_count[0];
+    return s;
+}
+
+template <int BN, int BK, int NSEG>
+__global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
+    polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
+    constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
+    constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
+    constexpr int KG = BK / 4;                /* 16-byte channel groups */
+    constexpr int PAIRS = NSEG * KG;          /* (segment, channel group) tiles to stage */
+    constexpr int RS = PAIRS >= 8 ? 1 : 8 / PAIRS; /* warps sharing one, by rows */
+    static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two segments or two channel halves");
+    static_assert(PAIRS * RS % 8 == 0, "input tile mapping");
+    const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
-    constexpr int A_BYTES = WG_BM * WG_BK * 4, B_BYTES = WG_BN * WG_BK * 4;
-    unsigned char *As = wg_smem;                                  /* [stages][A_BYTES] */
-    unsigned char *Bs = wg_smem + (size_t)a.stages * A_BYTES;     /* [stages][B_BYTES] */
+    const int r_alloc = wa.r_alloc;
+    const int in_bytes = BK * r_alloc * 4, wtap_bytes = W_ROWS * BK * 4;
+    const int stage_bytes = NSEG * in_bytes + wa.ntw_max * wtap_bytes;
 
-    const phase_desc &ph = a.phases[blockIdx.x % a.nphases];
-    const int m_tile = blockIdx.x / a.nphases;
-    if (m_tile >= ph.m_tiles)
+    /* blocks interleave the phases, as in polyphase_kernel */
+    const int pidx = blockIdx.x % a.nphases;
+    const phase_desc &ph = a.phases[pidx];
+    const wg_phase_segs sg = wa.segs[pidx];
+    const int seg0 = (blockIdx.x / a.nphases) * NSEG;
+    if (seg0 >= sg.nsegs)
         return;
-    const int m0 = m_tile * WG_BM, co0 = blockIdx.y * WG_BN, g = blockIdx.z;
-    const int tid = threadIdx.x;
-    const int ci_pad = (a.cin_g + 3) & ~3, co_rows = (a.cout_g + WG_BN - 1) / WG_BN * WG_BN;
+    const int co_blk = blockIdx.y * W_ROWS, g = blockIdx.z;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wg = tid / 128, wg_seg = wg % NSEG, wg_co = wg / NSEG;
+    wg_segment seg[NSEG];
+#pragma unroll
+    for (int s = 0; s < NSEG; s++)
+        seg[s] = wg_segment_of(ph, sg, seg0 + s, BN);
 
-    /* A: this thread's column (output row m) and its 16 channels k = a_k0 + 2j */
-    const int a_col = tid % WG_BM, a_k0 = tid / WG_BM;
-    const bool a_m_ok = m0 + a_col < ph.m_count;
-    int aq[3], n_img;
-    split_row(ph, a_m_ok ? m0 + a_col : 0, n_img, aq);
-    const float *a_base = x + ((int64_t)n_img * a.cin + (int64_t)g * a.cin_g + a_k0) * a.in_plane;
-    const int chunks = (a.cin_g + WG_BK - 1) / WG_BK;
-    const int ktiles = ph.ntaps * chunks;
+    const int chunks = (a.cin_g + BK - 1) / BK;
+    const int ktiles = sg.nrows * chunks;
+    const convt_phase_tap_row *rows = wa.rows + sg.row_begin;
 
-    int ld_tap = 0, ld_ci0 = 0;
-    const float *a_src = a_base;
-    bool a_ok = false;
-    const float *wtap = wk;
-    auto load_tile = [&](int buf) {
+    /* The loader walks K in order (tap row, then channel chunk). Per tap
+     * row and segment: the input row's start and whether it exists. */
+    int ld_row = 0, ld_ci0 = 0, ld_ntaps = 0, ld_tap_begin = 0;
+    const float *in_row[NSEG];
+    bool row_ok[NSEG];
+    int i2_first[NSEG];
+    auto load_stage = [&](int buf) {
+        unsigned char *st = wg_smem + (size_t)buf * stage_bytes;
         if (ld_ci0 == 0) {
-            const phase_tap tap = a.taps[ph.tap_begin + ld_tap];
-            const int i0 = aq[0] - tap.off[0], i1 = aq[1] - tap.off[1], i2 = aq[2] - tap.off[2];
-            a_ok = a_m_ok && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1] &&
-                   (unsigned)i2 < (unsigned)a.in[2];
-            a_src = a_base + (a_ok ? (i0 * a.in[1] + i1) * a.in[2] + i2 : 0);
-            wtap = wk + (((int64_t)g * a.ktaps + tap.lin) * co_rows + co0) * ci_pad;
-        }
-        unsigned char *adst = As + (size_t)buf * A_BYTES;
-        const int left = a.cin_g - ld_ci0;
-        const float *src = a_src;
+            const convt_phase_tap_row r = rows[ld_row];
+            ld_ntaps = r.ntaps;
+            ld_tap_begin = r.tap_begin;
 #pragma unroll
-        for (int j = 0; j < WG_BK * WG_BM / WG_THREADS; j++) {
-            const int k = a_k0 + (WG_THREADS / WG_BM) * j;
-            cp_async4((float *)(adst + wg_core_offset(a_col, k)), src, a_ok && k < left);
-            src += (WG_THREADS / WG_BM) * a.in_plane;
+            for (int s = 0; s < NSEG; s++) {
+                const int i0 = seg[s].q0 - r.off[0], i1 = seg[s].q1 - r.off[1];
+                row_ok[s] = seg[s].ok && (unsigned)i0 < (unsigned)a.in[0] &&
+                            (unsigned)i1 < (unsigned)a.in[1];
+                i2_first[s] = seg[s].p0 - r.off2_max;
+                in_row[s] = x + ((int64_t)seg[s].n * a.cin + (int64_t)g * a.cin_g) * a.in_plane +
+                            (row_ok[s] ? (i0 * a.in[1] + i1) * a.in[2] : 0);
+            }
         }
-        a_src += (int64_t)WG_BK * a.in_plane;
-        /* B: WG_BN rows (co) x 8 vectors of 4 channels */
-        unsigned char *bdst = Bs + (size_t)buf * B_BYTES;
+        /* input: warp -> (segment, channel group, row phase); lane -> 4
+         * channels x 8 positions */
 #pragma unroll
-        for (int u = 0; u < WG_BN * WG_BK / 4 / WG_THREADS; u++) {
-            const int v = tid + u * WG_THREADS, row = v / (WG_BK / 4), k4 = (v % (WG_BK / 4)) * 4;
-            const bool p = ld_ci0 + k4 < ci_pad;
-            cp_async16((float *)(bdst + wg_core_offset(row, k4)),
-                       wtap + (int64_t)row * ci_pad + ld_ci0 + (p ? k4 : 0), p);
+        for (int it = 0; it < PAIRS * RS / 8; it++) {
+            const int pr = warp + 8 * it;
+            const int s = pr / (KG * RS), kg = (pr / RS) % KG, rs = pr % RS;
+            /* selects, not indexing: s is the warp's, and an array indexed
+             * by it would live in local memory */
+            const bool s0 = NSEG == 1 || s == 0;
+            const int ci = ld_ci0 + kg * 4 + lane % 4;
+            const bool ch_ok = (s0 ? row_ok[0] : row_ok[NSEG - 1]) && ci < a.cin_g;
+            int r = lane / 4 + 8 * rs, i2 = (s0 ? i2_first[0] : i2_first[NSEG - 1]) + r;
+            const float *src = (s0 ? in_row[0] : in_row[NSEG - 1]) + (int64_t)(ch_ok ? ci : 0) * a.in_plane;
+            unsigned char *dst = st + s * in_bytes + kg * (r_alloc * 16) + (lane % 4) * 4;
+            for (; r < r_alloc; r += 8 * RS, i2 += 8 * RS)
+                cp_async4((float *)(dst + r * 16), src + i2, ch_ok && (unsigned)i2 < (unsigned)a.in[2]);
         }
-        ld_ci0 += WG_BK;
+        /* weights: every tap of the row, W_ROWS channels x KG vectors;
+         * 8 neighbouring lanes take 8 channels (8 different 16-byte bank
+         * groups) */
+        unsigned char *wdst = st + NSEG * in_bytes;
+        const int wvecs = ld_ntaps * W_ROWS * KG;
+        for (int v = tid; v < wvecs; v += WG_THREADS) {
+            const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
+            const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
+            const int lin = a.taps[ld_tap_begin + w].lin;
+            const bool p = ld_ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
+            const float *src = wk + (((int64_t)g * a.ktaps + lin) * wa.co_rows + co_blk + co) * wa.ci_pad +
+                               ld_ci0 + 4 * k4;
+            cp_async16((float *)(wdst + w * wtap_bytes + (rowhi * KG + k4) * 128 + row8 * 16), src, p);
+        }
+        ld_ci0 += BK;
         if (ld_ci0 >= a.cin_g) {
             ld_ci0 = 0;
-            ld_tap++;
+            ld_row++;
         }
     };
 
-    const int wg = tid / 128; /* this warpgroup's 64 rows of the block's 128 */
-    float d[WG_BN / 2];
+    float d[BN / 2];
 #pragma unroll
-    for (int r = 0; r < WG_BN / 2; r++)
+    for (int r = 0; r < BN / 2; r++)
         d[r] = 0.0f;
     const int stages = a.stages;
     for (int st = 0; st < stages - 1; st++) {
         if (st < ktiles)
-            load_tile(st);
+            load_stage(st);
         cp_async_commit();
     }
-    /* Tile kt's wgmma runs while tile kt+1's loads land: before the buffer
-     * of tile kt-1 is loaded again, that tile's wgmma must be done (wait
-     * for all but the newest group), in every warpgroup (the barrier). */
-    int buf = 0;
-    wgmma_fence();
+    /* Stage kt's wgmma run while stage kt+1's loads land; before a buffer
+     * is loaded again, the wgmma that read it must be done (wait for all
+     * but the newest group) in both warpgroups (the barrier). */
+    int buf = 0, cmp_row = 0, cmp_ci0 = 0;
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait(stages - 2);
         fence_proxy_async();
-        __syncthreads(); /* tile kt is in, for every thread */
-        const unsigned char *At = As + (size_t)buf * A_BYTES + wg * (A_BYTES / 2);
-        const unsigned char *Bt = Bs + (size_t)buf * B_BYTES;
+        __syncthreads(); /* stage kt is in, for every thread */
+        const unsigned char *st = wg_smem + (size_t)buf * stage_bytes;
+        const convt_phase_tap_row r = rows[cmp_row];
+        const unsigned char *in_t = st + wg_seg * in_bytes;
+        const unsigned char *w_t = st + NSEG * in_bytes + wg_co * (WG_M * BK * 4);
+        wgmma_fence();
+        for (int t = 0; t < r.ntaps; t++) {
+            const int shift = r.off2_max - a.taps[r.tap_begin + t].off[2];
 #pragma unroll
-        for (int kk = 0; kk < WG_BK; kk += 8)
-            wgmma_tile(d, wg_descriptor(At + wg_core_offset(0, kk)),
-                       wg_descriptor(Bt + wg_core_offset(0, kk)));
+            for (int kk = 0; kk < BK / 8; kk++)
+                wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 256, 128, KG * 128),
+                           wg_descriptor(in_t + shift * 16 + kk * 2 * (r_alloc * 16), r_alloc * 16, 128));
+        }
         wgmma_commit();
         wgmma_wait_prev();
-        __syncthreads(); /* tile kt-1's wgmma is done in both warpgroups */
+        __syncthreads(); /* stage kt-1's wgmma are done in both warpgroups */
         if (kt + stages - 1 < ktiles)
-            load_tile(buf == 0 ? stages - 1 : buf - 1);
+            load_stage(buf == 0 ? stages - 1 : buf - 1);
         cp_async_commit();
         buf = buf + 1 == stages ? 0 : buf + 1;
+        cmp_ci0 += BK;
+        if (cmp_ci0 >= a.cin_g) {
+            cmp_ci0 = 0;
+            cmp_row++;
+        }
     }
     wgmma_wait_all();
     cp_async_wait(0);
 
-    /* Epilogue: register r of thread t of a warpgroup holds row
-     * 16*(t/32) + (t%32)/4 + 8*((r/2)%2), column 8*(r/4) + 2*(t%4) + r%2
-     * (tools/wgmma_probe.cu). */
-    const int warp = (tid % 128) / 32, lane = tid % 32;
+    /* Epilogue: register r of thread t of a warpgroup holds M row (output
+     * channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column (position)
+     * 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). */
+    const wg_segment my = NSEG == 1 || wg_seg == 0 ? seg[0] : seg[NSEG - 1];
+    if (!my.ok)
+        return;
+    const int o0 = my.q0 * a.stride[0] + ph.ph[0] - a.pad[0];
+    const int o1 = my.q1 * a.stride[1] + ph.ph[1] - a.pad[1];
+    const int p_end = ph.q_min[2] + ph.q_count[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int m = m0 + 64 * wg + 16 * warp + lane / 4 + 8 * h;
-        if (m >= ph.m_count)
+        const int co = co_blk + wg_co * WG_M + 16 * (warp % 4) + lane / 4 + 8 * h;
+        if (co >= a.cout_g)
             continue;
-        int n, q[3], o[3];
-        split_row(ph, m, n, q);
+        const float b = bias ? bias[g * a.cout_g + co] : 0.0f;
+        float *yrow = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co) * a.out_plane +
+                      (o0 * a.out[1] + o1) * a.out[2];
 #pragma unroll
-        for (int dd = 0; dd < 3; dd++)
-            o[dd] = q[dd] * a.stride[dd] + ph.ph[dd] - a.pad[dd];
-        float *yrow = y + ((int64_t)n * a.cout + (int64_t)g * a.cout_g) * a.out_plane +
-                      (o[0] * a.out[1] + o[1]) * a.out[2] + o[2];
-#pragma unroll
-        for (int j = 0; j < WG_BN / 8; j++)
+        for (int j = 0; j < BN / 8; j++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
-                const int co = co0 + 8 * j + 2 * (lane % 4) + c;
-                if (co < a.cout_g)
-                    yrow[(int64_t)co * a.out_plane] =
-                        d[4 * j + 2 * h + c] + (bias ? bias[g * a.cout_g + co] : 0.0f);
+                const int q2 = my.p0 + 8 * j + 2 * (lane % 4) + c;
+                if (q2 < p_end)
+                    yrow[q2 * a.stride[2] + ph.ph[2] - a.pad[2]] = d[4 * j + 2 * h + c] + b;
             }
     }
 }
@@ -1067,32 +1175,120 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 
 /* The launch, decoded by name. */
 struct wg_knobs {
-    int64_t bn, stages;
+    int64_t bn, bk, stages;
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_polyphase_wgmma_tf32;
-    return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "stages")};
+    return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
+            convt_launch_get(v, l, "stages")};
 }
 
-static size_t wg_smem_bytes(int bn, int stages) { return (size_t)stages * (WG_BM + bn) * WG_BK * 4; }
+/* What the launch needs of the plan: the block's shape (two segments, or
+ * two 64-channel halves beyond 64 output channels per group), the staged
+ * tiles' sizes and the grid. */
+struct wg_geometry {
+    int nseg, r_alloc, ntw_max, co_rows, ci_pad;
+    int64_t units; /* blocks per phase: of the phase with most segments */
+    size_t smem;
+};
+
+static int64_t wg_segs_per_row(const convt_phase_desc *d, int bn)
+{
+    return ((int64_t)d->q_count[2] + bn - 1) / bn;
+}
+
+static int64_t wg_segs(const convt_problem *p, const convt_phase_desc *d, int bn)
+{
+    return p->n * (int64_t)d->q_count[0] * d->q_count[1] * wg_segs_per_row(d, bn);
+}
+
+/* 0, or -1 with the reason when the launch cannot run this shape. */
+static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
+                          const convt_phase_tap_row *rows, int nrows, wg_geometry *gm, char *why,
+                          size_t why_len)
+{
+    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    gm->nseg = cout_g > WG_M ? 1 : 2;
+    gm->co_rows = (int)round_up(cout_g, WG_M);
+    gm->ci_pad = (int)round_up(cin_g, 4);
+    int span = 0, ntw = 1;
+    for (int r = 0; r < nrows; r++) {
+        span = rows[r].off2_max - rows[r].off2_min > span ? rows[r].off2_max - rows[r].off2_min : span;
+        ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
+    }
+    gm->r_alloc = (int)round_up(k.bn + span, 8);
+    gm->ntw_max = ntw;
+    if (gm->r_alloc >= (1 << 14)) {
+        snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
+                 span);
+        return -1;
+    }
+    gm->units = 0;
+    for (int i = 0; i < pl->nphases; i++) {
+        const int64_t segs = wg_segs(p, &pl->phases[i], (int)k.bn);
+        if (segs > 0x7fffffff - 2) {
+            snprintf(why, why_len, "%lld segments in one phase: over 2^31", (long long)segs);
+            return -1;
+        }
+        const int64_t units = (segs + gm->nseg - 1) / gm->nseg;
+        gm->units = units > gm->units ? units : gm->units;
+    }
+    if (gm->units * pl->nphases > 0x7fffffff) {
+        snprintf(why, why_len, "more than 2^31-1 blocks");
+        return -1;
+    }
+    const int w_rows = WG_M * (2 / gm->nseg);
+    gm->smem = (size_t)k.stages * ((size_t)gm->nseg * k.bk * gm->r_alloc * 4 +
+                                   (size_t)gm->ntw_max * w_rows * k.bk * 4);
+    return 0;
+}
 
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
 {
+    (void)l;
     int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) *
-           (size_t)round_up(cout_g, wg_knobs_of(l).bn) * (size_t)round_up(cin_g, 4);
+           (size_t)round_up(cout_g, WG_M) * (size_t)round_up(cin_g, 4);
+}
+
+/* The plan, its tap rows and the geometry, or -1 with the reason. */
+static int wg_plan(const convt_problem *p, const wg_knobs &k, convt_phase_plan *pl,
+                   convt_phase_tap_row **rows, int **row_begin, wg_geometry *gm, char *why,
+                   size_t why_len)
+{
+    if (convt_phase_plan_make(p, (int)k.bn, pl, why, why_len))
+        return -1;
+    if (convt_phase_plan_rows(pl, rows, row_begin)) {
+        convt_phase_plan_free(pl);
+        snprintf(why, why_len, "out of host memory for the tap rows");
+        return -1;
+    }
+    if (wg_geometry_of(p, k, pl, *rows, (*row_begin)[pl->nphases], gm, why, why_len)) {
+        convt_phase_plan_free(pl);
+        free(*rows);
+        free(*row_begin);
+        return -1;
+    }
+    return 0;
 }
 
 static bool wg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                         char *why, size_t why_len)
 {
     const wg_knobs k = wg_knobs_of(l);
-    const int64_t stages = k.stages;
-    if (k.bn != 64 && k.bn != 128) {
-        snprintf(why, why_len, "bn = %lld must be 64 or 128 (the compiled tile widths)",
+    if (k.bn != 64 && k.bn != 128 && k.bn != 192 && k.bn != 256) {
+        snprintf(why, why_len, "bn = %lld must be 64, 128, 192 or 256 (the compiled wgmma widths)",
                  (long long)k.bn);
+        return false;
+    }
+    if (k.bk != 16 && k.bk != 32) {
+        snprintf(why, why_len, "bk = %lld must be 16 or 32", (long long)k.bk);
+        return false;
+    }
+    if (k.stages < 2 || k.stages > 4) {
+        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)k.stages);
         return false;
     }
     if (ctx->dev->cc_major != 9) {
@@ -1100,72 +1296,162 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    if (stages < 3 || stages > 4) {
-        /* 3 at least: tile kt-1's buffer stays read while tile kt+1 loads */
-        snprintf(why, why_len, "stages = %lld must be 3 or 4", (long long)stages);
+    if (!poly_sizes_fit(p, (int)k.bn, why, why_len))
+        return false;
+    convt_phase_plan pl;
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    wg_geometry gm;
+    if (wg_plan(p, k, &pl, &rows, &row_begin, &gm, why, why_len))
+        return false;
+    convt_phase_plan_free(&pl);
+    free(rows);
+    free(row_begin);
+    if (gm.smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len,
+                 "needs %.1f KiB of shared memory (%d taps in a row, %d positions staged), the "
+                 "device allows %.1f KiB",
+                 gm.smem / 1024.0, gm.ntw_max, gm.r_alloc, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
-    if (wg_smem_bytes((int)k.bn, (int)stages) > ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory, the device allows %.1f KiB",
-                 wg_smem_bytes((int)k.bn, (int)stages) / 1024.0,
-                 ctx->dev->smem_per_block_optin / 1024.0);
-        return false;
+    return true;
+}
+
+typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float *, float *);
+
+typedef struct wg_state {
+    poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
+    convt_phase_tap_row *d_rows;
+    wg_phase_segs *d_segs;
+    wg_args args;
+    wg_kernel_fn kernel;
+} wg_state;
+
+static void wg_release(void *state)
+{
+    wg_state *st = (wg_state *)state;
+    if (!st)
+        return;
+    cudaFree(st->d_rows);
+    cudaFree(st->d_segs);
+    cudaFree(st->base.d_phases);
+    cudaFree(st->base.d_taps);
+    free(st);
+}
+
+template <int BN, int BK>
+static wg_kernel_fn wg_kernel_for_nseg(int nseg)
+{
+    return nseg == 1 ? polyphase_wgmma_kernel<BN, BK, 1> : polyphase_wgmma_kernel<BN, BK, 2>;
+}
+
+template <int BN> static wg_kernel_fn wg_kernel_for_bk(int bk, int nseg)
+{
+    return bk == 16 ? wg_kernel_for_nseg<BN, 16>(nseg) : wg_kernel_for_nseg<BN, 32>(nseg);
+}
+
+/* The compiled kernel of (bn, bk, nseg); supports() has checked them. */
+static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
+{
+    switch (bn) {
+    case 64: return wg_kernel_for_bk<64>(bk, nseg);
+    case 128: return wg_kernel_for_bk<128>(bk, nseg);
+    case 192: return wg_kernel_for_bk<192>(bk, nseg);
+    default: return wg_kernel_for_bk<256>(bk, nseg);
     }
-    return poly_sizes_fit(p, WG_BM, why, why_len);
+}
+
+/* The plan, its tap rows and segments on the device (CUDA_TRY returns
+ * here; the caller releases what was made). */
+static int wg_upload(wg_state *st, const convt_phase_plan *pl, const convt_phase_tap_row *rows,
+                     int nrows, const wg_phase_segs *segs, convt_err *e)
+{
+    if (upload_plan(&st->base, pl, e))
+        return -1;
+    CUDA_TRY(cudaMalloc((void **)&st->d_rows, sizeof *rows * (size_t)(nrows ? nrows : 1)), e);
+    CUDA_TRY(cudaMalloc((void **)&st->d_segs, sizeof *segs * (size_t)(pl->nphases ? pl->nphases : 1)), e);
+    if (nrows)
+        CUDA_TRY(cudaMemcpy(st->d_rows, rows, sizeof *rows * (size_t)nrows, cudaMemcpyHostToDevice), e);
+    if (pl->nphases)
+        CUDA_TRY(cudaMemcpy(st->d_segs, segs, sizeof *segs * (size_t)pl->nphases,
+                            cudaMemcpyHostToDevice), e);
+    wg_args &a = st->args;
+    a.p.phases = st->base.d_phases;
+    a.p.taps = st->base.d_taps;
+    a.rows = st->d_rows;
+    a.segs = st->d_segs;
+    return 0;
 }
 
 static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
     (void)t, (void)ctx, (void)workspace;
-    convt_phase_plan pl;
-    char why[160];
-    if (convt_phase_plan_make(p, WG_BM, &pl, why, sizeof why))
-        return convt_fail(e, "%s", why);
-    poly_state *st = (poly_state *)calloc(1, sizeof *st);
-    if (!st) {
-        convt_phase_plan_free(&pl);
-        return convt_fail(e, "out of host memory");
-    }
     const wg_knobs k = wg_knobs_of(l);
-    const int bn = (int)k.bn;
-    poly_args &a = st->args;
-    a.nphases = pl.nphases;
-    a.cin = (int)p->cin;
-    a.cout = (int)p->cout;
-    a.cin_g = (int)(p->cin / p->groups);
-    a.cout_g = (int)(p->cout / p->groups);
-    a.co_pad = (int)round_up(a.cout_g, bn);
-    a.ktaps = (int)convt_taps(p);
-    convt_shape3 s = convt_problem_as_3d(p);
-    for (int d = 0; d < 3; d++) {
-        a.in[d] = (int)s.in[d];
-        a.out[d] = (int)s.out[d];
-        a.stride[d] = (int)s.stride[d];
-        a.pad[d] = (int)s.pad[d];
+    convt_phase_plan pl;
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    wg_geometry gm;
+    char why[160];
+    if (wg_plan(p, k, &pl, &rows, &row_begin, &gm, why, sizeof why))
+        return convt_fail(e, "%s", why);
+    wg_state *st = (wg_state *)calloc(1, sizeof *st);
+    wg_phase_segs *segs = (wg_phase_segs *)calloc((size_t)(pl.nphases ? pl.nphases : 1), sizeof *segs);
+    int rc = 0;
+    if (!st || !segs) {
+        rc = convt_fail(e, "out of host memory");
+        goto done;
     }
-    a.in_plane = s.in[0] * s.in[1] * s.in[2];
-    a.out_plane = s.out[0] * s.out[1] * s.out[2];
-    a.stages = (int)k.stages;
-    st->prefill = pl.prefill;
-    st->kernel = bn == 64 ? polyphase_wgmma_kernel<64> : polyphase_wgmma_kernel<128>;
-    st->grid = dim3((unsigned)pl.m_tiles * pl.nphases, (unsigned)((a.cout_g + bn - 1) / bn),
-                    (unsigned)p->groups);
-    st->threads = WG_THREADS;
-    st->smem = wg_smem_bytes(bn, a.stages);
-    int rc = upload_plan(st, &pl, e);
-    convt_phase_plan_free(&pl);
-    a.phases = st->d_phases;
-    a.taps = st->d_taps;
-    if (!rc) {
+    {
+        poly_args &a = st->args.p;
+        a.nphases = pl.nphases;
+        /* supports() has checked that every size fits an int */
+        a.cin = (int)p->cin;
+        a.cout = (int)p->cout;
+        a.cin_g = (int)(p->cin / p->groups);
+        a.cout_g = (int)(p->cout / p->groups);
+        a.co_pad = gm.co_rows;
+        a.ktaps = (int)convt_taps(p);
+        convt_shape3 s = convt_problem_as_3d(p);
+        for (int d = 0; d < 3; d++) {
+            a.in[d] = (int)s.in[d];
+            a.out[d] = (int)s.out[d];
+            a.stride[d] = (int)s.stride[d];
+            a.pad[d] = (int)s.pad[d];
+        }
+        a.in_plane = s.in[0] * s.in[1] * s.in[2];
+        a.out_plane = s.out[0] * s.out[1] * s.out[2];
+        a.stages = (int)k.stages;
+        for (int i = 0; i < pl.nphases; i++)
+            segs[i] = {row_begin[i], row_begin[i + 1] - row_begin[i],
+                       (int)wg_segs_per_row(&pl.phases[i], (int)k.bn),
+                       (int)wg_segs(p, &pl.phases[i], (int)k.bn)};
+        st->args.r_alloc = gm.r_alloc;
+        st->args.ntw_max = gm.ntw_max;
+        st->args.co_rows = gm.co_rows;
+        st->args.ci_pad = gm.ci_pad;
+        st->kernel = wg_kernel_for((int)k.bn, (int)k.bk, gm.nseg);
+        st->base.prefill = pl.prefill;
+        st->base.grid = dim3((unsigned)(gm.units * pl.nphases),
+                             (unsigned)((a.cout_g + WG_M * (2 / gm.nseg) - 1) / (WG_M * (2 / gm.nseg))),
+                             (unsigned)p->groups);
+        st->base.threads = WG_THREADS;
+        st->base.smem = gm.smem;
+        if ((rc = wg_upload(st, &pl, rows, row_begin[pl.nphases], segs, e)))
+            goto done;
         cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)st->smem);
+                                               (int)st->base.smem);
         if (err != cudaSuccess)
             rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
     }
+done:
+    convt_phase_plan_free(&pl);
+    free(rows);
+    free(row_begin);
+    free(segs);
     if (rc) {
-        poly_release(st);
+        wg_release(st);
         return -1;
     }
     *state = st;
@@ -1178,45 +1464,49 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)l;
-    const poly_state *st = (const poly_state *)state;
-    const poly_args &a = st->args;
+    const wg_state *st = (const wg_state *)state;
+    const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    int64_t ci_pad = round_up(a.cin_g, 4);
-    int64_t total = p->groups * a.ktaps * a.co_pad * ci_pad;
+    int64_t total = p->groups * a.ktaps * (int64_t)st->args.co_rows * st->args.ci_pad;
     int64_t blocks = (total + 255) / 256;
     pack_weights_kmajor<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
-        t->w, wk, a.cin_g, a.cout_g, ci_pad, a.co_pad, a.ktaps, total);
+        t->w, wk, a.cin_g, a.cout_g, st->args.ci_pad, st->args.co_rows, a.ktaps, total);
     CUDA_TRY_LAUNCH(e);
-    if (st->prefill && prefill_output(p, a, t, s, e))
+    if (st->base.prefill && prefill_output(p, a, t, s, e))
         return -1;
-    if (st->grid.x == 0)
-        return 0;
-    st->kernel<<<st->grid, st->threads, st->smem, s>>>(a, t->x, wk, t->b, t->y);
+    if (st->base.grid.x == 0)
+        return 0; /* an empty output, or no phase with taps */
+    st->kernel<<<st->base.grid, st->base.threads, st->base.smem, s>>>(st->args, t->x, wk, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .name = "polyphase_wgmma_tf32",
-    .summary = "stride phases as implicit GEMMs on Hopper's warpgroup MMA (wgmma TF32, 128 x 128 or 64 tiles of two warpgroups, operands K-major in shared memory by cp.async); sm_90a builds",
+    .summary = "stride phases on Hopper's warpgroup MMA (wgmma TF32): output channels x positions, each input row staged once for all its taps; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 2,
+    .n_knobs = 3,
     .knobs = {{.name = "bn",
-               .help = "output channels per block: 128 (m64n128k8), or 64 (m64n64k8) for few per group",
+               .help = "output positions per warpgroup (wgmma's N: 64, 128, 192, 256), one "
+                       "stretch of a row along the innermost dimension",
                .n_defaults = 2,
-               .defaults = {128, 64}},
+               .defaults = {128, 256}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (16 or 32)",
+               .n_defaults = 2,
+               .defaults = {16, 32}},
               {.name = "stages",
-               .help = "cp.async pipeline depth (3 or 4 shared-memory buffers of 24 or 32 KiB)",
-               .n_defaults = 2,
-               .defaults = {3, 4}}},
+               .help = "cp.async pipeline depth (2, 3 or 4 shared-memory buffers)",
+               .n_defaults = 1,
+               .defaults = {3}}},
     .supports = wg_supports,
     .workspace_size = wg_workspace,
     .prepare = wg_prepare,
     .launch = wg_launch,
-    .release = poly_release,
+    .release = wg_release,
     .describe = NULL,
 };
 #endif /* CONVT_HAVE_WGMMA */

@@ -3,7 +3,8 @@
  * one phase (kept, or left out as receiving no tap), at the q its residue
  * gives; every (output, tap) pair that contributes (convt_gather_src finds
  * an input in range) is listed exactly once in that output's phase, at the
- * offset that reads that input; every listed tap of a phase reaches its
+ * offset that reads that input; the tap rows partition each phase's taps
+ * (check_rows); every listed tap of a phase reaches its
  * outputs; and no output of a left-out phase has a contributing pair. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,44 @@ static const convt_phase_desc *phase_of(const convt_phase_plan *pl, const int64_
         }
     }
     return hit;
+}
+
+/* The tap rows partition each phase's taps in order, every tap of a row
+ * sharing its offsets along dimensions 0 and 1, its off[2] within the
+ * row's range, and two rows next to each other never share both offsets. */
+static void check_rows(const convt_phase_plan *pl)
+{
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    assert_int_equal(convt_phase_plan_rows(pl, &rows, &row_begin), 0);
+    for (int i = 0; i < pl->nphases; i++) {
+        const convt_phase_desc *d = &pl->phases[i];
+        int next = d->tap_begin;
+        for (int r = row_begin[i]; r < row_begin[i + 1]; r++) {
+            const convt_phase_tap_row *row = &rows[r];
+            assert_int_equal(row->tap_begin, next);
+            assert_true(row->ntaps >= 1);
+            int lo = row->off2_max, hi = row->off2_min;
+            for (int t = row->tap_begin; t < row->tap_begin + row->ntaps; t++) {
+                assert_int_equal(pl->taps[t].off[0], row->off[0]);
+                assert_int_equal(pl->taps[t].off[1], row->off[1]);
+                lo = pl->taps[t].off[2] < lo ? pl->taps[t].off[2] : lo;
+                hi = pl->taps[t].off[2] > hi ? pl->taps[t].off[2] : hi;
+            }
+            assert_int_equal(lo, row->off2_min);
+            assert_int_equal(hi, row->off2_max);
+            if (r > row_begin[i])
+                assert_false(rows[r - 1].off[0] == row->off[0] && rows[r - 1].off[1] == row->off[1]);
+            next += row->ntaps;
+        }
+        assert_int_equal(next, d->tap_begin + d->ntaps);
+    }
+    int listed = 0;
+    for (int r = 0; r < row_begin[pl->nphases]; r++)
+        listed += rows[r].ntaps;
+    assert_int_equal(listed, pl->ntaps_total);
+    free(rows);
+    free(row_begin);
 }
 
 static void check_plan(const convt_problem *p)
@@ -91,6 +130,7 @@ static void check_plan(const convt_problem *p)
     /* every output once: in a kept phase's rows, or in a left-out phase */
     assert_int_equal(covered + p->n * in_dropped, p->n * s.out[0] * s.out[1] * s.out[2]);
     assert_int_equal(pl.prefill, in_dropped > 0);
+    check_rows(&pl);
     convt_phase_plan_free(&pl);
 }
 

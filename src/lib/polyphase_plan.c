@@ -112,3 +112,41 @@ int convt_phase_plan_make(const convt_problem *p, int bm, convt_phase_plan *pl, 
     pl->m_tiles = (int)tiles;
     return 0;
 }
+
+int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows, int **row_begin)
+{
+    /* at most one row per tap */
+    *rows = (convt_phase_tap_row *)malloc(sizeof **rows * (size_t)(pl->ntaps_total ? pl->ntaps_total : 1));
+    *row_begin = (int *)malloc(sizeof **row_begin * (size_t)(pl->nphases + 1));
+    if (!*rows || !*row_begin) {
+        free(*rows);
+        free(*row_begin);
+        *rows = NULL;
+        *row_begin = NULL;
+        return -1;
+    }
+    int n = 0;
+    for (int i = 0; i < pl->nphases; i++) {
+        const convt_phase_desc *d = &pl->phases[i];
+        (*row_begin)[i] = n;
+        for (int t = d->tap_begin; t < d->tap_begin + d->ntaps; t++) {
+            const convt_phase_tap *tap = &pl->taps[t];
+            convt_phase_tap_row *r = n > (*row_begin)[i] ? &(*rows)[n - 1] : NULL;
+            if (r && r->off[0] == tap->off[0] && r->off[1] == tap->off[1]) {
+                r->ntaps++;
+                if (tap->off[2] < r->off2_min)
+                    r->off2_min = tap->off[2];
+                if (tap->off[2] > r->off2_max)
+                    r->off2_max = tap->off[2];
+                continue;
+            }
+            (*rows)[n++] = (convt_phase_tap_row){.off = {tap->off[0], tap->off[1]},
+                                                 .off2_min = tap->off[2],
+                                                 .off2_max = tap->off[2],
+                                                 .tap_begin = t,
+                                                 .ntaps = 1};
+        }
+    }
+    (*row_begin)[pl->nphases] = n;
+    return 0;
+}

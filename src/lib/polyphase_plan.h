@@ -48,6 +48,22 @@ int convt_phase_plan_make(const convt_problem *p, int bm, convt_phase_plan *pl, 
                           size_t why_len);
 void convt_phase_plan_free(convt_phase_plan *pl);
 
+/* A tap row of a phase: its taps that share the offsets along dimensions 0
+ * and 1 (taps[tap_begin .. tap_begin + ntaps), consecutive in the plan,
+ * off[2] increasing). They read one input row, each shifted by its own
+ * off[2]: polyphase_wgmma_tf32 stages the row once for all of them. */
+typedef struct convt_phase_tap_row {
+    int off[2];
+    int off2_min, off2_max;
+    int tap_begin, ntaps;
+} convt_phase_tap_row;
+
+/* The tap rows of every phase: rows[row_begin[i] .. row_begin[i + 1]) are
+ * phase i's, in its taps' order; row_begin has nphases + 1 entries. Both
+ * arrays are malloc'd (free them); 0, or -1 when out of memory. */
+int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows,
+                          int **row_begin);
+
 #ifdef __cplusplus
 }
 #endif
