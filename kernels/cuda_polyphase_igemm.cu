@@ -452,11 +452,18 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // Both operands sit in shared memory K-major, in core matrices of 8 rows x
 // 16 bytes without swizzle (the layout tools/wgmma_probe.cu established on
 // the H100: LBO = distance between core matrices along K, SBO = along M/N):
-//   input tile  (position r, channel k) at (k/4)*(r_alloc*16) + r*16 + (k%4)*4
-//               rows evenly 16 bytes apart (SBO = 128), so a descriptor may
-//               start at any row: the tap's shift;
-//   weights     (channel co, channel k)  at ((co/8)*(bk/4) + k/4)*128 +
-//               (co%8)*16 + (k%4)*4, repacked K-major, wk[g][tap][co][ci].
+// both with rows evenly 16 bytes apart (SBO = 128), so a descriptor may
+// start at any row (the input's: the tap's shift), and the K core matrices
+// lbo apart:
+//   input tile  (position r, channel k)   at (k/4)*b_lbo + r*16 + (k%4)*4,
+//               b_lbo = r_alloc*16 + kpad
+//   weights     (channel co, channel k)   at (k/4)*a_lbo + co*16 + (k%4)*4,
+//               a_lbo = channels*16 + kpad, repacked K-major beforehand
+//               (wk[g][tap][co][ci]).
+// kpad (0 or 64 bytes, a knob) puts the two K halves of a row in opposite
+// halves of the banks: with both a multiple of 128 bytes apart, Nsight
+// Compute counted 45% excess shared-memory wavefronts on kb64, where the
+// loaders' stores are conflict-free.
 // The input tile is gathered by 4-byte cp.async (8 positions x 4 channels
 // per warp instruction: 4 sectors of 32 bytes read, 32 banks written), the
 // weights by 16-byte cp.async, stages deep. Two warpgroups per block: for
@@ -482,6 +489,9 @@ struct wg_args {
     int ntw_max; /* most taps in one tap row: weight buffers per stage */
     int co_rows; /* output channels of the repacked weights (a multiple of 64) */
     int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
+    int rows_max, taps_max; /* most tap rows, taps in one phase: the tables in shared memory */
+    int tables_bytes;       /* their bytes, rounded up to 128: the stages start there */
+    int kpad;               /* bytes between K core matrices beyond the rows (knob kpad) */
 };
 
 /* wgmma's shared-memory matrix descriptor, no swizzle: start address, LBO
@@ -607,6 +617,36 @@ __device__ __forceinline__ wg_segment wg_segment_of(const phase_desc &ph, const 
     return s;
 }
 
+/* The staged stretch of one tap row's input row for one segment: x at
+ * channel 0 and position 0 of that row, and the first position staged: at
+ * or below p0 - off2_max, moved down so that it starts a 32-byte sector of
+ * x (unaligned, every 8 positions of a channel straddled two sectors: 2x
+ * the L2 traffic, Nsight Compute on kb64). ok: the row exists. */
+struct wg_input_row {
+    const float *base;
+    int first;
+    bool ok;
+};
+
+__device__ __forceinline__ wg_input_row wg_input_row_of(const poly_args &a, const float *x,
+                                                        const wg_segment &s,
+                                                        const convt_phase_tap_row &r, int g)
+{
+    const int i0 = s.q0 - r.off[0], i1 = s.q1 - r.off[1];
+    wg_input_row v;
+    v.ok = s.ok && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
+    const int64_t row = ((int64_t)s.n * a.cin + (int64_t)g * a.cin_g) * a.in_plane +
+                        (v.ok ? (i0 * a.in[1] + i1) * a.in[2] : 0);
+    const int want = s.p0 - r.off2_max;
+    v.first = want - (int)((row + want) & 7);
+    v.base = x + row;
+    return v;
+}
+
+/* The epilogue's staging, per warp: 16 output channels x 32 positions,
+ * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
+enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
+
 template <int BN, int BK, int NSEG>
 __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
@@ -619,10 +659,13 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     constexpr int RS = PAIRS >= 8 ? 1 : 8 / PAIRS; /* warps sharing one, by rows */
     static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two segments or two channel halves");
     static_assert(PAIRS * RS % 8 == 0, "input tile mapping");
+    static_assert(BN % WG_EPI_COLS == 0, "epilogue chunks");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
-    const int in_bytes = BK * r_alloc * 4, wtap_bytes = W_ROWS * BK * 4;
+    /* both tiles: rows 16 bytes apart, K core matrices b_lbo / a_lbo apart */
+    const int b_lbo = r_alloc * 16 + wa.kpad, a_lbo = W_ROWS * 16 + wa.kpad;
+    const int in_bytes = KG * b_lbo, wtap_bytes = KG * a_lbo;
     const int stage_bytes = NSEG * in_bytes + wa.ntw_max * wtap_bytes;
 
     /* blocks interleave the phases, as in polyphase_kernel */
@@ -639,32 +682,43 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
 #pragma unroll
     for (int s = 0; s < NSEG; s++)
         seg[s] = wg_segment_of(ph, sg, seg0 + s, BN);
+    const wg_segment my = NSEG == 1 || wg_seg == 0 ? seg[0] : seg[NSEG - 1];
+
+    /* The phase's tap rows and its taps' off[2] and weight index, in
+     * shared memory: read on every stage by the loader and the wgmma issue,
+     * where a global load each time stalled both (L1TEX scoreboard, 42% of
+     * the stalls on kb64). Rows' tap_begin becomes phase-local. */
+    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)wg_smem;
+    int *s_off2 = (int *)(s_rows + wa.rows_max), *s_lin = s_off2 + wa.taps_max;
+    for (int i = tid; i < sg.nrows; i += WG_THREADS) {
+        convt_phase_tap_row r = wa.rows[sg.row_begin + i];
+        r.tap_begin -= ph.tap_begin;
+        s_rows[i] = r;
+    }
+    for (int i = tid; i < ph.ntaps; i += WG_THREADS) {
+        const phase_tap t = a.taps[ph.tap_begin + i];
+        s_off2[i] = t.off[2];
+        s_lin[i] = t.lin;
+    }
+    __syncthreads();
+    unsigned char *stages_base = wg_smem + wa.tables_bytes;
 
     const int chunks = (a.cin_g + BK - 1) / BK;
     const int ktiles = sg.nrows * chunks;
-    const convt_phase_tap_row *rows = wa.rows + sg.row_begin;
 
-    /* The loader walks K in order (tap row, then channel chunk). Per tap
-     * row and segment: the input row's start and whether it exists. */
+    /* The loader walks K in order (tap row, then channel chunk), keeping
+     * its place and, per segment, the input row being staged. */
     int ld_row = 0, ld_ci0 = 0, ld_ntaps = 0, ld_tap_begin = 0;
-    const float *in_row[NSEG];
-    bool row_ok[NSEG];
-    int i2_first[NSEG];
+    wg_input_row in[NSEG];
     auto load_stage = [&](int buf) {
-        unsigned char *st = wg_smem + (size_t)buf * stage_bytes;
+        unsigned char *st = stages_base + (size_t)buf * stage_bytes;
         if (ld_ci0 == 0) {
-            const convt_phase_tap_row r = rows[ld_row];
+            const convt_phase_tap_row r = s_rows[ld_row];
             ld_ntaps = r.ntaps;
             ld_tap_begin = r.tap_begin;
 #pragma unroll
-            for (int s = 0; s < NSEG; s++) {
-                const int i0 = seg[s].q0 - r.off[0], i1 = seg[s].q1 - r.off[1];
-                row_ok[s] = seg[s].ok && (unsigned)i0 < (unsigned)a.in[0] &&
-                            (unsigned)i1 < (unsigned)a.in[1];
-                i2_first[s] = seg[s].p0 - r.off2_max;
-                in_row[s] = x + ((int64_t)seg[s].n * a.cin + (int64_t)g * a.cin_g) * a.in_plane +
-                            (row_ok[s] ? (i0 * a.in[1] + i1) * a.in[2] : 0);
-            }
+            for (int s = 0; s < NSEG; s++)
+                in[s] = wg_input_row_of(a, x, seg[s], r, g);
         }
         /* input: warp -> (segment, channel group, row phase); lane -> 4
          * channels x 8 positions */
@@ -672,14 +726,14 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         for (int it = 0; it < PAIRS * RS / 8; it++) {
             const int pr = warp + 8 * it;
             const int s = pr / (KG * RS), kg = (pr / RS) % KG, rs = pr % RS;
-            /* selects, not indexing: s is the warp's, and an array indexed
+            /* a select, not indexing: s is the warp's, and an array indexed
              * by it would live in local memory */
-            const bool s0 = NSEG == 1 || s == 0;
+            const wg_input_row &ir = NSEG == 1 || s == 0 ? in[0] : in[NSEG - 1];
             const int ci = ld_ci0 + kg * 4 + lane % 4;
-            const bool ch_ok = (s0 ? row_ok[0] : row_ok[NSEG - 1]) && ci < a.cin_g;
-            int r = lane / 4 + 8 * rs, i2 = (s0 ? i2_first[0] : i2_first[NSEG - 1]) + r;
-            const float *src = (s0 ? in_row[0] : in_row[NSEG - 1]) + (int64_t)(ch_ok ? ci : 0) * a.in_plane;
-            unsigned char *dst = st + s * in_bytes + kg * (r_alloc * 16) + (lane % 4) * 4;
+            const bool ch_ok = ir.ok && ci < a.cin_g;
+            int r = lane / 4 + 8 * rs, i2 = ir.first + r;
+            const float *src = ir.base + (int64_t)(ch_ok ? ci : 0) * a.in_plane;
+            unsigned char *dst = st + s * in_bytes + kg * b_lbo + (lane % 4) * 4;
             for (; r < r_alloc; r += 8 * RS, i2 += 8 * RS)
                 cp_async4((float *)(dst + r * 16), src + i2, ch_ok && (unsigned)i2 < (unsigned)a.in[2]);
         }
@@ -691,11 +745,10 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         for (int v = tid; v < wvecs; v += WG_THREADS) {
             const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
             const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
-            const int lin = a.taps[ld_tap_begin + w].lin;
             const bool p = ld_ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
-            const float *src = wk + (((int64_t)g * a.ktaps + lin) * wa.co_rows + co_blk + co) * wa.ci_pad +
-                               ld_ci0 + 4 * k4;
-            cp_async16((float *)(wdst + w * wtap_bytes + (rowhi * KG + k4) * 128 + row8 * 16), src, p);
+            const float *src = wk + (((int64_t)g * a.ktaps + s_lin[ld_tap_begin + w]) * wa.co_rows +
+                                     co_blk + co) * wa.ci_pad + ld_ci0 + 4 * k4;
+            cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src, p);
         }
         ld_ci0 += BK;
         if (ld_ci0 >= a.cin_g) {
@@ -722,17 +775,19 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         cp_async_wait(stages - 2);
         fence_proxy_async();
         __syncthreads(); /* stage kt is in, for every thread */
-        const unsigned char *st = wg_smem + (size_t)buf * stage_bytes;
-        const convt_phase_tap_row r = rows[cmp_row];
+        const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+        const convt_phase_tap_row r = s_rows[cmp_row];
+        /* output position p0 + j, tap t reads staged row j + p0 - off2(t) - first */
+        const int row_shift = my.p0 - wg_input_row_of(a, x, my, r, g).first;
         const unsigned char *in_t = st + wg_seg * in_bytes;
-        const unsigned char *w_t = st + NSEG * in_bytes + wg_co * (WG_M * BK * 4);
+        const unsigned char *w_t = st + NSEG * in_bytes + wg_co * (WG_M * 16);
         wgmma_fence();
         for (int t = 0; t < r.ntaps; t++) {
-            const int shift = r.off2_max - a.taps[r.tap_begin + t].off[2];
+            const int shift = row_shift - s_off2[r.tap_begin + t];
 #pragma unroll
             for (int kk = 0; kk < BK / 8; kk++)
-                wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 256, 128, KG * 128),
-                           wg_descriptor(in_t + shift * 16 + kk * 2 * (r_alloc * 16), r_alloc * 16, 128));
+                wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
+                           wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
         }
         wgmma_commit();
         wgmma_wait_prev();
@@ -749,32 +804,47 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     }
     wgmma_wait_all();
     cp_async_wait(0);
+    __syncthreads(); /* the stages' memory becomes the epilogue's */
 
     /* Epilogue: register r of thread t of a warpgroup holds M row (output
      * channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column (position)
-     * 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). */
-    const wg_segment my = NSEG == 1 || wg_seg == 0 ? seg[0] : seg[NSEG - 1];
+     * 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each warp's 16
+     * channels go through shared memory 32 positions at a time, so that a
+     * warp stores 32 neighbouring positions of one channel (128 bytes where
+     * the stride is 1); stored from the fragments directly, a warp wrote 8
+     * channels x 4 scattered floats (9 of 32 bytes per sector used, kb64). */
     if (!my.ok)
         return;
+    float *stage_w = (float *)(stages_base + warp * (16 * WG_EPI_PITCH * 4));
+    const int co_w = co_blk + wg_co * WG_M + 16 * (warp % 4);
     const int o0 = my.q0 * a.stride[0] + ph.ph[0] - a.pad[0];
     const int o1 = my.q1 * a.stride[1] + ph.ph[1] - a.pad[1];
     const int p_end = ph.q_min[2] + ph.q_count[2];
+    float *yw = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
+                (o0 * a.out[1] + o1) * a.out[2] + ph.ph[2] - a.pad[2];
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int co = co_blk + wg_co * WG_M + 16 * (warp % 4) + lane / 4 + 8 * h;
-        if (co >= a.cout_g)
-            continue;
-        const float b = bias ? bias[g * a.cout_g + co] : 0.0f;
-        float *yrow = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co) * a.out_plane +
-                      (o0 * a.out[1] + o1) * a.out[2];
+    for (int jc = 0; jc < BN / WG_EPI_COLS; jc++) {
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++)
+        for (int j = 0; j < WG_EPI_COLS / 8; j++)
 #pragma unroll
-            for (int c = 0; c < 2; c++) {
-                const int q2 = my.p0 + 8 * j + 2 * (lane % 4) + c;
-                if (q2 < p_end)
-                    yrow[q2 * a.stride[2] + ph.ph[2] - a.pad[2]] = d[4 * j + 2 * h + c] + b;
+            for (int h = 0; h < 2; h++) {
+                const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
+                *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
+                    make_float2(d[r], d[r + 1]);
             }
+        __syncwarp();
+        const int q2 = my.p0 + jc * WG_EPI_COLS + lane;
+        if (q2 < p_end) {
+            float *yq = yw + (int64_t)q2 * a.stride[2];
+#pragma unroll 4
+            for (int row = 0; row < 16; row++) {
+                const int co = co_w + row;
+                if (co < a.cout_g)
+                    yq[(int64_t)row * a.out_plane] =
+                        stage_w[row * WG_EPI_PITCH + lane] + (bias ? bias[g * a.cout_g + co] : 0.0f);
+            }
+        }
+        __syncwarp();
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -1175,21 +1245,21 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 
 /* The launch, decoded by name. */
 struct wg_knobs {
-    int64_t bn, bk, stages;
+    int64_t bn, bk, stages, kpad;
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_polyphase_wgmma_tf32;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
-            convt_launch_get(v, l, "stages")};
+            convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad")};
 }
 
 /* What the launch needs of the plan: the block's shape (two segments, or
  * two 64-channel halves beyond 64 output channels per group), the staged
  * tiles' sizes and the grid. */
 struct wg_geometry {
-    int nseg, r_alloc, ntw_max, co_rows, ci_pad;
+    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max, tables_bytes;
     int64_t units; /* blocks per phase: of the phase with most segments */
     size_t smem;
 };
@@ -1206,20 +1276,30 @@ static int64_t wg_segs(const convt_problem *p, const convt_phase_desc *d, int bn
 
 /* 0, or -1 with the reason when the launch cannot run this shape. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
-                          const convt_phase_tap_row *rows, int nrows, wg_geometry *gm, char *why,
-                          size_t why_len)
+                          const convt_phase_tap_row *rows, const int *row_begin, wg_geometry *gm,
+                          char *why, size_t why_len)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     gm->nseg = cout_g > WG_M ? 1 : 2;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     gm->ci_pad = (int)round_up(cin_g, 4);
     int span = 0, ntw = 1;
-    for (int r = 0; r < nrows; r++) {
+    for (int r = 0; r < row_begin[pl->nphases]; r++) {
         span = rows[r].off2_max - rows[r].off2_min > span ? rows[r].off2_max - rows[r].off2_min : span;
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
     }
-    gm->r_alloc = (int)round_up(k.bn + span, 8);
+    /* + 7: the staged stretch starts up to 7 positions early, sector-aligned */
+    gm->r_alloc = (int)round_up(k.bn + span + 7, 8);
     gm->ntw_max = ntw;
+    gm->rows_max = 1;
+    gm->taps_max = 1;
+    for (int i = 0; i < pl->nphases; i++) {
+        const int nr = row_begin[i + 1] - row_begin[i];
+        gm->rows_max = nr > gm->rows_max ? nr : gm->rows_max;
+        gm->taps_max = pl->phases[i].ntaps > gm->taps_max ? pl->phases[i].ntaps : gm->taps_max;
+    }
+    gm->tables_bytes = (int)round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
+                                         (int64_t)gm->taps_max * 8, 128);
     if (gm->r_alloc >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
                  span);
@@ -1240,8 +1320,11 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         return -1;
     }
     const int w_rows = WG_M * (2 / gm->nseg);
-    gm->smem = (size_t)k.stages * ((size_t)gm->nseg * k.bk * gm->r_alloc * 4 +
-                                   (size_t)gm->ntw_max * w_rows * k.bk * 4);
+    const size_t kg = (size_t)k.bk / 4;
+    const size_t pipeline = (size_t)k.stages * ((size_t)gm->nseg * kg * (gm->r_alloc * 16 + k.kpad) +
+                                                (size_t)gm->ntw_max * kg * (w_rows * 16 + k.kpad));
+    const size_t epilogue = WG_EPI_BYTES;
+    gm->smem = (size_t)gm->tables_bytes + (pipeline > epilogue ? pipeline : epilogue);
     return 0;
 }
 
@@ -1265,7 +1348,7 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, convt_phase_plan *
         snprintf(why, why_len, "out of host memory for the tap rows");
         return -1;
     }
-    if (wg_geometry_of(p, k, pl, *rows, (*row_begin)[pl->nphases], gm, why, why_len)) {
+    if (wg_geometry_of(p, k, pl, *rows, *row_begin, gm, why, why_len)) {
         convt_phase_plan_free(pl);
         free(*rows);
         free(*row_begin);
@@ -1289,6 +1372,10 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
     }
     if (k.stages < 2 || k.stages > 4) {
         snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)k.stages);
+        return false;
+    }
+    if (k.kpad != 0 && k.kpad != 64) {
+        snprintf(why, why_len, "kpad = %lld must be 0 or 64 (bytes)", (long long)k.kpad);
         return false;
     }
     if (ctx->dev->cc_major != 9) {
@@ -1430,6 +1517,10 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.ntw_max = gm.ntw_max;
         st->args.co_rows = gm.co_rows;
         st->args.ci_pad = gm.ci_pad;
+        st->args.rows_max = gm.rows_max;
+        st->args.taps_max = gm.taps_max;
+        st->args.tables_bytes = gm.tables_bytes;
+        st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for((int)k.bn, (int)k.bk, gm.nseg);
         st->base.prefill = pl.prefill;
         st->base.grid = dim3((unsigned)(gm.units * pl.nphases),
@@ -1488,7 +1579,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 3,
+    .n_knobs = 4,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 128, 192, 256), one "
                        "stretch of a row along the innermost dimension",
@@ -1501,7 +1592,12 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               {.name = "stages",
                .help = "cp.async pipeline depth (2, 3 or 4 shared-memory buffers)",
                .n_defaults = 1,
-               .defaults = {3}}},
+               .defaults = {3}},
+              {.name = "kpad",
+               .help = "bytes between the K halves of a staged row beyond the rows (0, or 64 to "
+                       "put them in opposite halves of the banks)",
+               .n_defaults = 1,
+               .defaults = {64}}},
     .supports = wg_supports,
     .workspace_size = wg_workspace,
     .prepare = wg_prepare,
