@@ -521,6 +521,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t da, uint64_t
 #endif
 }
 
+__device__ __forceinline__ void wgmma_tf32(float (&d)[48], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n96k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, "
+                 "%48, %49, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
 __device__ __forceinline__ void wgmma_tf32(float (&d)[64], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -537,6 +553,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[64], uint64_t da, uint64_t
 #endif
 }
 
+__device__ __forceinline__ void wgmma_tf32(float (&d)[80], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n160k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79}, "
+                 "%80, %81, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
 __device__ __forceinline__ void wgmma_tf32(float (&d)[96], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -546,6 +578,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[96], uint64_t da, uint64_t
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
                  "%96, %97, p, 1, 1;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
+__device__ __forceinline__ void wgmma_tf32(float (&d)[112], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n224k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111}, "
+                 "%112, %113, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
                  : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
@@ -820,6 +868,10 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     const int o0 = my.q0 * a.stride[0] + ph.ph[0] - a.pad[0];
     const int o1 = my.q1 * a.stride[1] + ph.ph[1] - a.pad[1];
     const int p_end = ph.q_min[2] + ph.q_count[2];
+    /* lane l holds the bias of the warp's channel l % 16, shuffled to the
+     * row being stored (one load per lane, not one per stored value) */
+    const int co_lane = co_w + lane % 16;
+    const float b_lane = bias && co_lane < a.cout_g ? bias[g * a.cout_g + co_lane] : 0.0f;
     float *yw = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
                 (o0 * a.out[1] + o1) * a.out[2] + ph.ph[2] - a.pad[2];
 #pragma unroll
@@ -834,15 +886,12 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
             }
         __syncwarp();
         const int q2 = my.p0 + jc * WG_EPI_COLS + lane;
-        if (q2 < p_end) {
-            float *yq = yw + (int64_t)q2 * a.stride[2];
+        float *yq = yw + (int64_t)q2 * a.stride[2];
 #pragma unroll 4
-            for (int row = 0; row < 16; row++) {
-                const int co = co_w + row;
-                if (co < a.cout_g)
-                    yq[(int64_t)row * a.out_plane] =
-                        stage_w[row * WG_EPI_PITCH + lane] + (bias ? bias[g * a.cout_g + co] : 0.0f);
-            }
+        for (int row = 0; row < 16; row++) {
+            const float b = __shfl_sync(0xffffffffu, b_lane, row);
+            if (q2 < p_end && co_w + row < a.cout_g)
+                yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
         }
         __syncwarp();
     }
@@ -1259,6 +1308,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l)
  * two 64-channel halves beyond 64 output channels per group), the staged
  * tiles' sizes and the grid. */
 struct wg_geometry {
+    int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
     int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max, tables_bytes;
     int64_t units; /* blocks per phase: of the phase with most segments */
     size_t smem;
@@ -1274,12 +1324,27 @@ static int64_t wg_segs(const convt_problem *p, const convt_phase_desc *d, int bn
     return p->n * (int64_t)d->q_count[0] * d->q_count[1] * wg_segs_per_row(d, bn);
 }
 
+/* bn = 0: the width that cuts the longest phase row into the fewest
+ * segments, and those as even as the widths (multiples of 32) allow: a
+ * row of 260 positions (kb69) is two segments of 160, where 256 computed
+ * 512 columns for it and 128 three of 128 (384). */
+static int wg_auto_width(const convt_phase_plan *pl)
+{
+    int64_t q2 = 1;
+    for (int i = 0; i < pl->nphases; i++)
+        q2 = pl->phases[i].q_count[2] > q2 ? pl->phases[i].q_count[2] : q2;
+    const int64_t segs = (q2 + 255) / 256;
+    const int64_t w = round_up((q2 + segs - 1) / segs, 32);
+    return (int)(w < 64 ? 64 : w);
+}
+
 /* 0, or -1 with the reason when the launch cannot run this shape. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
                           const convt_phase_tap_row *rows, const int *row_begin, wg_geometry *gm,
                           char *why, size_t why_len)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    gm->bn = k.bn ? (int)k.bn : wg_auto_width(pl);
     gm->nseg = cout_g > WG_M ? 1 : 2;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     gm->ci_pad = (int)round_up(cin_g, 4);
@@ -1289,7 +1354,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
     }
     /* + 7: the staged stretch starts up to 7 positions early, sector-aligned */
-    gm->r_alloc = (int)round_up(k.bn + span + 7, 8);
+    gm->r_alloc = (int)round_up(gm->bn + span + 7, 8);
     gm->ntw_max = ntw;
     gm->rows_max = 1;
     gm->taps_max = 1;
@@ -1307,7 +1372,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     }
     gm->units = 0;
     for (int i = 0; i < pl->nphases; i++) {
-        const int64_t segs = wg_segs(p, &pl->phases[i], (int)k.bn);
+        const int64_t segs = wg_segs(p, &pl->phases[i], gm->bn);
         if (segs > 0x7fffffff - 2) {
             snprintf(why, why_len, "%lld segments in one phase: over 2^31", (long long)segs);
             return -1;
@@ -1341,7 +1406,7 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, convt_phase_plan *
                    convt_phase_tap_row **rows, int **row_begin, wg_geometry *gm, char *why,
                    size_t why_len)
 {
-    if (convt_phase_plan_make(p, (int)k.bn, pl, why, why_len))
+    if (convt_phase_plan_make(p, WG_M, pl, why, why_len))
         return -1;
     if (convt_phase_plan_rows(pl, rows, row_begin)) {
         convt_phase_plan_free(pl);
@@ -1361,8 +1426,10 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const wg_knobs k = wg_knobs_of(l);
-    if (k.bn != 64 && k.bn != 128 && k.bn != 192 && k.bn != 256) {
-        snprintf(why, why_len, "bn = %lld must be 64, 128, 192 or 256 (the compiled wgmma widths)",
+    if (k.bn != 0 && (k.bn < 64 || k.bn > 256 || k.bn % 32 != 0)) {
+        snprintf(why, why_len,
+                 "bn = %lld must be 0 (chosen for the shape) or 64 to 256 in steps of 32 (the "
+                 "compiled wgmma widths)",
                  (long long)k.bn);
         return false;
     }
@@ -1383,7 +1450,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    if (!poly_sizes_fit(p, (int)k.bn, why, why_len))
+    if (!poly_sizes_fit(p, WG_M, why, why_len))
         return false;
     convt_phase_plan pl;
     convt_phase_tap_row *rows;
@@ -1442,8 +1509,11 @@ static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
 {
     switch (bn) {
     case 64: return wg_kernel_for_bk<64>(bk, nseg);
+    case 96: return wg_kernel_for_bk<96>(bk, nseg);
     case 128: return wg_kernel_for_bk<128>(bk, nseg);
+    case 160: return wg_kernel_for_bk<160>(bk, nseg);
     case 192: return wg_kernel_for_bk<192>(bk, nseg);
+    case 224: return wg_kernel_for_bk<224>(bk, nseg);
     default: return wg_kernel_for_bk<256>(bk, nseg);
     }
 }
@@ -1511,8 +1581,8 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         a.stages = (int)k.stages;
         for (int i = 0; i < pl.nphases; i++)
             segs[i] = {row_begin[i], row_begin[i + 1] - row_begin[i],
-                       (int)wg_segs_per_row(&pl.phases[i], (int)k.bn),
-                       (int)wg_segs(p, &pl.phases[i], (int)k.bn)};
+                       (int)wg_segs_per_row(&pl.phases[i], gm.bn),
+                       (int)wg_segs(p, &pl.phases[i], gm.bn)};
         st->args.r_alloc = gm.r_alloc;
         st->args.ntw_max = gm.ntw_max;
         st->args.co_rows = gm.co_rows;
@@ -1521,7 +1591,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.taps_max = gm.taps_max;
         st->args.tables_bytes = gm.tables_bytes;
         st->args.kpad = (int)k.kpad;
-        st->kernel = wg_kernel_for((int)k.bn, (int)k.bk, gm.nseg);
+        st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
         st->base.prefill = pl.prefill;
         st->base.grid = dim3((unsigned)(gm.units * pl.nphases),
                              (unsigned)((a.cout_g + WG_M * (2 / gm.nseg) - 1) / (WG_M * (2 / gm.nseg))),
@@ -1581,10 +1651,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .deterministic = true,
     .n_knobs = 4,
     .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup (wgmma's N: 64, 128, 192, 256), one "
-                       "stretch of a row along the innermost dimension",
+               .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 32), "
+                       "one stretch of a row along the innermost dimension; 0: the width that "
+                       "cuts the longest row into the fewest, most even stretches",
                .n_defaults = 2,
-               .defaults = {128, 256}},
+               .defaults = {0, 128}},
               {.name = "bk",
                .help = "input channels staged per pipeline stage (16 or 32)",
                .n_defaults = 2,
