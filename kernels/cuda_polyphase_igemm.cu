@@ -521,6 +521,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[32], uint64_t da, uint64_t
 #endif
 }
 
+__device__ __forceinline__ void wgmma_tf32(float (&d)[40], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n80k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, "
+                 "%40, %41, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
 __device__ __forceinline__ void wgmma_tf32(float (&d)[48], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -530,6 +546,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[48], uint64_t da, uint64_t
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, "
                  "%48, %49, p, 1, 1;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
+__device__ __forceinline__ void wgmma_tf32(float (&d)[56], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n112k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}, "
+                 "%56, %57, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
                  : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
@@ -553,6 +585,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[64], uint64_t da, uint64_t
 #endif
 }
 
+__device__ __forceinline__ void wgmma_tf32(float (&d)[72], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n144k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, "
+                 "%72, %73, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
 __device__ __forceinline__ void wgmma_tf32(float (&d)[80], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -562,6 +610,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[80], uint64_t da, uint64_t
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79}, "
                  "%80, %81, p, 1, 1;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
+__device__ __forceinline__ void wgmma_tf32(float (&d)[88], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n176k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, "
+                 "%88, %89, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
                  : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
@@ -585,6 +649,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[96], uint64_t da, uint64_t
 #endif
 }
 
+__device__ __forceinline__ void wgmma_tf32(float (&d)[104], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n208k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103}, "
+                 "%104, %105, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
 __device__ __forceinline__ void wgmma_tf32(float (&d)[112], uint64_t da, uint64_t db)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -594,6 +674,22 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[112], uint64_t da, uint64_
                  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111}, "
                  "%112, %113, p, 1, 1;\n}\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+                 : "l"(da), "l"(db));
+#else
+    (void)d, (void)da, (void)db;
+    __trap(); /* built without sm_90a: supports() keeps this from running */
+#endif
+}
+
+__device__ __forceinline__ void wgmma_tf32(float (&d)[120], uint64_t da, uint64_t db)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    /* scale-d is a predicate: true, d += a*b (d starts at zero) */
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n240k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119}, "
+                 "%120, %121, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
                  : "l"(da), "l"(db));
 #else
     (void)d, (void)da, (void)db;
@@ -707,7 +803,7 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     constexpr int RS = PAIRS >= 8 ? 1 : 8 / PAIRS; /* warps sharing one, by rows */
     static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two segments or two channel halves");
     static_assert(PAIRS * RS % 8 == 0, "input tile mapping");
-    static_assert(BN % WG_EPI_COLS == 0, "epilogue chunks");
+    static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -809,20 +905,27 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
 #pragma unroll
     for (int r = 0; r < BN / 2; r++)
         d[r] = 0.0f;
-    const int stages = a.stages;
-    for (int st = 0; st < stages - 1; st++) {
+    /* One barrier per stage. Stage kt+P (P = stages - 2 ahead) is loaded
+     * into the buffer of stage kt-2, whose wgmma every warpgroup has waited
+     * for before the barrier; stage kt's wgmma are then issued behind
+     * kt-1's, and the wait for all but the newest group frees kt-1's
+     * buffer for the next stage. Loads and wgmma of several stages are in
+     * flight at once; with a barrier before the loads and another after
+     * the wgmma (v6), every stage drained the loads' issue first. */
+    const int stages = a.stages, ahead = stages - 2;
+    for (int st = 0; st < ahead; st++) {
         if (st < ktiles)
             load_stage(st);
         cp_async_commit();
     }
-    /* Stage kt's wgmma run while stage kt+1's loads land; before a buffer
-     * is loaded again, the wgmma that read it must be done (wait for all
-     * but the newest group) in both warpgroups (the barrier). */
     int buf = 0, cmp_row = 0, cmp_ci0 = 0;
     for (int kt = 0; kt < ktiles; kt++) {
-        cp_async_wait(stages - 2);
+        cp_async_wait(ahead - 1);
         fence_proxy_async();
-        __syncthreads(); /* stage kt is in, for every thread */
+        __syncthreads(); /* stage kt is in; stage kt-2's wgmma are done everywhere */
+        if (kt + ahead < ktiles)
+            load_stage((kt + ahead) % stages);
+        cp_async_commit();
         const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
         const convt_phase_tap_row r = s_rows[cmp_row];
         /* output position p0 + j, tap t reads staged row j + p0 - off2(t) - first */
@@ -838,11 +941,7 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
                            wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
         }
         wgmma_commit();
-        wgmma_wait_prev();
-        __syncthreads(); /* stage kt-1's wgmma are done in both warpgroups */
-        if (kt + stages - 1 < ktiles)
-            load_stage(buf == 0 ? stages - 1 : buf - 1);
-        cp_async_commit();
+        wgmma_wait_prev(); /* stage kt-1's wgmma are done in this warpgroup */
         buf = buf + 1 == stages ? 0 : buf + 1;
         cmp_ci0 += BK;
         if (cmp_ci0 >= a.cin_g) {
@@ -875,9 +974,13 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     float *yw = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
                 (o0 * a.out[1] + o1) * a.out[2] + ph.ph[2] - a.pad[2];
 #pragma unroll
-    for (int jc = 0; jc < BN / WG_EPI_COLS; jc++) {
+    for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
+        /* the last chunk of a width that is no multiple of 32 is 16 wide */
+        constexpr int full = BN / WG_EPI_COLS;
+        const int cols = jc < full ? WG_EPI_COLS : BN - full * WG_EPI_COLS;
 #pragma unroll
         for (int j = 0; j < WG_EPI_COLS / 8; j++)
+            if (8 * j < cols)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
@@ -890,7 +993,7 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
 #pragma unroll 4
         for (int row = 0; row < 16; row++) {
             const float b = __shfl_sync(0xffffffffu, b_lane, row);
-            if (q2 < p_end && co_w + row < a.cout_g)
+            if (lane < cols && q2 < p_end && co_w + row < a.cout_g)
                 yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
         }
         __syncwarp();
@@ -1325,16 +1428,17 @@ static int64_t wg_segs(const convt_problem *p, const convt_phase_desc *d, int bn
 }
 
 /* bn = 0: the width that cuts the longest phase row into the fewest
- * segments, and those as even as the widths (multiples of 32) allow: a
- * row of 260 positions (kb69) is two segments of 160, where 256 computed
- * 512 columns for it and 128 three of 128 (384). */
+ * segments, and those as even as the widths (multiples of 16) allow: a
+ * row of 260 positions (kb69) is two segments of 144, where 256 computed
+ * 512 columns for it and 128 three of 128 (384); one of 68 (kb68) is one
+ * segment of 80. */
 static int wg_auto_width(const convt_phase_plan *pl)
 {
     int64_t q2 = 1;
     for (int i = 0; i < pl->nphases; i++)
         q2 = pl->phases[i].q_count[2] > q2 ? pl->phases[i].q_count[2] : q2;
     const int64_t segs = (q2 + 255) / 256;
-    const int64_t w = round_up((q2 + segs - 1) / segs, 32);
+    const int64_t w = round_up((q2 + segs - 1) / segs, 16);
     return (int)(w < 64 ? 64 : w);
 }
 
@@ -1426,9 +1530,9 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const wg_knobs k = wg_knobs_of(l);
-    if (k.bn != 0 && (k.bn < 64 || k.bn > 256 || k.bn % 32 != 0)) {
+    if (k.bn != 0 && (k.bn < 64 || k.bn > 256 || k.bn % 16 != 0)) {
         snprintf(why, why_len,
-                 "bn = %lld must be 0 (chosen for the shape) or 64 to 256 in steps of 32 (the "
+                 "bn = %lld must be 0 (chosen for the shape) or 64 to 256 in steps of 16 (the "
                  "compiled wgmma widths)",
                  (long long)k.bn);
         return false;
@@ -1437,8 +1541,9 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
         snprintf(why, why_len, "bk = %lld must be 16 or 32", (long long)k.bk);
         return false;
     }
-    if (k.stages < 2 || k.stages > 4) {
-        snprintf(why, why_len, "stages = %lld must be 2, 3 or 4", (long long)k.stages);
+    if (k.stages < 3 || k.stages > 5) {
+        /* stage kt+stages-2 loads while kt-1's wgmma may still read */
+        snprintf(why, why_len, "stages = %lld must be 3, 4 or 5", (long long)k.stages);
         return false;
     }
     if (k.kpad != 0 && k.kpad != 64) {
@@ -1509,11 +1614,17 @@ static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
 {
     switch (bn) {
     case 64: return wg_kernel_for_bk<64>(bk, nseg);
+    case 80: return wg_kernel_for_bk<80>(bk, nseg);
     case 96: return wg_kernel_for_bk<96>(bk, nseg);
+    case 112: return wg_kernel_for_bk<112>(bk, nseg);
     case 128: return wg_kernel_for_bk<128>(bk, nseg);
+    case 144: return wg_kernel_for_bk<144>(bk, nseg);
     case 160: return wg_kernel_for_bk<160>(bk, nseg);
+    case 176: return wg_kernel_for_bk<176>(bk, nseg);
     case 192: return wg_kernel_for_bk<192>(bk, nseg);
+    case 208: return wg_kernel_for_bk<208>(bk, nseg);
     case 224: return wg_kernel_for_bk<224>(bk, nseg);
+    case 240: return wg_kernel_for_bk<240>(bk, nseg);
     default: return wg_kernel_for_bk<256>(bk, nseg);
     }
 }
@@ -1651,7 +1762,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .deterministic = true,
     .n_knobs = 4,
     .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 32), "
+               .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16), "
                        "one stretch of a row along the innermost dimension; 0: the width that "
                        "cuts the longest row into the fewest, most even stretches",
                .n_defaults = 2,
@@ -1661,7 +1772,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .n_defaults = 2,
                .defaults = {16, 32}},
               {.name = "stages",
-               .help = "cp.async pipeline depth (2, 3 or 4 shared-memory buffers)",
+               .help = "shared-memory buffers (3, 4 or 5): stages - 2 are loaded ahead of the "
+                       "one the wgmma read",
                .n_defaults = 1,
                .defaults = {3}},
               {.name = "kpad",

@@ -14,6 +14,8 @@
 /* An H100 as cudaGetDeviceProperties describes it. */
 static const convt_device_info h100 = {.name = "described H100",
                                        .backend = CONVT_BACKEND_CUDA,
+                                       .cc_major = 9,
+                                       .cc_minor = 0,
                                        .sm_count = 132,
                                        .max_threads_per_block = 1024,
                                        .smem_per_block = 48 * 1024,
@@ -100,6 +102,24 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_igemm_tf32", &tall, NULL, 0, ws, "output positions in one stride phase");
     refuses("polyphase_igemm_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     refuses("polyphase_igemm_3xtf32", &p, "stages", 5, ws, "stages = 5 must be 2, 3 or 4");
+    /* sm_90a builds only */
+    refuses("polyphase_wgmma_tf32", &p, "bn", 100, ws, "bn = 100 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
+    refuses("polyphase_wgmma_tf32", &p, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_tf32", &p, "stages", 2, ws, "stages = 2 must be 3, 4 or 5");
+    refuses("polyphase_wgmma_tf32", &p, "kpad", 32, ws, "kpad = 32 must be 0 or 64");
+    convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
+    long_k.k[1] = 31, long_k.cout = 128;
+    refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps in a row");
+    const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
+    if (wg) {
+        convt_device_info a100 = h100;
+        a100.cc_major = 8;
+        convt_context ctx = {.dev = &a100, .workspace_limit = ws};
+        convt_launch l = convt_launch_first_default(wg);
+        char why[512] = "";
+        assert_false(wg->supports(&p, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "this device is 8.0"));
+    }
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
     refuses("im2col_gemm_tf32", &p, "block", 31, ws, "block = 31");
     refuses("direct_grouped", &p, "outs", 3, ws, "outs = 3 must be 2, 4 or 8");
