@@ -1196,6 +1196,31 @@ static int upload_plan(poly_state *st, const convt_phase_plan *pl, convt_err *e)
     return 0;
 }
 
+/* The kernels' sizes of a shape (supports() has checked that each fits an
+ * int); the device pointers are filled in once the plan is uploaded. */
+static poly_args poly_args_of(const convt_problem *p, int nphases, int co_pad, int stages)
+{
+    poly_args a = {};
+    a.nphases = nphases;
+    a.cin = (int)p->cin;
+    a.cout = (int)p->cout;
+    a.cin_g = (int)(p->cin / p->groups);
+    a.cout_g = (int)(p->cout / p->groups);
+    a.co_pad = co_pad;
+    a.ktaps = (int)convt_taps(p);
+    convt_shape3 s = convt_problem_as_3d(p);
+    for (int d = 0; d < 3; d++) {
+        a.in[d] = (int)s.in[d];
+        a.out[d] = (int)s.out[d];
+        a.stride[d] = (int)s.stride[d];
+        a.pad[d] = (int)s.pad[d];
+    }
+    a.in_plane = s.in[0] * s.in[1] * s.in[2];
+    a.out_plane = s.out[0] * s.out[1] * s.out[2];
+    a.stages = stages;
+    return a;
+}
+
 static int poly_prepare_common(const convt_problem *p, const convt_launch *l, void **state,
                                bool split3, convt_err *e)
 {
@@ -1212,24 +1237,7 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
         return convt_fail(e, "out of host memory");
     }
     poly_args &a = st->args;
-    a.nphases = pl.nphases;
-    /* supports() has checked that every size fits an int */
-    a.cin = (int)p->cin;
-    a.cout = (int)p->cout;
-    a.cin_g = (int)(p->cin / p->groups);
-    a.cout_g = (int)(p->cout / p->groups);
-    a.co_pad = (int)round_up(a.cout_g, 4);
-    a.ktaps = (int)convt_taps(p);
-    convt_shape3 s = convt_problem_as_3d(p);
-    for (int d = 0; d < 3; d++) {
-        a.in[d] = (int)s.in[d];
-        a.out[d] = (int)s.out[d];
-        a.stride[d] = (int)s.stride[d];
-        a.pad[d] = (int)s.pad[d];
-    }
-    a.in_plane = s.in[0] * s.in[1] * s.in[2];
-    a.out_plane = s.out[0] * s.out[1] * s.out[2];
-    a.stages = (int)k.stages;
+    a = poly_args_of(p, pl.nphases, (int)round_up(p->cout / p->groups, 4), (int)k.stages);
     st->split3 = split3;
     st->prefill = pl.prefill;
     st->kernel = split3 ? kernel_for<true>(tile, bk) : kernel_for<false>(tile, bk);
@@ -1672,24 +1680,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
     }
     {
         poly_args &a = st->args.p;
-        a.nphases = pl.nphases;
-        /* supports() has checked that every size fits an int */
-        a.cin = (int)p->cin;
-        a.cout = (int)p->cout;
-        a.cin_g = (int)(p->cin / p->groups);
-        a.cout_g = (int)(p->cout / p->groups);
-        a.co_pad = gm.co_rows;
-        a.ktaps = (int)convt_taps(p);
-        convt_shape3 s = convt_problem_as_3d(p);
-        for (int d = 0; d < 3; d++) {
-            a.in[d] = (int)s.in[d];
-            a.out[d] = (int)s.out[d];
-            a.stride[d] = (int)s.stride[d];
-            a.pad[d] = (int)s.pad[d];
-        }
-        a.in_plane = s.in[0] * s.in[1] * s.in[2];
-        a.out_plane = s.out[0] * s.out[1] * s.out[2];
-        a.stages = (int)k.stages;
+        a = poly_args_of(p, pl.nphases, gm.co_rows, (int)k.stages);
         for (int i = 0; i < pl.nphases; i++)
             segs[i] = {row_begin[i], row_begin[i + 1] - row_begin[i],
                        (int)wg_segs_per_row(&pl.phases[i], gm.bn),
