@@ -1062,12 +1062,19 @@ static poly_knobs poly_knobs_of(const convt_launch *l)
 }
 
 /* Whether the shape's sizes fit the kernels' 32-bit index arithmetic and
- * the grid, with M tiles of bm rows (both polyphase kernels). */
-static bool poly_sizes_fit(const convt_problem *p, int bm, char *why, size_t why_len)
+ * the grid, with M tiles of bm rows and blocks of co_block output channels
+ * (both polyphase kernels). */
+static bool poly_sizes_fit(const convt_problem *p, int bm, int co_block, char *why, size_t why_len)
 {
     if (p->groups > 65535) {
         snprintf(why, why_len, "groups = %lld exceeds the grid's z limit 65535",
                  (long long)p->groups);
+        return false;
+    }
+    const int64_t co_blocks = (p->cout / p->groups + co_block - 1) / co_block;
+    if (co_blocks > 65535) {
+        snprintf(why, why_len, "%lld blocks of %d output channels exceed the grid's y limit 65535",
+                 (long long)co_blocks, co_block);
         return false;
     }
     convt_shape3 s = convt_problem_as_3d(p);
@@ -1098,6 +1105,15 @@ static bool poly_sizes_fit(const convt_problem *p, int bm, char *why, size_t why
         snprintf(why, why_len, "channels x taps over 2^31");
         return false;
     }
+    /* the taps' offsets (k*dil - ph) / stride, the positions q (o + pad - ph)
+     * / stride and their differences are ints: a dilation or padding near
+     * 2^30 wrapped them (polyphase_wgmma_tf32 read the wrong rows) */
+    for (int d = 0; d < 3; d++)
+        if ((s.k[d] - 1) * s.dil[d] + s.pad[d] + s.out[d] + 2 * s.stride[d] > lim) {
+            snprintf(why, why_len,
+                     "dimension %d: (k - 1) x dilation + padding + output size over 2^31", d);
+            return false;
+        }
     if ((phase_rows / bm + 2) * sp > 0x7fffffff) {
         snprintf(why, why_len, "more than 2^31-1 M tiles");
         return false;
@@ -1135,7 +1151,7 @@ static bool poly_supports_common(const convt_problem *p, const convt_launch *l,
                  "would spill)", (long long)tile);
         return false;
     }
-    return poly_sizes_fit(p, ts.bm, why, why_len);
+    return poly_sizes_fit(p, ts.bm, ts.bn, why, why_len);
 }
 
 static bool poly_supports_tf32(const convt_problem *p, const convt_launch *l,
@@ -1420,7 +1436,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l)
  * tiles' sizes and the grid. */
 struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
-    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max, tables_bytes;
+    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max;
+    int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
     int64_t units; /* blocks per phase: of the phase with most segments */
     size_t smem;
 };
@@ -1475,8 +1492,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         gm->rows_max = nr > gm->rows_max ? nr : gm->rows_max;
         gm->taps_max = pl->phases[i].ntaps > gm->taps_max ? pl->phases[i].ntaps : gm->taps_max;
     }
-    gm->tables_bytes = (int)round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
-                                         (int64_t)gm->taps_max * 8, 128);
+    gm->tables_bytes = round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
+                                    (int64_t)gm->taps_max * 8, 128);
     if (gm->r_alloc >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
                  span);
@@ -1563,7 +1580,8 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    if (!poly_sizes_fit(p, WG_M, why, why_len))
+    /* blocks of 128 output channels beyond 64 per group (wg_geometry_of) */
+    if (!poly_sizes_fit(p, WG_M, p->cout / p->groups > WG_M ? 2 * WG_M : WG_M, why, why_len))
         return false;
     convt_phase_plan pl;
     convt_phase_tap_row *rows;
@@ -1691,7 +1709,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.ci_pad = gm.ci_pad;
         st->args.rows_max = gm.rows_max;
         st->args.taps_max = gm.taps_max;
-        st->args.tables_bytes = gm.tables_bytes;
+        st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
         st->base.prefill = pl.prefill;

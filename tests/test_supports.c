@@ -102,6 +102,18 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_igemm_tf32", &tall, NULL, 0, ws, "output positions in one stride phase");
     refuses("polyphase_igemm_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     refuses("polyphase_igemm_3xtf32", &p, "stages", 5, ws, "stages = 5 must be 2, 3 or 4");
+    /* offsets of ~2^30 wrapped the kernels' ints (a reviewer's input: the
+     * wgmma kernel read the wrong rows, 4080 of 4096 outputs wrong) */
+    convt_problem far = convt_problem_default(1);
+    far.n = 1, far.cin = far.cout = 16, far.in[0] = 256, far.k[0] = 3;
+    far.dil[0] = (int64_t)1 << 30, far.pad[0] = (int64_t)1 << 30; /* out = 256 */
+    const char *far_why = "(k - 1) x dilation + padding + output size over 2^31";
+    refuses("polyphase_igemm_tf32", &far, NULL, 0, ws, far_why);
+    refuses("polyphase_wgmma_tf32", &far, NULL, 0, ws, far_why);
+    convt_problem many_co = convt_problem_default(1); /* 2^23 output channels */
+    many_co.n = 1, many_co.cin = 1, many_co.cout = (int64_t)1 << 23, many_co.in[0] = 1, many_co.k[0] = 1;
+    refuses("polyphase_igemm_tf32", &many_co, NULL, 0, (size_t)1 << 40, "exceed the grid's y limit");
+    refuses("polyphase_wgmma_tf32", &many_co, NULL, 0, (size_t)1 << 40, "exceed the grid's y limit");
     /* sm_90a builds only */
     refuses("polyphase_wgmma_tf32", &p, "bn", 100, ws, "bn = 100 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_tf32", &p, "bk", 8, ws, "bk = 8 must be 16 or 32");
