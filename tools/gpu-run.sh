@@ -10,7 +10,10 @@
 #   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
 # Without .git in the tree, export CONVT_GIT_REVISION so results record it.
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
-# configs/kernelbench-l1.json; "none": no sweep); CONVT_SWEEP_ARGS adds
+# configs/kernelbench-l1.json; "none": no sweep; each under
+# CONVT_SWEEP_TIMEOUT seconds, default 480: the sm_90a build's KernelBench
+# sweep takes about 320 s on an H100, and a sweep cut off leaves a file
+# that --resume finishes); CONVT_SWEEP_ARGS adds
 # options to every sweep (e.g. "--devices all"); CONVT_SKIP_TESTS=1 skips
 # the tests;
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
@@ -142,7 +145,7 @@ configs=${CONVT_CONFIGS:-configs/kernelbench-l1.json}
 [ "$configs" = none ] && configs=""
 for cfg in $configs; do
   name=$(basename "$cfg" .json)
-  timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
+  timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
   if [ "${CONVT_TORCH:-0}" = 1 ]; then
@@ -155,7 +158,7 @@ for cfg in $configs; do
   fi
   if [ "${CONVT_REPEAT:-0}" = 1 ]; then
     # the same sweep again, and compare's verdict on the pair: run-to-run spread
-    timeout ${CONVT_SWEEP_TIMEOUT:-240} "$build/convt-bench" --quiet --config "$cfg" \
+    timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --quiet --config "$cfg" \
       --out "$OUT/$name-again.json" ${CONVT_AGAIN_ARGS-${CONVT_SWEEP_ARGS:-}} \
       > "$OUT/$name-again.log" 2>&1 || status=1
     "$build/convt-bench" compare "$OUT/$name.json" "$OUT/$name-again.json" > "$OUT/$name-compare.txt"
