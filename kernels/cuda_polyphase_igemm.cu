@@ -1036,13 +1036,19 @@ typedef struct poly_state {
     bool prefill; /* the output is filled with the bias (or zero) first */
 } poly_state;
 
+/* The plan's device copies (upload_plan's), in either kernel's state. */
+static void free_plan(poly_state *st)
+{
+    cudaFree(st->d_phases);
+    cudaFree(st->d_taps);
+}
+
 static void poly_release(void *state)
 {
     poly_state *st = (poly_state *)state;
     if (!st)
         return;
-    cudaFree(st->d_phases);
-    cudaFree(st->d_taps);
+    free_plan(st);
     free(st);
 }
 
@@ -1619,8 +1625,7 @@ static void wg_release(void *state)
         return;
     cudaFree(st->d_rows);
     cudaFree(st->d_segs);
-    cudaFree(st->base.d_phases);
-    cudaFree(st->base.d_taps);
+    free_plan(&st->base);
     free(st);
 }
 

@@ -119,15 +119,8 @@ if [ "${CONVT_PROFILE:-0}" = 1 ]; then
               "kb58_3d_asym polyphase_igemm_3xtf32 8 16 3" "kb79_1d_strided_dil polyphase_igemm_tf32 7 32 3" \
               "vocoder_up2 polyphase_igemm_tf32 6 32 3"; do
     set -- $spec
-    python3 - "$1" "$2" "$3" "$4" "$5" > /tmp/profile-one.json <<'PY'
-import json, sys
-shape, variant, tile, bk, stages = sys.argv[1:]
-c = json.load(open("configs/profile-dense.json"))
-c["shapes"] = [s for s in c["shapes"] if s["name"] == shape]
-c["variants"] = [variant]
-c["launch"] = {variant: {"tile": int(tile), "bk": int(bk), "stages": int(stages)}}
-print(json.dumps(c))
-PY
+    python3 tools/one_launch_config.py configs/profile-dense.json "$1" "$2" tile="$3" bk="$4" \
+      stages="$5" > /tmp/profile-one.json
     timeout ${CONVT_PROFILE_TIMEOUT:-120} ncu --kernel-name regex:polyphase_kernel --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section SchedulerStats --section WarpStateStats \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section LaunchStats \

@@ -13,16 +13,8 @@ IFS=';' read -ra list <<< "$specs"
 for spec in "${list[@]}"; do
   set -- $spec
   shape=$1 variant=$2; shift 2
-  python3 - "$shape" "$variant" "$@" > /tmp/profile-one.json <<'PY'
-import json, sys
-shape, variant, *knobs = sys.argv[1:]
-c = json.load(open("configs/kernelbench-l1.json"))
-c["shapes"] = [s for s in c["shapes"] if s["name"] == shape]
-c["variants"] = [variant]
-c["launch"] = {variant: {k: int(v) for k, v in (kv.split("=") for kv in knobs)}}
-c["measure"] = {"warmup": 0, "min_samples": 1, "max_samples": 1, "rounds": 1, "cache": "warm"}
-print(json.dumps(c))
-PY
+  python3 tools/one_launch_config.py configs/kernelbench-l1.json "$shape" "$variant" "$@" --once \
+    > /tmp/profile-one.json
   report="$OUT/ncu-$shape-$variant.txt"
   timeout 150 ncu --kernel-name regex:polyphase_ --launch-count 1 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section Occupancy --section SchedulerStats \
