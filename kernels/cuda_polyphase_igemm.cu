@@ -440,14 +440,25 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // staged once for all the taps that read it
 //
 // The GEMM of a phase is turned around: output channels are wgmma's M (64
-// per warpgroup) and output positions its N (bn of them, one stretch of a
-// row along the innermost dimension: a segment). Within a phase the taps
-// that share their offsets along dimensions 0 and 1 (a tap row,
+// per warpgroup) and output positions its N (bn of them). Within a phase
+// the taps that share their offsets along dimensions 0 and 1 (a tap row,
 // convt_phase_plan_rows) read one input row, each shifted by its own off[2]
-// along it; so the block stages that row's bn + span positions x bk input
-// channels once and every tap of the row is one wgmma over the same tile,
-// its operand descriptor started `shift` positions further. mma.sync's
+// along it; so the block stages that row's positions x bk input channels
+// once and every tap of the row is one wgmma over the same tile, its
+// operand descriptor started `shift` positions further. mma.sync's
 // implicit GEMM gathers A again for every tap (kb65: 7 taps per row).
+//
+// The phase's outputs are laid out flat: its rows of (image, q0, q1) one
+// after another, each `pitch` positions long, the row's q_count[2] outputs
+// starting at column `lead` (wg_phase_flat). The pitch leaves room for the
+// widest shift, so that a shift never carries a position into the next
+// row: output column c of a row, tap t, reads staged column
+// c + off2_max - off[2](t) of the same row, whatever the tap row. A tile is
+// any stretch of bn flat positions, across rows and images; its columns
+// beyond a row's outputs are computed and not stored. Tiled by row
+// segments instead (v4-v7), a short row wasted the rest of its tile (kb68:
+// rows of 68 in tiles of 80) and a block's weights fed few positions
+// (kb69: 144), which made the weights' reads from L2 the limit.
 //
 // Both operands sit in shared memory K-major, in core matrices of 8 rows x
 // 16 bytes without swizzle (the layout tools/wgmma_probe.cu established on
@@ -467,25 +478,33 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // The input tile is gathered by 4-byte cp.async (8 positions x 4 channels
 // per warp instruction: 4 sectors of 32 bytes read, 32 banks written), the
 // weights by 16-byte cp.async, stages deep. Two warpgroups per block: for
-// up to 64 output channels per group they take two segments (the weights
-// staged once for both), beyond that two 64-channel halves of one segment
-// (the input staged once for both). The tensor cores read the top 19 bits
+// up to 64 output channels per group they take two neighbouring tiles (the
+// weights, and one input stretch, staged once for both), beyond that two
+// 64-channel halves of one tile (the input staged once for both). The tensor cores read the top 19 bits
 // of each float: the weights are rounded to nearest when repacked, the
 // inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
 
 enum { WG_THREADS = 256, WG_M = 64 };
 
-/* A phase's tap rows (rows[row_begin .. + nrows)) and its segments: rows
- * of (image, q0, q1), each cut into segs_per_row stretches of bn positions. */
-struct wg_phase_segs {
-    int row_begin, nrows, segs_per_row, nsegs;
+/* A phase's tap rows (rows[row_begin .. + nrows)) and its flat layout:
+ * rows of (image, q0, q1), each `pitch` positions long (a multiple of 8),
+ * outputs at columns lead .. lead + q_count[2] - 1; flat = rows x pitch.
+ * Staged column c of a row holds input position c + q_min[2] - lead -
+ * off2_max, which lead makes a multiple of 8: a staged stretch starts on a
+ * 32-byte sector of x where the input's rows are a multiple of 8 long (on
+ * kb64 unaligned stretches cost 56% excess sectors). */
+struct wg_phase_flat {
+    int row_begin, nrows;
+    int pitch, lead, off2_max, flat;
+    convt_fastdiv pitch_div;
 };
 
 struct wg_args {
     poly_args p;
     const convt_phase_tap_row *rows;
-    const wg_phase_segs *segs;
-    int r_alloc; /* rows of a staged input tile: bn + the widest row's span, a multiple of 8 */
+    const wg_phase_flat *flat;
+    int n;       /* images */
+    int r_alloc; /* rows of a staged input tile: nseg x bn + the widest span, a multiple of 8 */
     int ntw_max; /* most taps in one tap row: weight buffers per stage */
     int co_rows; /* output channels of the repacked weights (a multiple of 64) */
     int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
@@ -739,52 +758,65 @@ __global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restri
     }
 }
 
-/* One of the block's segments: its (image, q0, q1) row and first position,
- * q absolute; ok false past the phase's last segment. */
-struct wg_segment {
-    int n, q0, q1, p0;
-    bool ok;
+/* A position of a phase's flat layout: its row's image and q0, q1 (from
+ * the phase's q_min) and its column. */
+struct wg_cursor {
+    int n, q0, q1, col;
 };
 
-__device__ __forceinline__ wg_segment wg_segment_of(const phase_desc &ph, const wg_phase_segs &sg,
-                                                    int seg, int bn)
+__device__ __forceinline__ wg_cursor wg_cursor_at(const phase_desc &ph, const wg_phase_flat &fl,
+                                                  int f)
 {
-    wg_segment s;
-    s.ok = seg < sg.nsegs;
-    const int c = s.ok ? seg : 0;
-    const int row = c / sg.segs_per_row;
-    s.p0 = (c % sg.segs_per_row) * bn + ph.q_min[2];
-    s.q1 = row % ph.q_count[1] + ph.q_min[1];
-    const int rest = row / ph.q_count[1];
-    s.q0 = rest % ph.q_count[0] + ph.q_min[0];
-    s.n = rest / ph.q_count[0];
-    return s;
+    wg_cursor c;
+    const uint32_t row = convt_fastdiv_div(fl.pitch_div, (uint32_t)f);
+    const uint32_t r1 = convt_fastdiv_div(ph.q_div[1], row);
+    const uint32_t r0 = convt_fastdiv_div(ph.q_div[0], r1);
+    c.col = f - (int)row * fl.pitch;
+    c.q1 = (int)(row - r1 * (uint32_t)ph.q_count[1]);
+    c.q0 = (int)(r1 - r0 * (uint32_t)ph.q_count[0]);
+    c.n = (int)r0;
+    return c;
 }
 
-/* The staged stretch of one tap row's input row for one segment: x at
- * channel 0 and position 0 of that row, and the first position staged: at
- * or below p0 - off2_max, moved down so that it starts a 32-byte sector of
- * x (unaligned, every 8 positions of a channel straddled two sectors: 2x
- * the L2 traffic, Nsight Compute on kb64). ok: the row exists. */
-struct wg_input_row {
-    const float *base;
-    int first;
+/* The cursor moved on by step columns, carried into the next rows: true
+ * when it left its row. */
+__device__ __forceinline__ bool wg_cursor_advance(wg_cursor &c, const phase_desc &ph,
+                                                  const wg_phase_flat &fl, int step)
+{
+    c.col += step;
+    if (c.col < fl.pitch)
+        return false;
+    while (c.col >= fl.pitch) {
+        c.col -= fl.pitch;
+        if (++c.q1 == ph.q_count[1]) {
+            c.q1 = 0;
+            if (++c.q0 == ph.q_count[0]) {
+                c.q0 = 0;
+                c.n++;
+            }
+        }
+    }
+    return true;
+}
+
+/* Where a row's staged columns come from for one tap row: column col of
+ * the cursor's row reads p[col], valid where ok and col + c0 lies inside
+ * the input row; x_ch is x at the loader's channel of image 0. */
+struct wg_source {
+    const float *p;
     bool ok;
 };
 
-__device__ __forceinline__ wg_input_row wg_input_row_of(const poly_args &a, const float *x,
-                                                        const wg_segment &s,
-                                                        const convt_phase_tap_row &r, int g)
+__device__ __forceinline__ wg_source wg_source_of(const wg_args &wa, const phase_desc &ph,
+                                                  const float *x_ch, const wg_cursor &c,
+                                                  const convt_phase_tap_row &r, int c0)
 {
-    const int i0 = s.q0 - r.off[0], i1 = s.q1 - r.off[1];
-    wg_input_row v;
-    v.ok = s.ok && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
-    const int64_t row = ((int64_t)s.n * a.cin + (int64_t)g * a.cin_g) * a.in_plane +
-                        (v.ok ? (i0 * a.in[1] + i1) * a.in[2] : 0);
-    const int want = s.p0 - r.off2_max;
-    v.first = want - (int)((row + want) & 7);
-    v.base = x + row;
-    return v;
+    const poly_args &a = wa.p;
+    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+    wg_source s;
+    s.ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
+    s.p = x_ch + c0 + (s.ok ? (int64_t)c.n * a.cin * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] : 0);
+    return s;
 }
 
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,
@@ -799,10 +831,9 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
     constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
-    constexpr int PAIRS = NSEG * KG;          /* (segment, channel group) tiles to stage */
-    constexpr int RS = PAIRS >= 8 ? 1 : 8 / PAIRS; /* warps sharing one, by rows */
-    static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two segments or two channel halves");
-    static_assert(PAIRS * RS % 8 == 0, "input tile mapping");
+    constexpr int RS = 8 / KG;                /* warps sharing a channel group, by rows */
+    static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two tiles or two channel halves");
+    static_assert(KG * RS == 8, "input tile mapping: one channel group per warp");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -810,23 +841,19 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     /* both tiles: rows 16 bytes apart, K core matrices b_lbo / a_lbo apart */
     const int b_lbo = r_alloc * 16 + wa.kpad, a_lbo = W_ROWS * 16 + wa.kpad;
     const int in_bytes = KG * b_lbo, wtap_bytes = KG * a_lbo;
-    const int stage_bytes = NSEG * in_bytes + wa.ntw_max * wtap_bytes;
+    const int stage_bytes = in_bytes + wa.ntw_max * wtap_bytes;
 
-    /* blocks interleave the phases, as in polyphase_kernel */
+    /* blocks interleave the phases, as in polyphase_kernel; a block's
+     * NSEG x BN flat positions are staged as one stretch */
     const int pidx = blockIdx.x % a.nphases;
     const phase_desc &ph = a.phases[pidx];
-    const wg_phase_segs sg = wa.segs[pidx];
-    const int seg0 = (blockIdx.x / a.nphases) * NSEG;
-    if (seg0 >= sg.nsegs)
+    const wg_phase_flat fl = wa.flat[pidx];
+    const int f0 = (blockIdx.x / a.nphases) * (NSEG * BN);
+    if (f0 >= fl.flat)
         return;
     const int co_blk = blockIdx.y * W_ROWS, g = blockIdx.z;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wg = tid / 128, wg_seg = wg % NSEG, wg_co = wg / NSEG;
-    wg_segment seg[NSEG];
-#pragma unroll
-    for (int s = 0; s < NSEG; s++)
-        seg[s] = wg_segment_of(ph, sg, seg0 + s, BN);
-    const wg_segment my = NSEG == 1 || wg_seg == 0 ? seg[0] : seg[NSEG - 1];
 
     /* The phase's tap rows and its taps' off[2] and weight index, in
      * shared memory: read on every stage by the loader and the wgmma issue,
@@ -834,8 +861,8 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
      * the stalls on kb64). Rows' tap_begin becomes phase-local. */
     convt_phase_tap_row *s_rows = (convt_phase_tap_row *)wg_smem;
     int *s_off2 = (int *)(s_rows + wa.rows_max), *s_lin = s_off2 + wa.taps_max;
-    for (int i = tid; i < sg.nrows; i += WG_THREADS) {
-        convt_phase_tap_row r = wa.rows[sg.row_begin + i];
+    for (int i = tid; i < fl.nrows; i += WG_THREADS) {
+        convt_phase_tap_row r = wa.rows[fl.row_begin + i];
         r.tap_begin -= ph.tap_begin;
         s_rows[i] = r;
     }
@@ -848,51 +875,47 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
 
     const int chunks = (a.cin_g + BK - 1) / BK;
-    const int ktiles = sg.nrows * chunks;
+    const int ktiles = fl.nrows * chunks;
+    /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
+    const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
 
-    /* The loader walks K in order (tap row, then channel chunk), keeping
-     * its place and, per segment, the input row being staged. */
-    int ld_row = 0, ld_ci0 = 0, ld_ntaps = 0, ld_tap_begin = 0;
-    wg_input_row in[NSEG];
+    /* The loader: warp -> channel group (4 channels) and rows rs, rs + RS,
+     * ... of 8 staged positions; lane -> 1 channel x 1 position of each, so
+     * that a warp instruction reads 4 channels x 8 neighbouring positions
+     * (4 sectors) and writes 32 banks. It walks K in order (tap row, then
+     * channel chunk); each stage starts from the lane's first position. */
+    const int ld_kg = warp / RS, ld_r0 = lane / 4 + 8 * (warp % RS);
+    const wg_cursor ld_first = wg_cursor_at(ph, fl, f0 + ld_r0);
+    int ld_row = 0, ld_ci0 = 0;
+    convt_phase_tap_row ld_r = s_rows[0];
     auto load_stage = [&](int buf) {
         unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-        if (ld_ci0 == 0) {
-            const convt_phase_tap_row r = s_rows[ld_row];
-            ld_ntaps = r.ntaps;
-            ld_tap_begin = r.tap_begin;
-#pragma unroll
-            for (int s = 0; s < NSEG; s++)
-                in[s] = wg_input_row_of(a, x, seg[s], r, g);
-        }
-        /* input: warp -> (segment, channel group, row phase); lane -> 4
-         * channels x 8 positions */
-#pragma unroll
-        for (int it = 0; it < PAIRS * RS / 8; it++) {
-            const int pr = warp + 8 * it;
-            const int s = pr / (KG * RS), kg = (pr / RS) % KG, rs = pr % RS;
-            /* a select, not indexing: s is the warp's, and an array indexed
-             * by it would live in local memory */
-            const wg_input_row &ir = NSEG == 1 || s == 0 ? in[0] : in[NSEG - 1];
-            const int ci = ld_ci0 + kg * 4 + lane % 4;
-            const bool ch_ok = ir.ok && ci < a.cin_g;
-            int r = lane / 4 + 8 * rs, i2 = ir.first + r;
-            const float *src = ir.base + (int64_t)(ch_ok ? ci : 0) * a.in_plane;
-            unsigned char *dst = st + s * in_bytes + kg * b_lbo + (lane % 4) * 4;
-            for (; r < r_alloc; r += 8 * RS, i2 += 8 * RS)
-                cp_async4((float *)(dst + r * 16), src + i2, ch_ok && (unsigned)i2 < (unsigned)a.in[2]);
+        if (ld_ci0 == 0)
+            ld_r = s_rows[ld_row];
+        const int ci = ld_ci0 + ld_kg * 4 + lane % 4;
+        const bool ch_ok = ci < a.cin_g;
+        const float *x_ch = x + ((int64_t)g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
+        wg_cursor c = ld_first;
+        wg_source src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
+        unsigned char *dst = st + ld_kg * b_lbo + (lane % 4) * 4;
+        for (int r = ld_r0; r < r_alloc; r += 8 * RS) {
+            cp_async4((float *)(dst + r * 16), src.p + c.col,
+                      ch_ok && src.ok && (unsigned)(c.col + c0) < (unsigned)a.in[2]);
+            if (wg_cursor_advance(c, ph, fl, 8 * RS))
+                src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
         }
         /* weights: every tap of the row, W_ROWS channels x KG vectors;
          * 8 neighbouring lanes take 8 channels (8 different 16-byte bank
          * groups) */
-        unsigned char *wdst = st + NSEG * in_bytes;
-        const int wvecs = ld_ntaps * W_ROWS * KG;
+        unsigned char *wdst = st + in_bytes;
+        const int wvecs = ld_r.ntaps * W_ROWS * KG;
         for (int v = tid; v < wvecs; v += WG_THREADS) {
             const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
             const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
             const bool p = ld_ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
-            const float *src = wk + (((int64_t)g * a.ktaps + s_lin[ld_tap_begin + w]) * wa.co_rows +
-                                     co_blk + co) * wa.ci_pad + ld_ci0 + 4 * k4;
-            cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src, p);
+            const float *src_w = wk + (((int64_t)g * a.ktaps + s_lin[ld_r.tap_begin + w]) * wa.co_rows +
+                                       co_blk + co) * wa.ci_pad + ld_ci0 + 4 * k4;
+            cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
         }
         ld_ci0 += BK;
         if (ld_ci0 >= a.cin_g) {
@@ -928,13 +951,13 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         cp_async_commit();
         const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
         const convt_phase_tap_row r = s_rows[cmp_row];
-        /* output position p0 + j, tap t reads staged row j + p0 - off2(t) - first */
-        const int row_shift = my.p0 - wg_input_row_of(a, x, my, r, g).first;
-        const unsigned char *in_t = st + wg_seg * in_bytes;
-        const unsigned char *w_t = st + NSEG * in_bytes + wg_co * (WG_M * 16);
+        /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
+         * reads staged row wg_seg*BN + j + off2_max - off2(t) */
+        const unsigned char *in_t = st + wg_seg * (BN * 16);
+        const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
         wgmma_fence();
         for (int t = 0; t < r.ntaps; t++) {
-            const int shift = row_shift - s_off2[r.tap_begin + t];
+            const int shift = fl.off2_max - s_off2[r.tap_begin + t];
 #pragma unroll
             for (int kk = 0; kk < BK / 8; kk++)
                 wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
@@ -958,21 +981,18 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
      * 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each warp's 16
      * channels go through shared memory 32 positions at a time, so that a
      * warp stores 32 neighbouring positions of one channel (128 bytes where
-     * the stride is 1); stored from the fragments directly, a warp wrote 8
-     * channels x 4 scattered floats (9 of 32 bytes per sector used, kb64). */
-    if (!my.ok)
+     * the stride is 1 and the row goes on); stored from the fragments
+     * directly, a warp wrote 8 channels x 4 scattered floats (9 of 32 bytes
+     * per sector used, kb64). */
+    const int fw = f0 + wg_seg * BN;
+    if (fw >= fl.flat)
         return;
     float *stage_w = (float *)(stages_base + warp * (16 * WG_EPI_PITCH * 4));
     const int co_w = co_blk + wg_co * WG_M + 16 * (warp % 4);
-    const int o0 = my.q0 * a.stride[0] + ph.ph[0] - a.pad[0];
-    const int o1 = my.q1 * a.stride[1] + ph.ph[1] - a.pad[1];
-    const int p_end = ph.q_min[2] + ph.q_count[2];
     /* lane l holds the bias of the warp's channel l % 16, shuffled to the
      * row being stored (one load per lane, not one per stored value) */
     const int co_lane = co_w + lane % 16;
     const float b_lane = bias && co_lane < a.cout_g ? bias[g * a.cout_g + co_lane] : 0.0f;
-    float *yw = y + ((int64_t)my.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
-                (o0 * a.out[1] + o1) * a.out[2] + ph.ph[2] - a.pad[2];
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
         /* the last chunk of a width that is no multiple of 32 is 16 wide */
@@ -988,12 +1008,23 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
                     make_float2(d[r], d[r + 1]);
             }
         __syncwarp();
-        const int q2 = my.p0 + jc * WG_EPI_COLS + lane;
-        float *yq = yw + (int64_t)q2 * a.stride[2];
+        /* the lane's position: stored where it is one of its row's outputs */
+        const int f = fw + jc * WG_EPI_COLS + lane;
+        const wg_cursor c = wg_cursor_at(ph, fl, f);
+        const int q2 = c.col - fl.lead;
+        const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
+        float *yq = y;
+        if (out_ok) {
+            const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+            const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
+            const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+            yq = y + ((int64_t)c.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
+                 (o0 * a.out[1] + o1) * a.out[2] + o2;
+        }
 #pragma unroll 4
         for (int row = 0; row < 16; row++) {
             const float b = __shfl_sync(0xffffffffu, b_lane, row);
-            if (lane < cols && q2 < p_end && co_w + row < a.cout_g)
+            if (out_ok && co_w + row < a.cout_g)
                 yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
         }
         __syncwarp();
@@ -1444,42 +1475,90 @@ struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
     int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max;
     int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
-    int64_t units; /* blocks per phase: of the phase with most segments */
+    int64_t units; /* blocks per phase: of the phase with the longest flat layout */
     size_t smem;
 };
 
-static int64_t wg_segs_per_row(const convt_phase_desc *d, int bn)
+/* The flat index of a phase, plus a tile and its staged stretch, stays under
+ * 2^31 (the kernel's ints and fastdiv's exact range). */
+static const int64_t WG_FLAT_LIMIT = 0x7fffffff - 4096;
+
+/* Phase i's flat layout (wg_phase_flat); -1 where it has WG_FLAT_LIMIT
+ * positions or more. The pitch holds lead + the row's outputs + the span
+ * of its taps' off[2], so that no shift crosses into the next row. */
+static int wg_phase_flat_of(const convt_problem *p, const convt_phase_plan *pl,
+                            const convt_phase_tap_row *rows, const int *row_begin, int i,
+                            wg_phase_flat *fl)
 {
-    return ((int64_t)d->q_count[2] + bn - 1) / bn;
+    const convt_phase_desc *d = &pl->phases[i];
+    int off2_min = 0, off2_max = 0;
+    for (int r = row_begin[i]; r < row_begin[i + 1]; r++) {
+        off2_max = r == row_begin[i] || rows[r].off2_max > off2_max ? rows[r].off2_max : off2_max;
+        off2_min = r == row_begin[i] || rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
+    }
+    const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
+    const int64_t pitch = round_up(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8);
+    const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * d->q_count[1] * pitch : 0;
+    if (pitch >= WG_FLAT_LIMIT || flat >= WG_FLAT_LIMIT)
+        return -1;
+    *fl = {row_begin[i], row_begin[i + 1] - row_begin[i], (int)pitch, (int)lead, off2_max, (int)flat,
+           convt_fastdiv_make((uint32_t)pitch)};
+    return 0;
 }
 
-static int64_t wg_segs(const convt_problem *p, const convt_phase_desc *d, int bn)
+/* Staged rows and shared memory of width bn. */
+static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
 {
-    return p->n * (int64_t)d->q_count[0] * d->q_count[1] * wg_segs_per_row(d, bn);
+    const int w_rows = WG_M * (2 / gm->nseg);
+    const size_t kg = (size_t)k.bk / 4;
+    gm->bn = bn;
+    gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
+    const size_t pipeline = (size_t)k.stages * (kg * (gm->r_alloc * 16 + k.kpad) +
+                                                (size_t)gm->ntw_max * kg * (w_rows * 16 + k.kpad));
+    const size_t epilogue = WG_EPI_BYTES;
+    gm->smem = (size_t)gm->tables_bytes + (pipeline > epilogue ? pipeline : epilogue);
 }
 
-/* bn = 0: the width that cuts the longest phase row into the fewest
- * segments, and those as even as the widths (multiples of 16) allow: a
- * row of 260 positions (kb69) is two segments of 144, where 256 computed
- * 512 columns for it and 128 three of 128 (384); one of 68 (kb68) is one
- * segment of 80. */
-static int wg_auto_width(const convt_phase_plan *pl)
+/* bn = 0: the width with the least predicted time. A wave of blocks costs
+ * (blocks per SM) x (bn + 64): per position, a wide tile reads the weights
+ * for more positions (bn + 64, a guess at the weights' share), and SMs
+ * left idle by the last wave count in full. Long layouts get 256; a small
+ * problem a width that fills the SMs. */
+static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
+                         int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
-    int64_t q2 = 1;
-    for (int i = 0; i < pl->nphases; i++)
-        q2 = pl->phases[i].q_count[2] > q2 ? pl->phases[i].q_count[2] : q2;
-    const int64_t segs = (q2 + 255) / 256;
-    const int64_t w = round_up((q2 + segs - 1) / segs, 16);
-    return (int)(w < 64 ? 64 : w);
+    static const int widths[] = {256, 192, 128, 96, 64};
+    int best = 64;
+    double best_cost = 0;
+    for (int wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); wi++) {
+        wg_size(k, span, widths[wi], gm);
+        if (gm->smem > dev->smem_per_block_optin)
+            continue;
+        int64_t blocks = 0;
+        for (int i = 0; i < nphases; i++)
+            blocks += (fl[i].flat + gm->nseg * widths[wi] - 1) / (gm->nseg * widths[wi]);
+        blocks *= co_blocks;
+        int64_t per_sm = widths[wi] <= 128 ? 2 : 1; /* the kernel's launch bounds */
+        if (dev->smem_per_sm && (int64_t)(dev->smem_per_sm / gm->smem) < per_sm)
+            per_sm = (int64_t)(dev->smem_per_sm / gm->smem) > 0 ? (int64_t)(dev->smem_per_sm / gm->smem) : 1;
+        const int64_t slots = (dev->sm_count > 0 ? dev->sm_count : 1) * per_sm;
+        const double cost = (double)((blocks + slots - 1) / slots) * per_sm * (widths[wi] + 64);
+        if (wi == 0 || cost < best_cost) {
+            best = widths[wi];
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
-/* 0, or -1 with the reason when the launch cannot run this shape. */
+/* 0, or -1 with the reason when the launch cannot run this shape. fl
+ * receives every phase's flat layout. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
-                          const convt_phase_tap_row *rows, const int *row_begin, wg_geometry *gm,
+                          const convt_phase_tap_row *rows, const int *row_begin,
+                          const convt_device_info *dev, wg_phase_flat *fl, wg_geometry *gm,
                           char *why, size_t why_len)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    gm->bn = k.bn ? (int)k.bn : wg_auto_width(pl);
     gm->nseg = cout_g > WG_M ? 1 : 2;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     gm->ci_pad = (int)round_up(cin_g, 4);
@@ -1488,8 +1567,6 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         span = rows[r].off2_max - rows[r].off2_min > span ? rows[r].off2_max - rows[r].off2_min : span;
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
     }
-    /* + 7: the staged stretch starts up to 7 positions early, sector-aligned */
-    gm->r_alloc = (int)round_up(gm->bn + span + 7, 8);
     gm->ntw_max = ntw;
     gm->rows_max = 1;
     gm->taps_max = 1;
@@ -1497,34 +1574,29 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         const int nr = row_begin[i + 1] - row_begin[i];
         gm->rows_max = nr > gm->rows_max ? nr : gm->rows_max;
         gm->taps_max = pl->phases[i].ntaps > gm->taps_max ? pl->phases[i].ntaps : gm->taps_max;
+        if (wg_phase_flat_of(p, pl, rows, row_begin, i, &fl[i])) {
+            snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
+            return -1;
+        }
     }
     gm->tables_bytes = round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
                                     (int64_t)gm->taps_max * 8, 128);
-    if (gm->r_alloc >= (1 << 14)) {
+    if (span + 512 >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
                  span);
         return -1;
     }
+    const int64_t co_blocks = (cout_g + WG_M * (2 / gm->nseg) - 1) / (WG_M * (2 / gm->nseg)) * p->groups;
+    wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_blocks, dev, gm), gm);
     gm->units = 0;
     for (int i = 0; i < pl->nphases; i++) {
-        const int64_t segs = wg_segs(p, &pl->phases[i], gm->bn);
-        if (segs > 0x7fffffff - 2) {
-            snprintf(why, why_len, "%lld segments in one phase: over 2^31", (long long)segs);
-            return -1;
-        }
-        const int64_t units = (segs + gm->nseg - 1) / gm->nseg;
+        const int64_t units = (fl[i].flat + gm->nseg * gm->bn - 1) / (gm->nseg * gm->bn);
         gm->units = units > gm->units ? units : gm->units;
     }
     if (gm->units * pl->nphases > 0x7fffffff) {
         snprintf(why, why_len, "more than 2^31-1 blocks");
         return -1;
     }
-    const int w_rows = WG_M * (2 / gm->nseg);
-    const size_t kg = (size_t)k.bk / 4;
-    const size_t pipeline = (size_t)k.stages * ((size_t)gm->nseg * kg * (gm->r_alloc * 16 + k.kpad) +
-                                                (size_t)gm->ntw_max * kg * (w_rows * 16 + k.kpad));
-    const size_t epilogue = WG_EPI_BYTES;
-    gm->smem = (size_t)gm->tables_bytes + (pipeline > epilogue ? pipeline : epilogue);
     return 0;
 }
 
@@ -1536,22 +1608,40 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
            (size_t)round_up(cout_g, WG_M) * (size_t)round_up(cin_g, 4);
 }
 
-/* The plan, its tap rows and the geometry, or -1 with the reason. */
-static int wg_plan(const convt_problem *p, const wg_knobs &k, convt_phase_plan *pl,
-                   convt_phase_tap_row **rows, int **row_begin, wg_geometry *gm, char *why,
-                   size_t why_len)
+/* What a launch is planned from: the phases, their tap rows and flat
+ * layouts, and the geometry. */
+struct wg_planned {
+    convt_phase_plan pl;
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    wg_phase_flat *flat;
+    wg_geometry gm;
+};
+
+static void wg_planned_free(wg_planned *w)
 {
-    if (convt_phase_plan_make(p, WG_M, pl, why, why_len))
+    convt_phase_plan_free(&w->pl);
+    free(w->rows);
+    free(w->row_begin);
+    free(w->flat);
+    memset(w, 0, sizeof *w);
+}
+
+/* 0, or -1 with the reason (nothing left to free). */
+static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device_info *dev,
+                   wg_planned *w, char *why, size_t why_len)
+{
+    memset(w, 0, sizeof *w);
+    if (convt_phase_plan_make(p, WG_M, &w->pl, why, why_len))
         return -1;
-    if (convt_phase_plan_rows(pl, rows, row_begin)) {
-        convt_phase_plan_free(pl);
+    w->flat = (wg_phase_flat *)calloc((size_t)(w->pl.nphases ? w->pl.nphases : 1), sizeof *w->flat);
+    if (!w->flat || convt_phase_plan_rows(&w->pl, &w->rows, &w->row_begin)) {
+        wg_planned_free(w);
         snprintf(why, why_len, "out of host memory for the tap rows");
         return -1;
     }
-    if (wg_geometry_of(p, k, pl, *rows, *row_begin, gm, why, why_len)) {
-        convt_phase_plan_free(pl);
-        free(*rows);
-        free(*row_begin);
+    if (wg_geometry_of(p, k, &w->pl, w->rows, w->row_begin, dev, w->flat, &w->gm, why, why_len)) {
+        wg_planned_free(w);
         return -1;
     }
     return 0;
@@ -1589,15 +1679,11 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
     /* blocks of 128 output channels beyond 64 per group (wg_geometry_of) */
     if (!poly_sizes_fit(p, WG_M, p->cout / p->groups > WG_M ? 2 * WG_M : WG_M, why, why_len))
         return false;
-    convt_phase_plan pl;
-    convt_phase_tap_row *rows;
-    int *row_begin;
-    wg_geometry gm;
-    if (wg_plan(p, k, &pl, &rows, &row_begin, &gm, why, why_len))
+    wg_planned w;
+    if (wg_plan(p, k, ctx->dev, &w, why, why_len))
         return false;
-    convt_phase_plan_free(&pl);
-    free(rows);
-    free(row_begin);
+    const wg_geometry gm = w.gm;
+    wg_planned_free(&w);
     if (gm.smem > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len,
                  "needs %.1f KiB of shared memory (%d taps in a row, %d positions staged), the "
@@ -1613,7 +1699,7 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
-    wg_phase_segs *d_segs;
+    wg_phase_flat *d_flat;
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1624,7 +1710,7 @@ static void wg_release(void *state)
     if (!st)
         return;
     cudaFree(st->d_rows);
-    cudaFree(st->d_segs);
+    cudaFree(st->d_flat);
     free_plan(&st->base);
     free(st);
 }
@@ -1660,54 +1746,49 @@ static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
     }
 }
 
-/* The plan, its tap rows and segments on the device (CUDA_TRY returns
+/* The plan, its tap rows and flat layouts on the device (CUDA_TRY returns
  * here; the caller releases what was made). */
-static int wg_upload(wg_state *st, const convt_phase_plan *pl, const convt_phase_tap_row *rows,
-                     int nrows, const wg_phase_segs *segs, convt_err *e)
+static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
 {
-    if (upload_plan(&st->base, pl, e))
+    if (upload_plan(&st->base, &w->pl, e))
         return -1;
-    CUDA_TRY(cudaMalloc((void **)&st->d_rows, sizeof *rows * (size_t)(nrows ? nrows : 1)), e);
-    CUDA_TRY(cudaMalloc((void **)&st->d_segs, sizeof *segs * (size_t)(pl->nphases ? pl->nphases : 1)), e);
+    const int nrows = w->row_begin[w->pl.nphases], nph = w->pl.nphases;
+    CUDA_TRY(cudaMalloc((void **)&st->d_rows, sizeof *w->rows * (size_t)(nrows ? nrows : 1)), e);
+    CUDA_TRY(cudaMalloc((void **)&st->d_flat, sizeof *w->flat * (size_t)(nph ? nph : 1)), e);
     if (nrows)
-        CUDA_TRY(cudaMemcpy(st->d_rows, rows, sizeof *rows * (size_t)nrows, cudaMemcpyHostToDevice), e);
-    if (pl->nphases)
-        CUDA_TRY(cudaMemcpy(st->d_segs, segs, sizeof *segs * (size_t)pl->nphases,
+        CUDA_TRY(cudaMemcpy(st->d_rows, w->rows, sizeof *w->rows * (size_t)nrows,
+                            cudaMemcpyHostToDevice), e);
+    if (nph)
+        CUDA_TRY(cudaMemcpy(st->d_flat, w->flat, sizeof *w->flat * (size_t)nph,
                             cudaMemcpyHostToDevice), e);
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
     a.rows = st->d_rows;
-    a.segs = st->d_segs;
+    a.flat = st->d_flat;
     return 0;
 }
 
 static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)ctx, (void)workspace;
+    (void)t, (void)workspace;
     const wg_knobs k = wg_knobs_of(l);
-    convt_phase_plan pl;
-    convt_phase_tap_row *rows;
-    int *row_begin;
-    wg_geometry gm;
+    wg_planned w;
     char why[160];
-    if (wg_plan(p, k, &pl, &rows, &row_begin, &gm, why, sizeof why))
+    if (wg_plan(p, k, ctx->dev, &w, why, sizeof why))
         return convt_fail(e, "%s", why);
+    const wg_geometry &gm = w.gm;
     wg_state *st = (wg_state *)calloc(1, sizeof *st);
-    wg_phase_segs *segs = (wg_phase_segs *)calloc((size_t)(pl.nphases ? pl.nphases : 1), sizeof *segs);
     int rc = 0;
-    if (!st || !segs) {
+    if (!st) {
         rc = convt_fail(e, "out of host memory");
         goto done;
     }
     {
         poly_args &a = st->args.p;
-        a = poly_args_of(p, pl.nphases, gm.co_rows, (int)k.stages);
-        for (int i = 0; i < pl.nphases; i++)
-            segs[i] = {row_begin[i], row_begin[i + 1] - row_begin[i],
-                       (int)wg_segs_per_row(&pl.phases[i], gm.bn),
-                       (int)wg_segs(p, &pl.phases[i], gm.bn)};
+        a = poly_args_of(p, w.pl.nphases, gm.co_rows, (int)k.stages);
+        st->args.n = (int)p->n; /* poly_sizes_fit bounds it */
         st->args.r_alloc = gm.r_alloc;
         st->args.ntw_max = gm.ntw_max;
         st->args.co_rows = gm.co_rows;
@@ -1717,13 +1798,13 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
-        st->base.prefill = pl.prefill;
-        st->base.grid = dim3((unsigned)(gm.units * pl.nphases),
+        st->base.prefill = w.pl.prefill;
+        st->base.grid = dim3((unsigned)(gm.units * w.pl.nphases),
                              (unsigned)((a.cout_g + WG_M * (2 / gm.nseg) - 1) / (WG_M * (2 / gm.nseg))),
                              (unsigned)p->groups);
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
-        if ((rc = wg_upload(st, &pl, rows, row_begin[pl.nphases], segs, e)))
+        if ((rc = wg_upload(st, &w, e)))
             goto done;
         cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1732,10 +1813,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
             rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
     }
 done:
-    convt_phase_plan_free(&pl);
-    free(rows);
-    free(row_begin);
-    free(segs);
+    wg_planned_free(&w);
     if (rc) {
         wg_release(st);
         return -1;
