@@ -778,14 +778,10 @@ __device__ __forceinline__ wg_cursor wg_cursor_at(const phase_desc &ph, const wg
     return c;
 }
 
-/* The cursor moved on by step columns, carried into the next rows: true
- * when it left its row. */
-__device__ __forceinline__ bool wg_cursor_advance(wg_cursor &c, const phase_desc &ph,
-                                                  const wg_phase_flat &fl, int step)
+/* A column at or past the pitch carried into the next rows. */
+__device__ __forceinline__ void wg_cursor_carry(wg_cursor &c, const phase_desc &ph,
+                                                const wg_phase_flat &fl)
 {
-    c.col += step;
-    if (c.col < fl.pitch)
-        return false;
     while (c.col >= fl.pitch) {
         c.col -= fl.pitch;
         if (++c.q1 == ph.q_count[1]) {
@@ -796,7 +792,6 @@ __device__ __forceinline__ bool wg_cursor_advance(wg_cursor &c, const phase_desc
             }
         }
     }
-    return true;
 }
 
 /* Where a row's staged columns come from for one tap row: column col of
@@ -895,14 +890,22 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         const int ci = ld_ci0 + ld_kg * 4 + lane % 4;
         const bool ch_ok = ci < a.cin_g;
         const float *x_ch = x + ((int64_t)g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
-        wg_cursor c = ld_first;
-        wg_source src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
+        /* row by row: within a row the loop is v7's (a pointer, a bound,
+         * unrolled), where a carry test per position cost a branch and the
+         * unrolling (every wgmma problem slower, kb57 by a third) */
+        constexpr int STEP = 8 * RS;
         unsigned char *dst = st + ld_kg * b_lbo + (lane % 4) * 4;
-        for (int r = ld_r0; r < r_alloc; r += 8 * RS) {
-            cp_async4((float *)(dst + r * 16), src.p + c.col,
-                      ch_ok && src.ok && (unsigned)(c.col + c0) < (unsigned)a.in[2]);
-            if (wg_cursor_advance(c, ph, fl, 8 * RS))
-                src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
+        wg_cursor c = ld_first;
+        for (int r = ld_r0; r < r_alloc;) {
+            const wg_source src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
+            const bool row_ok = ch_ok && src.ok;
+            const int r_end = min(r_alloc, r + (fl.pitch - c.col + STEP - 1) / STEP * STEP);
+            int col = c.col;
+            for (; r < r_end; r += STEP, col += STEP)
+                cp_async4((float *)(dst + r * 16), src.p + col,
+                          row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
+            c.col = col;
+            wg_cursor_carry(c, ph, fl);
         }
         /* weights: every tap of the row, W_ROWS channels x KG vectors;
          * 8 neighbouring lanes take 8 channels (8 different 16-byte bank
