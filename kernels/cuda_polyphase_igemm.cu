@@ -475,16 +475,35 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // halves of the banks: with both a multiple of 128 bytes apart, Nsight
 // Compute counted 45% excess shared-memory wavefronts on kb64, where the
 // loaders' stores are conflict-free.
-// The input tile is gathered by 4-byte cp.async (8 positions x 4 channels
-// per warp instruction: 4 sectors of 32 bytes read, 32 banks written), the
-// weights by 16-byte cp.async, stages deep. Two warpgroups per block: for
-// up to 64 output channels per group they take two neighbouring tiles (the
-// weights, and one input stretch, staged once for both), beyond that two
-// 64-channel halves of one tile (the input staged once for both). The tensor cores read the top 19 bits
+// The block is warp-specialised (v9): a producer warpgroup gathers the
+// input tile by 4-byte cp.async (8 positions x 4 channels per warp
+// instruction: 4 sectors of 32 bytes read, 32 banks written) and the
+// weights by 16-byte cp.async, up to stages - 1 stages ahead; its copies
+// arrive on the stage's mbarrier as they land (cp.async.mbarrier.arrive),
+// and the two consumer warpgroups wait on it, issue the stage's wgmma and
+// release the buffer of the stage before on a second mbarrier. setmaxnreg
+// moves the producer's registers to the consumers' accumulators. With
+// every warp both loading and issuing wgmma, behind one __syncthreads per
+// stage (v4-v8), Nsight Compute on kb57 counted 0.40 instructions issued
+// per cycle and scheduler, 60% of cycles with no warp eligible, and the SM
+// at 39%. For up to 64 output channels per group the consumers take two
+// neighbouring tiles (the weights, and one input stretch, staged once for
+// both), beyond that two 64-channel halves of one tile (the input staged
+// once for both). The tensor cores read the top 19 bits
 // of each float: the weights are rounded to nearest when repacked, the
 // inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
 
-enum { WG_THREADS = 256, WG_M = 64 };
+/* A producer warpgroup (the copies) and two consumer warpgroups (the
+ * wgmma); registers per thread as setmaxnreg gives them. */
+enum {
+    WG_THREADS = 384,
+    WG_PRODUCERS = 128,
+    WG_M = 64,
+    WG_PRODUCER_REGS = 56,
+    WG_CONSUMER_REGS = 224,
+    WG_MAX_STAGES = 5,
+    WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
+};
 
 /* A phase's tap rows (rows[row_begin .. + nrows)) and its flat layout:
  * rows of (image, q0, q1), each `pitch` positions long (a multiple of 8),
@@ -509,7 +528,7 @@ struct wg_args {
     int co_rows; /* output channels of the repacked weights (a multiple of 64) */
     int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
     int rows_max, taps_max; /* most tap rows, taps in one phase: the tables in shared memory */
-    int tables_bytes;       /* their bytes, rounded up to 128: the stages start there */
+    int tables_bytes;       /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
     int kpad;               /* bytes between K core matrices beyond the rows (knob kpad) */
 };
 
@@ -818,17 +837,57 @@ __device__ __forceinline__ wg_source wg_source_of(const wg_args &wa, const phase
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
 
+/* mbarriers (shared::cta): a full barrier per stage that the producers'
+ * cp.async arrive on when their copies land, an empty one that each
+ * consumer warpgroup arrives on when its wgmma of the stage are done. */
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("{\n.reg .pred done;\nwait_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_%=;\n}\n" ::"r"(a), "r"(parity) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)) : "memory");
+}
+
+/* Arrives on bar when every cp.async this thread issued before has landed
+ * (noinc: the barrier's count includes these arrivals). */
+__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)) : "memory");
+}
+
+/* The producer's and the consumers' register budgets (setmaxnreg: the
+ * producer gives back what the consumers' accumulators need). */
+template <int N> __device__ __forceinline__ void wg_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N> __device__ __forceinline__ void wg_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+
 template <int BN, int BK, int NSEG>
-__global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
+__global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
     constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
     constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
-    constexpr int RS = 8 / KG;                /* warps sharing a channel group, by rows */
-    static_assert(NSEG == 1 || NSEG == 2, "two warpgroups: two tiles or two channel halves");
-    static_assert(KG * RS == 8, "input tile mapping: one channel group per warp");
+    static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -848,13 +907,15 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         return;
     const int co_blk = blockIdx.y * W_ROWS, g = blockIdx.z;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int wg = tid / 128, wg_seg = wg % NSEG, wg_co = wg / NSEG;
+    const int stages = a.stages;
 
-    /* The phase's tap rows and its taps' off[2] and weight index, in
-     * shared memory: read on every stage by the loader and the wgmma issue,
-     * where a global load each time stalled both (L1TEX scoreboard, 42% of
-     * the stalls on kb64). Rows' tap_begin becomes phase-local. */
-    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)wg_smem;
+    /* Shared memory: the stages' barriers, the phase's tap rows and its
+     * taps' off[2] and weight index (read on every stage, where a global
+     * load each time stalled the loads and the wgmma issue: L1TEX
+     * scoreboard, 42% of the stalls on kb64), then the stages. Rows'
+     * tap_begin becomes phase-local. */
+    uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
+    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
     int *s_off2 = (int *)(s_rows + wa.rows_max), *s_lin = s_off2 + wa.taps_max;
     for (int i = tid; i < fl.nrows; i += WG_THREADS) {
         convt_phase_tap_row r = wa.rows[fl.row_begin + i];
@@ -866,94 +927,100 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
         s_off2[i] = t.off[2];
         s_lin[i] = t.lin;
     }
+    if (tid == 0) {
+        for (int s = 0; s < stages; s++) {
+            mbar_init(&full[s], WG_PRODUCERS);
+            mbar_init(&empty[s], 2);
+        }
+    }
     __syncthreads();
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
-
     const int chunks = (a.cin_g + BK - 1) / BK;
     const int ktiles = fl.nrows * chunks;
-    /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
-    const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
 
-    /* The loader: warp -> channel group (4 channels) and rows rs, rs + RS,
-     * ... of 8 staged positions; lane -> 1 channel x 1 position of each, so
-     * that a warp instruction reads 4 channels x 8 neighbouring positions
-     * (4 sectors) and writes 32 banks. It walks K in order (tap row, then
-     * channel chunk); each stage starts from the lane's first position. */
-    const int ld_kg = warp / RS, ld_r0 = lane / 4 + 8 * (warp % RS);
-    const wg_cursor ld_first = wg_cursor_at(ph, fl, f0 + ld_r0);
-    int ld_row = 0, ld_ci0 = 0;
-    convt_phase_tap_row ld_r = s_rows[0];
-    auto load_stage = [&](int buf) {
-        unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-        if (ld_ci0 == 0)
-            ld_r = s_rows[ld_row];
-        const int ci = ld_ci0 + ld_kg * 4 + lane % 4;
-        const bool ch_ok = ci < a.cin_g;
-        const float *x_ch = x + ((int64_t)g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
-        /* row by row: within a row the loop is v7's (a pointer, a bound,
-         * unrolled), where a carry test per position cost a branch and the
-         * unrolling (every wgmma problem slower, kb57 by a third) */
-        constexpr int STEP = 8 * RS;
-        unsigned char *dst = st + ld_kg * b_lbo + (lane % 4) * 4;
-        wg_cursor c = ld_first;
-        for (int r = ld_r0; r < r_alloc;) {
-            const wg_source src = wg_source_of(wa, ph, x_ch, c, ld_r, c0);
-            const bool row_ok = ch_ok && src.ok;
-            const int r_end = min(r_alloc, r + (fl.pitch - c.col + STEP - 1) / STEP * STEP);
-            int col = c.col;
-            for (; r < r_end; r += STEP, col += STEP)
-                cp_async4((float *)(dst + r * 16), src.p + col,
-                          row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
-            c.col = col;
-            wg_cursor_carry(c, ph, fl);
+    if (warp < WG_PRODUCERS / 32) {
+        /* The producer warpgroup. Stage kt goes into buffer kt % stages
+         * once both consumers have released that buffer's previous stage;
+         * its copies arrive on the stage's full barrier as they land. It
+         * walks K in order (tap row, then channel chunk).
+         * The input: warp -> channel groups warp, warp + 4, ...; lane -> 1
+         * channel x 1 position of each 8, so that a warp instruction reads
+         * 4 channels x 8 neighbouring positions (4 sectors) and writes 32
+         * banks; row by row, an unrolled loop within each row (a carry
+         * test per position kept the loop rolled, with two branches per
+         * copy: v8, 0.74-0.95x of v7 at the same widths). */
+        wg_regs_dec<WG_PRODUCER_REGS>();
+        /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
+        const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
+        const wg_cursor first = wg_cursor_at(ph, fl, f0 + lane / 4);
+        int row = 0, ci0 = 0;
+        for (int kt = 0; kt < ktiles; kt++) {
+            const int buf = kt % stages;
+            if (kt >= stages)
+                mbar_wait(&empty[buf], (unsigned)(kt / stages - 1) & 1);
+            unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+            const convt_phase_tap_row r = s_rows[row];
+#pragma unroll
+            for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
+                const int ci = ci0 + kg * 4 + lane % 4;
+                const bool ch_ok = ci < a.cin_g;
+                const float *x_ch = x + ((int64_t)g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
+                unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
+                wg_cursor c = first;
+                for (int rr = lane / 4; rr < r_alloc;) {
+                    const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
+                    const bool row_ok = ch_ok && src.ok;
+                    const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
+                    int col = c.col;
+                    for (; rr < r_end; rr += 8, col += 8)
+                        cp_async4((float *)(dst + rr * 16), src.p + col,
+                                  row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
+                    c.col = col;
+                    wg_cursor_carry(c, ph, fl);
+                }
+            }
+            /* weights: every tap of the row, W_ROWS channels x KG vectors;
+             * 8 neighbouring lanes take 8 channels (8 different 16-byte
+             * bank groups) */
+            unsigned char *wdst = st + in_bytes;
+            const int wvecs = r.ntaps * W_ROWS * KG;
+            for (int v = tid; v < wvecs; v += WG_PRODUCERS) {
+                const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
+                const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
+                const bool p = ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
+                const float *src_w = wk + (((int64_t)g * a.ktaps + s_lin[r.tap_begin + w]) * wa.co_rows +
+                                           co_blk + co) * wa.ci_pad + ci0 + 4 * k4;
+                cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
+            }
+            mbar_arrive_cp_async(&full[buf]);
+            ci0 += BK;
+            if (ci0 >= a.cin_g) {
+                ci0 = 0;
+                row++;
+            }
         }
-        /* weights: every tap of the row, W_ROWS channels x KG vectors;
-         * 8 neighbouring lanes take 8 channels (8 different 16-byte bank
-         * groups) */
-        unsigned char *wdst = st + in_bytes;
-        const int wvecs = ld_r.ntaps * W_ROWS * KG;
-        for (int v = tid; v < wvecs; v += WG_THREADS) {
-            const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
-            const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
-            const bool p = ld_ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
-            const float *src_w = wk + (((int64_t)g * a.ktaps + s_lin[ld_r.tap_begin + w]) * wa.co_rows +
-                                       co_blk + co) * wa.ci_pad + ld_ci0 + 4 * k4;
-            cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
-        }
-        ld_ci0 += BK;
-        if (ld_ci0 >= a.cin_g) {
-            ld_ci0 = 0;
-            ld_row++;
-        }
-    };
+        cp_async_wait(0);
+        return;
+    }
 
+    /* The two consumer warpgroups: for up to 64 output channels per group
+     * two neighbouring tiles, beyond that two 64-channel halves of one. */
+    wg_regs_inc<WG_CONSUMER_REGS>();
+    const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
+    const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float d[BN / 2];
 #pragma unroll
     for (int r = 0; r < BN / 2; r++)
         d[r] = 0.0f;
-    /* One barrier per stage. Stage kt+P (P = stages - 2 ahead) is loaded
-     * into the buffer of stage kt-2, whose wgmma every warpgroup has waited
-     * for before the barrier; stage kt's wgmma are then issued behind
-     * kt-1's, and the wait for all but the newest group frees kt-1's
-     * buffer for the next stage. Loads and wgmma of several stages are in
-     * flight at once; with a barrier before the loads and another after
-     * the wgmma (v6), every stage drained the loads' issue first. */
-    const int stages = a.stages, ahead = stages - 2;
-    for (int st = 0; st < ahead; st++) {
-        if (st < ktiles)
-            load_stage(st);
-        cp_async_commit();
-    }
-    int buf = 0, cmp_row = 0, cmp_ci0 = 0;
+    int k_row = 0, k_ci0 = 0;
     for (int kt = 0; kt < ktiles; kt++) {
-        cp_async_wait(ahead - 1);
+        const int buf = kt % stages;
+        mbar_wait(&full[buf], (unsigned)(kt / stages) & 1);
+        /* the copies wrote through the generic proxy; wgmma reads through
+         * the async one */
         fence_proxy_async();
-        __syncthreads(); /* stage kt is in; stage kt-2's wgmma are done everywhere */
-        if (kt + ahead < ktiles)
-            load_stage((kt + ahead) % stages);
-        cp_async_commit();
         const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-        const convt_phase_tap_row r = s_rows[cmp_row];
+        const convt_phase_tap_row r = s_rows[k_row];
         /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
          * reads staged row wg_seg*BN + j + off2_max - off2(t) */
         const unsigned char *in_t = st + wg_seg * (BN * 16);
@@ -967,17 +1034,21 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
                            wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
         }
         wgmma_commit();
-        wgmma_wait_prev(); /* stage kt-1's wgmma are done in this warpgroup */
-        buf = buf + 1 == stages ? 0 : buf + 1;
-        cmp_ci0 += BK;
-        if (cmp_ci0 >= a.cin_g) {
-            cmp_ci0 = 0;
-            cmp_row++;
+        /* stage kt-1's wgmma are done in this warpgroup: its buffer is free */
+        wgmma_wait_prev();
+        if (kt > 0 && ctid % 128 == 0)
+            mbar_arrive(&empty[(kt - 1) % stages]);
+        k_ci0 += BK;
+        if (k_ci0 >= a.cin_g) {
+            k_ci0 = 0;
+            k_row++;
         }
     }
     wgmma_wait_all();
-    cp_async_wait(0);
-    __syncthreads(); /* the stages' memory becomes the epilogue's */
+    /* both consumers' wgmma are done before the stages' memory becomes the
+     * epilogue's (the producer's copies all landed: every full barrier was
+     * waited on) */
+    asm volatile("bar.sync 1, %0;" ::"n"(2 * 128) : "memory");
 
     /* Epilogue: register r of thread t of a warpgroup holds M row (output
      * channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column (position)
@@ -990,8 +1061,8 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
     const int fw = f0 + wg_seg * BN;
     if (fw >= fl.flat)
         return;
-    float *stage_w = (float *)(stages_base + warp * (16 * WG_EPI_PITCH * 4));
-    const int co_w = co_blk + wg_co * WG_M + 16 * (warp % 4);
+    float *stage_w = (float *)(stages_base + cwarp * (16 * WG_EPI_PITCH * 4));
+    const int co_w = co_blk + wg_co * WG_M + 16 * (cwarp % 4);
     /* lane l holds the bias of the warp's channel l % 16, shuffled to the
      * row being stored (one load per lane, not one per stored value) */
     const int co_lane = co_w + lane % 16;
@@ -999,8 +1070,8 @@ __global__ void __launch_bounds__(WG_THREADS, BN <= 128 ? 2 : 1)
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
         /* the last chunk of a width that is no multiple of 32 is 16 wide */
-        constexpr int full = BN / WG_EPI_COLS;
-        const int cols = jc < full ? WG_EPI_COLS : BN - full * WG_EPI_COLS;
+        constexpr int full_chunks = BN / WG_EPI_COLS;
+        const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
 #pragma unroll
         for (int j = 0; j < WG_EPI_COLS / 8; j++)
             if (8 * j < cols)
@@ -1522,15 +1593,17 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     gm->smem = (size_t)gm->tables_bytes + (pipeline > epilogue ? pipeline : epilogue);
 }
 
-/* bn = 0: the width with the least predicted time. A wave of blocks costs
- * (blocks per SM) x (bn + 64): per position, a wide tile reads the weights
- * for more positions (bn + 64, a guess at the weights' share), and SMs
- * left idle by the last wave count in full. Long layouts get 256; a small
- * problem a width that fills the SMs. */
+/* bn = 0: the width with the least predicted time. A block runs alone on
+ * its SM (384 threads of 168 registers); a wave of blocks costs bn + 64:
+ * per position, a wide tile reads the weights for more positions (the 64
+ * a guess at the weights' share), and SMs left idle by the last wave count
+ * in full. Long layouts get 256; a small problem a width that fills the
+ * SMs. */
 static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
                          int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
     static const int widths[] = {256, 192, 128, 96, 64};
+    const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
     int best = 64;
     double best_cost = 0;
     for (int wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); wi++) {
@@ -1541,12 +1614,8 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         for (int i = 0; i < nphases; i++)
             blocks += (fl[i].flat + gm->nseg * widths[wi] - 1) / (gm->nseg * widths[wi]);
         blocks *= co_blocks;
-        int64_t per_sm = widths[wi] <= 128 ? 2 : 1; /* the kernel's launch bounds */
-        if (dev->smem_per_sm && (int64_t)(dev->smem_per_sm / gm->smem) < per_sm)
-            per_sm = (int64_t)(dev->smem_per_sm / gm->smem) > 0 ? (int64_t)(dev->smem_per_sm / gm->smem) : 1;
-        const int64_t slots = (dev->sm_count > 0 ? dev->sm_count : 1) * per_sm;
-        const double cost = (double)((blocks + slots - 1) / slots) * per_sm * (widths[wi] + 64);
-        if (wi == 0 || cost < best_cost) {
+        const double cost = (double)((blocks + sms - 1) / sms) * (widths[wi] + 64);
+        if (best_cost == 0 || cost < best_cost) {
             best = widths[wi];
             best_cost = cost;
         }
@@ -1582,7 +1651,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
             return -1;
         }
     }
-    gm->tables_bytes = round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
+    gm->tables_bytes = WG_BARRIER_BYTES +
+                       round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
                                     (int64_t)gm->taps_max * 8, 128);
     if (span + 512 >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
@@ -1666,7 +1736,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
-        /* stage kt+stages-2 loads while kt-1's wgmma may still read */
+        /* the barriers have room for 5; with 2 the producer could run only one stage ahead */
         snprintf(why, why_len, "stages = %lld must be 3, 4 or 5", (long long)k.stages);
         return false;
     }
@@ -1867,8 +1937,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .n_defaults = 2,
                .defaults = {16, 32}},
               {.name = "stages",
-               .help = "shared-memory buffers (3, 4 or 5): stages - 2 are loaded ahead of the "
-                       "one the wgmma read",
+               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
+                       "stages - 1 ahead of the stage the wgmma read",
                .n_defaults = 1,
                .defaults = {3}},
               {.name = "kpad",
