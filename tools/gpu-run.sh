@@ -208,7 +208,7 @@ if [ "${CONVT_CHECK_SLOWDOWN:-0}" = 1 ]; then
     timeout 300 bash tools/check-slowdown.sh "${CONVT_DELAY_US:-5}" cuda || status=1
 fi
 if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
-  timeout ${CONVT_TEST_TIMEOUT:-240} meson test -C "$build" --print-errorlogs --num-processes 4 \
+  timeout ${CONVT_TEST_TIMEOUT:-420} meson test -C "$build" --print-errorlogs --num-processes 4 \
     > "$OUT/tests.log" 2>&1 || status=1
   grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped):' "$OUT/tests.log"
   grep -E 'runs ok|SKIP' "$build/meson-logs/testlog.txt" | head
