@@ -39,6 +39,7 @@
 #include "fastdiv.h"
 #include "hostdevice.h"
 #include "polyphase_plan.h"
+#include "stride_phase.h"
 #include "variant.h"
 
 /* The phases and their taps (src/lib/polyphase_plan.h, planned on the host). */
@@ -489,7 +490,11 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 // at 39%. For up to 64 output channels per group the consumers take two
 // neighbouring tiles (the weights, and one input stretch, staged once for
 // both), beyond that two 64-channel halves of one tile (the input staged
-// once for both). The tensor cores read the top 19 bits
+// once for both). The blocks are persistent (v10): one per SM walks a list
+// of tiles, and the producer fills the next tile's stages while the
+// consumers store this one's (v9 ran a block per tile, one block per SM:
+// the table loads, the pipeline fill and the epilogue of each were
+// exposed, 126 times over on kb57). The tensor cores read the top 19 bits
 // of each float: the weights are rounded to nearest when repacked, the
 // inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
 
@@ -527,10 +532,34 @@ struct wg_args {
     int ntw_max; /* most taps in one tap row: weight buffers per stage */
     int co_rows; /* output channels of the repacked weights (a multiple of 64) */
     int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
-    int rows_max, taps_max; /* most tap rows, taps in one phase: the tables in shared memory */
-    int tables_bytes;       /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
-    int kpad;               /* bytes between K core matrices beyond the rows (knob kpad) */
+    int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory */
+    int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
+    int kpad;                   /* bytes between K core matrices beyond the rows (knob kpad) */
+    int co_blocks;              /* blocks of output channels per group */
+    int groups;
+    int tiles;                  /* units x nphases x co_blocks x groups: the work of the persistent blocks */
 };
+
+/* Tile L of the work list (L < tiles): output channels and groups vary
+ * fastest, so that the blocks running at once share input stretches; then
+ * the phases, as in polyphase_kernel, so that they share input rows and
+ * fill each other's output sectors; then the units of NSEG x BN flat
+ * positions. f0 may lie past a short phase's end: such a tile is empty. */
+struct wg_tile {
+    int phase, f0, co_blk, g;
+};
+
+__device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int positions, int w_rows)
+{
+    const int co_tiles = wa.co_blocks * wa.groups;
+    const int c = L % co_tiles, x = L / co_tiles;
+    wg_tile t;
+    t.phase = x % wa.p.nphases;
+    t.f0 = (x / wa.p.nphases) * positions;
+    t.co_blk = (c % wa.co_blocks) * w_rows;
+    t.g = c / wa.co_blocks;
+    return t;
+}
 
 /* wgmma's shared-memory matrix descriptor, no swizzle: start address, LBO
  * (between core matrices along K), SBO (along M or N), all in 16 bytes. */
@@ -896,34 +925,22 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int b_lbo = r_alloc * 16 + wa.kpad, a_lbo = W_ROWS * 16 + wa.kpad;
     const int in_bytes = KG * b_lbo, wtap_bytes = KG * a_lbo;
     const int stage_bytes = in_bytes + wa.ntw_max * wtap_bytes;
-
-    /* blocks interleave the phases, as in polyphase_kernel; a block's
-     * NSEG x BN flat positions are staged as one stretch */
-    const int pidx = blockIdx.x % a.nphases;
-    const phase_desc &ph = a.phases[pidx];
-    const wg_phase_flat fl = wa.flat[pidx];
-    const int f0 = (blockIdx.x / a.nphases) * (NSEG * BN);
-    if (f0 >= fl.flat)
-        return;
-    const int co_blk = blockIdx.y * W_ROWS, g = blockIdx.z;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int stages = a.stages;
 
-    /* Shared memory: the stages' barriers, the phase's tap rows and its
-     * taps' off[2] and weight index (read on every stage, where a global
+    /* Shared memory: the stages' barriers, every phase's tap rows and every
+     * tap's off[2] and weight index (read on every stage, where a global
      * load each time stalled the loads and the wgmma issue: L1TEX
-     * scoreboard, 42% of the stalls on kb64), then the stages. Rows'
-     * tap_begin becomes phase-local. */
+     * scoreboard, 42% of the stalls on kb64), the stages, then the
+     * epilogue's staging, apart from the stages so that the producer fills
+     * the next tile's stages while the consumers store this one's. */
     uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
     convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
-    int *s_off2 = (int *)(s_rows + wa.rows_max), *s_lin = s_off2 + wa.taps_max;
-    for (int i = tid; i < fl.nrows; i += WG_THREADS) {
-        convt_phase_tap_row r = wa.rows[fl.row_begin + i];
-        r.tap_begin -= ph.tap_begin;
-        s_rows[i] = r;
-    }
-    for (int i = tid; i < ph.ntaps; i += WG_THREADS) {
-        const phase_tap t = a.taps[ph.tap_begin + i];
+    int *s_off2 = (int *)(s_rows + wa.rows_total), *s_lin = s_off2 + wa.taps_total;
+    for (int i = tid; i < wa.rows_total; i += WG_THREADS)
+        s_rows[i] = wa.rows[i];
+    for (int i = tid; i < wa.taps_total; i += WG_THREADS) {
+        const phase_tap t = a.taps[i];
         s_off2[i] = t.off[2];
         s_lin[i] = t.lin;
     }
@@ -935,14 +952,21 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     }
     __syncthreads();
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
+    unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
     const int chunks = (a.cin_g + BK - 1) / BK;
-    const int ktiles = fl.nrows * chunks;
 
+    /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
+     * work list (wg_tile_of); the host makes gridDim.x coprime to the
+     * phase count, so that each block cycles through the phases (which
+     * differ in taps) rather than keep one. Producer and consumers walk
+     * the same tiles and count the same stages (kt_all): stage kt_all
+     * lives in buffer kt_all % stages, in the barriers' phase
+     * (kt_all / stages) % 2. */
     if (warp < WG_PRODUCERS / 32) {
-        /* The producer warpgroup. Stage kt goes into buffer kt % stages
-         * once both consumers have released that buffer's previous stage;
-         * its copies arrive on the stage's full barrier as they land. It
-         * walks K in order (tap row, then channel chunk).
+        /* The producer warpgroup. Stage kt_all goes into its buffer once
+         * both consumers have released that buffer's previous stage; its
+         * copies arrive on the stage's full barrier as they land. Within a
+         * tile it walks K in order (tap row, then channel chunk).
          * The input: warp -> channel groups warp, warp + 4, ...; lane -> 1
          * channel x 1 position of each 8, so that a warp instruction reads
          * 4 channels x 8 neighbouring positions (4 sectors) and writes 32
@@ -950,53 +974,62 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * test per position kept the loop rolled, with two branches per
          * copy: v8, 0.74-0.95x of v7 at the same widths). */
         wg_regs_dec<WG_PRODUCER_REGS>();
-        /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
-        const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-        const wg_cursor first = wg_cursor_at(ph, fl, f0 + lane / 4);
-        int row = 0, ci0 = 0;
-        for (int kt = 0; kt < ktiles; kt++) {
-            const int buf = kt % stages;
-            if (kt >= stages)
-                mbar_wait(&empty[buf], (unsigned)(kt / stages - 1) & 1);
-            unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-            const convt_phase_tap_row r = s_rows[row];
+        int kt_all = 0;
+        for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
+            const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+            const phase_desc &ph = a.phases[tl.phase];
+            const wg_phase_flat fl = wa.flat[tl.phase];
+            if (tl.f0 >= fl.flat)
+                continue;
+            /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
+            const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
+            const wg_cursor first = wg_cursor_at(ph, fl, tl.f0 + lane / 4);
+            const int ktiles = fl.nrows * chunks;
+            int row = 0, ci0 = 0;
+            for (int kt = 0; kt < ktiles; kt++, kt_all++) {
+                const int buf = kt_all % stages;
+                if (kt_all >= stages)
+                    mbar_wait(&empty[buf], (unsigned)(kt_all / stages - 1) & 1);
+                unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+                const convt_phase_tap_row r = s_rows[fl.row_begin + row];
 #pragma unroll
-            for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
-                const int ci = ci0 + kg * 4 + lane % 4;
-                const bool ch_ok = ci < a.cin_g;
-                const float *x_ch = x + ((int64_t)g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
-                unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
-                wg_cursor c = first;
-                for (int rr = lane / 4; rr < r_alloc;) {
-                    const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
-                    const bool row_ok = ch_ok && src.ok;
-                    const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
-                    int col = c.col;
-                    for (; rr < r_end; rr += 8, col += 8)
-                        cp_async4((float *)(dst + rr * 16), src.p + col,
-                                  row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
-                    c.col = col;
-                    wg_cursor_carry(c, ph, fl);
+                for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
+                    const int ci = ci0 + kg * 4 + lane % 4;
+                    const bool ch_ok = ci < a.cin_g;
+                    const float *x_ch = x + ((int64_t)tl.g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
+                    unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
+                    wg_cursor c = first;
+                    for (int rr = lane / 4; rr < r_alloc;) {
+                        const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
+                        const bool row_ok = ch_ok && src.ok;
+                        const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
+                        int col = c.col;
+                        for (; rr < r_end; rr += 8, col += 8)
+                            cp_async4((float *)(dst + rr * 16), src.p + col,
+                                      row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
+                        c.col = col;
+                        wg_cursor_carry(c, ph, fl);
+                    }
                 }
-            }
-            /* weights: every tap of the row, W_ROWS channels x KG vectors;
-             * 8 neighbouring lanes take 8 channels (8 different 16-byte
-             * bank groups) */
-            unsigned char *wdst = st + in_bytes;
-            const int wvecs = r.ntaps * W_ROWS * KG;
-            for (int v = tid; v < wvecs; v += WG_PRODUCERS) {
-                const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
-                const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
-                const bool p = ci0 + 4 * k4 < wa.ci_pad && co_blk + co < wa.co_rows;
-                const float *src_w = wk + (((int64_t)g * a.ktaps + s_lin[r.tap_begin + w]) * wa.co_rows +
-                                           co_blk + co) * wa.ci_pad + ci0 + 4 * k4;
-                cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
-            }
-            mbar_arrive_cp_async(&full[buf]);
-            ci0 += BK;
-            if (ci0 >= a.cin_g) {
-                ci0 = 0;
-                row++;
+                /* weights: every tap of the row, W_ROWS channels x KG
+                 * vectors; 8 neighbouring lanes take 8 channels (8
+                 * different 16-byte bank groups) */
+                unsigned char *wdst = st + in_bytes;
+                const int wvecs = r.ntaps * W_ROWS * KG;
+                for (int v = tid; v < wvecs; v += WG_PRODUCERS) {
+                    const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
+                    const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
+                    const bool p = ci0 + 4 * k4 < wa.ci_pad && tl.co_blk + co < wa.co_rows;
+                    const float *src_w = wk + (((int64_t)tl.g * a.ktaps + s_lin[r.tap_begin + w]) * wa.co_rows +
+                                               tl.co_blk + co) * wa.ci_pad + ci0 + 4 * k4;
+                    cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
+                }
+                mbar_arrive_cp_async(&full[buf]);
+                ci0 += BK;
+                if (ci0 >= a.cin_g) {
+                    ci0 = 0;
+                    row++;
+                }
             }
         }
         cp_async_wait(0);
@@ -1008,100 +1041,111 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     wg_regs_inc<WG_CONSUMER_REGS>();
     const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
-    float d[BN / 2];
+    float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
+    int kt_all = 0;
+    for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
+        const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+        const phase_desc &ph = a.phases[tl.phase];
+        const wg_phase_flat fl = wa.flat[tl.phase];
+        if (tl.f0 >= fl.flat)
+            continue;
+        const int ktiles = fl.nrows * chunks;
+        float d[BN / 2];
 #pragma unroll
-    for (int r = 0; r < BN / 2; r++)
-        d[r] = 0.0f;
-    int k_row = 0, k_ci0 = 0;
-    for (int kt = 0; kt < ktiles; kt++) {
-        const int buf = kt % stages;
-        mbar_wait(&full[buf], (unsigned)(kt / stages) & 1);
-        /* the copies wrote through the generic proxy; wgmma reads through
-         * the async one */
-        fence_proxy_async();
-        const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-        const convt_phase_tap_row r = s_rows[k_row];
-        /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
-         * reads staged row wg_seg*BN + j + off2_max - off2(t) */
-        const unsigned char *in_t = st + wg_seg * (BN * 16);
-        const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
-        wgmma_fence();
-        for (int t = 0; t < r.ntaps; t++) {
-            const int shift = fl.off2_max - s_off2[r.tap_begin + t];
+        for (int r = 0; r < BN / 2; r++)
+            d[r] = 0.0f;
+        int k_row = 0, k_ci0 = 0;
+        for (int kt = 0; kt < ktiles; kt++, kt_all++) {
+            const int buf = kt_all % stages;
+            mbar_wait(&full[buf], (unsigned)(kt_all / stages) & 1);
+            /* the copies wrote through the generic proxy; wgmma reads
+             * through the async one */
+            fence_proxy_async();
+            const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+            const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
+            /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
+             * reads staged row wg_seg*BN + j + off2_max - off2(t) */
+            const unsigned char *in_t = st + wg_seg * (BN * 16);
+            const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
+            wgmma_fence();
+            for (int t = 0; t < r.ntaps; t++) {
+                const int shift = fl.off2_max - s_off2[r.tap_begin + t];
 #pragma unroll
-            for (int kk = 0; kk < BK / 8; kk++)
-                wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
-                           wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
-        }
-        wgmma_commit();
-        /* stage kt-1's wgmma are done in this warpgroup: its buffer is free */
-        wgmma_wait_prev();
-        if (kt > 0 && ctid % 128 == 0)
-            mbar_arrive(&empty[(kt - 1) % stages]);
-        k_ci0 += BK;
-        if (k_ci0 >= a.cin_g) {
-            k_ci0 = 0;
-            k_row++;
-        }
-    }
-    wgmma_wait_all();
-    /* both consumers' wgmma are done before the stages' memory becomes the
-     * epilogue's (the producer's copies all landed: every full barrier was
-     * waited on) */
-    asm volatile("bar.sync 1, %0;" ::"n"(2 * 128) : "memory");
-
-    /* Epilogue: register r of thread t of a warpgroup holds M row (output
-     * channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column (position)
-     * 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each warp's 16
-     * channels go through shared memory 32 positions at a time, so that a
-     * warp stores 32 neighbouring positions of one channel (128 bytes where
-     * the stride is 1 and the row goes on); stored from the fragments
-     * directly, a warp wrote 8 channels x 4 scattered floats (9 of 32 bytes
-     * per sector used, kb64). */
-    const int fw = f0 + wg_seg * BN;
-    if (fw >= fl.flat)
-        return;
-    float *stage_w = (float *)(stages_base + cwarp * (16 * WG_EPI_PITCH * 4));
-    const int co_w = co_blk + wg_co * WG_M + 16 * (cwarp % 4);
-    /* lane l holds the bias of the warp's channel l % 16, shuffled to the
-     * row being stored (one load per lane, not one per stored value) */
-    const int co_lane = co_w + lane % 16;
-    const float b_lane = bias && co_lane < a.cout_g ? bias[g * a.cout_g + co_lane] : 0.0f;
-#pragma unroll
-    for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-        /* the last chunk of a width that is no multiple of 32 is 16 wide */
-        constexpr int full_chunks = BN / WG_EPI_COLS;
-        const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
-#pragma unroll
-        for (int j = 0; j < WG_EPI_COLS / 8; j++)
-            if (8 * j < cols)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
-                *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
-                    make_float2(d[r], d[r + 1]);
+                for (int kk = 0; kk < BK / 8; kk++)
+                    wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
+                               wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
             }
-        __syncwarp();
-        /* the lane's position: stored where it is one of its row's outputs */
-        const int f = fw + jc * WG_EPI_COLS + lane;
-        const wg_cursor c = wg_cursor_at(ph, fl, f);
-        const int q2 = c.col - fl.lead;
-        const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
-        float *yq = y;
-        if (out_ok) {
-            const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
-            const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
-            const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
-            yq = y + ((int64_t)c.n * a.cout + (int64_t)g * a.cout_g + co_w) * a.out_plane +
-                 (o0 * a.out[1] + o1) * a.out[2] + o2;
+            wgmma_commit();
+            /* the previous stage's wgmma are done in this warpgroup: its
+             * buffer is free */
+            wgmma_wait_prev();
+            if (kt > 0 && ctid % 128 == 0)
+                mbar_arrive(&empty[(kt_all - 1) % stages]);
+            k_ci0 += BK;
+            if (k_ci0 >= a.cin_g) {
+                k_ci0 = 0;
+                k_row++;
+            }
         }
+        wgmma_wait_all();
+        /* the tile's last stage is free too: the producer may fill it with
+         * the next tile while this one is stored */
+        if (ktiles > 0 && ctid % 128 == 0)
+            mbar_arrive(&empty[(kt_all - 1) % stages]);
+
+        /* Epilogue: register r of thread t of a warpgroup holds M row
+         * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
+         * (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
+         * warp's 16 channels go through shared memory 32 positions at a
+         * time, so that a warp stores 32 neighbouring positions of one
+         * channel (128 bytes where the stride is 1 and the row goes on);
+         * stored from the fragments directly, a warp wrote 8 channels x 4
+         * scattered floats (9 of 32 bytes per sector used, kb64). */
+        /* (a second tile past the phase's end stores nothing: out_ok below;
+         * a branch around the epilogue here, divergent between the two
+         * warpgroups, made ptxas serialise every wgmma: C7520) */
+        const int fw = tl.f0 + wg_seg * BN;
+        const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
+        /* lane l holds the bias of the warp's channel l % 16, shuffled to
+         * the row being stored (one load per lane, not one per stored value) */
+        const int co_lane = co_w + lane % 16;
+        const float b_lane = bias && co_lane < a.cout_g ? bias[tl.g * a.cout_g + co_lane] : 0.0f;
+#pragma unroll
+        for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
+            /* the last chunk of a width that is no multiple of 32 is 16 wide */
+            constexpr int full_chunks = BN / WG_EPI_COLS;
+            const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
+#pragma unroll
+            for (int j = 0; j < WG_EPI_COLS / 8; j++)
+                if (8 * j < cols)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
+                    *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
+                        make_float2(d[r], d[r + 1]);
+                }
+            __syncwarp();
+            /* the lane's position: stored where it is one of its row's outputs */
+            const int f = fw + jc * WG_EPI_COLS + lane;
+            const wg_cursor c = wg_cursor_at(ph, fl, f);
+            const int q2 = c.col - fl.lead;
+            const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
+            float *yq = y;
+            if (out_ok) {
+                const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+                const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
+                const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+                yq = y + ((int64_t)c.n * a.cout + (int64_t)tl.g * a.cout_g + co_w) * a.out_plane +
+                     (o0 * a.out[1] + o1) * a.out[2] + o2;
+            }
 #pragma unroll 4
-        for (int row = 0; row < 16; row++) {
-            const float b = __shfl_sync(0xffffffffu, b_lane, row);
-            if (out_ok && co_w + row < a.cout_g)
-                yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
+            for (int row = 0; row < 16; row++) {
+                const float b = __shfl_sync(0xffffffffu, b_lane, row);
+                if (out_ok && co_w + row < a.cout_g)
+                    yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
+            }
+            __syncwarp();
         }
-        __syncwarp();
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -1547,9 +1591,11 @@ static wg_knobs wg_knobs_of(const convt_launch *l)
  * tiles' sizes and the grid. */
 struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
-    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_max, taps_max;
+    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_total, taps_total;
     int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
-    int64_t units; /* blocks per phase: of the phase with the longest flat layout */
+    int64_t units;        /* tiles per phase: of the phase with the longest flat layout */
+    int64_t co_blocks;    /* blocks of output channels per group */
+    int64_t tiles;        /* units x phases x co_blocks x groups (wg_tile_of) */
     size_t smem;
 };
 
@@ -1589,16 +1635,15 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
     const size_t pipeline = (size_t)k.stages * (kg * (gm->r_alloc * 16 + k.kpad) +
                                                 (size_t)gm->ntw_max * kg * (w_rows * 16 + k.kpad));
-    const size_t epilogue = WG_EPI_BYTES;
-    gm->smem = (size_t)gm->tables_bytes + (pipeline > epilogue ? pipeline : epilogue);
+    gm->smem = (size_t)gm->tables_bytes + pipeline + WG_EPI_BYTES;
 }
 
-/* bn = 0: the width with the least predicted time. A block runs alone on
- * its SM (384 threads of 168 registers); a wave of blocks costs bn + 64:
- * per position, a wide tile reads the weights for more positions (the 64
- * a guess at the weights' share), and SMs left idle by the last wave count
- * in full. Long layouts get 256; a small problem a width that fills the
- * SMs. */
+/* bn = 0: the width with the least predicted time. One block runs on
+ * each SM (384 threads of 168 registers) and takes a tile per round; a
+ * round costs bn + 64: per position, a wide tile reads the weights for
+ * more positions (the 64 a guess at the weights' share), and SMs left idle
+ * in the last round count in full. Long layouts get 256; a small problem a
+ * width that fills the SMs. */
 static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
                          int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
@@ -1623,6 +1668,18 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
     return best;
 }
 
+/* The persistent blocks: one per SM, at most one per tile, their count
+ * coprime to the phase count. Block b takes tiles b, b + blocks, ...; with
+ * a count that the phase count divides it would keep one phase, and on
+ * stride-2 shapes the phases' taps differ up to 8x (kb73). */
+static int64_t wg_blocks(int64_t tiles, int nphases, const convt_device_info *dev)
+{
+    int64_t blocks = dev->sm_count > 0 ? dev->sm_count : 1;
+    while (blocks > 1 && convt_gcd(blocks, nphases) != 1)
+        blocks--;
+    return tiles < blocks ? tiles : blocks;
+}
+
 /* 0, or -1 with the reason when the launch cannot run this shape. fl
  * receives every phase's flat layout. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
@@ -1640,34 +1697,33 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
     }
     gm->ntw_max = ntw;
-    gm->rows_max = 1;
-    gm->taps_max = 1;
+    gm->rows_total = row_begin[pl->nphases];
+    gm->taps_total = pl->ntaps_total;
     for (int i = 0; i < pl->nphases; i++) {
-        const int nr = row_begin[i + 1] - row_begin[i];
-        gm->rows_max = nr > gm->rows_max ? nr : gm->rows_max;
-        gm->taps_max = pl->phases[i].ntaps > gm->taps_max ? pl->phases[i].ntaps : gm->taps_max;
         if (wg_phase_flat_of(p, pl, rows, row_begin, i, &fl[i])) {
             snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
             return -1;
         }
     }
     gm->tables_bytes = WG_BARRIER_BYTES +
-                       round_up((int64_t)gm->rows_max * (int64_t)sizeof(convt_phase_tap_row) +
-                                    (int64_t)gm->taps_max * 8, 128);
+                       round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
+                                    (int64_t)gm->taps_total * 8, 128);
     if (span + 512 >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
                  span);
         return -1;
     }
-    const int64_t co_blocks = (cout_g + WG_M * (2 / gm->nseg) - 1) / (WG_M * (2 / gm->nseg)) * p->groups;
-    wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_blocks, dev, gm), gm);
+    gm->co_blocks = (cout_g + WG_M * (2 / gm->nseg) - 1) / (WG_M * (2 / gm->nseg));
+    const int64_t co_tiles = gm->co_blocks * p->groups;
+    wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
     gm->units = 0;
     for (int i = 0; i < pl->nphases; i++) {
         const int64_t units = (fl[i].flat + gm->nseg * gm->bn - 1) / (gm->nseg * gm->bn);
         gm->units = units > gm->units ? units : gm->units;
     }
-    if (gm->units * pl->nphases > 0x7fffffff) {
-        snprintf(why, why_len, "more than 2^31-1 blocks");
+    gm->tiles = gm->units * pl->nphases * co_tiles;
+    if (gm->tiles > 0x7fffffff - 4096) {
+        snprintf(why, why_len, "more than 2^31 tiles");
         return -1;
     }
     return 0;
@@ -1866,15 +1922,16 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.ntw_max = gm.ntw_max;
         st->args.co_rows = gm.co_rows;
         st->args.ci_pad = gm.ci_pad;
-        st->args.rows_max = gm.rows_max;
-        st->args.taps_max = gm.taps_max;
+        st->args.rows_total = gm.rows_total;
+        st->args.taps_total = gm.taps_total;
+        st->args.co_blocks = (int)gm.co_blocks;
+        st->args.groups = (int)p->groups;
+        st->args.tiles = (int)gm.tiles;
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
         st->base.prefill = w.pl.prefill;
-        st->base.grid = dim3((unsigned)(gm.units * w.pl.nphases),
-                             (unsigned)((a.cout_g + WG_M * (2 / gm.nseg) - 1) / (WG_M * (2 / gm.nseg))),
-                             (unsigned)p->groups);
+        st->base.grid = dim3((unsigned)wg_blocks(gm.tiles, w.pl.nphases, ctx->dev));
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
         if ((rc = wg_upload(st, &w, e)))
@@ -1928,8 +1985,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .n_knobs = 4,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16), "
-                       "one stretch of a row along the innermost dimension; 0: the width that "
-                       "cuts the longest row into the fewest, most even stretches",
+                       "a stretch of the phase's rows laid out flat; 0: the width with the "
+                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
               {.name = "bk",
