@@ -504,6 +504,7 @@ enum {
     WG_THREADS = 384,
     WG_PRODUCERS = 128,
     WG_M = 64,
+    WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
     WG_PRODUCER_REGS = 56,
     WG_CONSUMER_REGS = 224,
     WG_MAX_STAGES = 5,
@@ -1492,7 +1493,11 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->tables_bytes = WG_BARRIER_BYTES +
                        round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
                                     (int64_t)gm->taps_total * 8, 128);
-    if (span + 512 >= (1 << 14)) {
+    /* wgmma's descriptors hold the distance between K core matrices (LBO:
+     * the staged stretch's rows x 16 bytes, + kpad) in 14 bits of 16 bytes;
+     * checked for the longest stretch any width stages, two tiles of the
+     * widest */
+    if (round_up(2 * WG_MAX_BN + (int64_t)span, 8) + k.kpad / 16 >= (1 << 14)) {
         snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
                  span);
         return -1;
@@ -1564,7 +1569,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const wg_knobs k = wg_knobs_of(l);
-    if (k.bn != 0 && (k.bn < 64 || k.bn > 256 || k.bn % 16 != 0)) {
+    if (k.bn != 0 && (k.bn < 64 || k.bn > WG_MAX_BN || k.bn % 16 != 0)) {
         snprintf(why, why_len,
                  "bn = %lld must be 0 (chosen for the shape) or 64 to 256 in steps of 16 (the "
                  "compiled wgmma widths)",
