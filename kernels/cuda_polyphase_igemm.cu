@@ -41,6 +41,7 @@
 #include "polyphase_plan.h"
 #include "stride_phase.h"
 #include "variant.h"
+#include "wgmma_flat.h"
 
 /* The phases and their taps (src/lib/polyphase_plan.h, planned on the host). */
 typedef convt_phase_desc phase_desc;
@@ -511,18 +512,8 @@ enum {
     WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
 
-/* A phase's tap rows (rows[row_begin .. + nrows)) and its flat layout:
- * rows of (image, q0, q1), each `pitch` positions long (a multiple of 8),
- * outputs at columns lead .. lead + q_count[2] - 1; flat = rows x pitch.
- * Staged column c of a row holds input position c + q_min[2] - lead -
- * off2_max, which lead makes a multiple of 8: a staged stretch starts on a
- * 32-byte sector of x where the input's rows are a multiple of 8 long (on
- * kb64 unaligned stretches cost 56% excess sectors). */
-struct wg_phase_flat {
-    int row_begin, nrows;
-    int pitch, lead, off2_max, flat;
-    convt_fastdiv pitch_div;
-};
+/* A phase's tap rows and its flat layout (src/lib/wgmma_flat.h). */
+typedef convt_wg_flat wg_phase_flat;
 
 struct wg_args {
     poly_args p;
@@ -590,41 +581,8 @@ __global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restri
     }
 }
 
-/* A position of a phase's flat layout: its row's image and q0, q1 (from
- * the phase's q_min) and its column. */
-struct wg_cursor {
-    int n, q0, q1, col;
-};
-
-__device__ __forceinline__ wg_cursor wg_cursor_at(const phase_desc &ph, const wg_phase_flat &fl,
-                                                  int f)
-{
-    wg_cursor c;
-    const uint32_t row = convt_fastdiv_div(fl.pitch_div, (uint32_t)f);
-    const uint32_t r1 = convt_fastdiv_div(ph.q_div[1], row);
-    const uint32_t r0 = convt_fastdiv_div(ph.q_div[0], r1);
-    c.col = f - (int)row * fl.pitch;
-    c.q1 = (int)(row - r1 * (uint32_t)ph.q_count[1]);
-    c.q0 = (int)(r1 - r0 * (uint32_t)ph.q_count[0]);
-    c.n = (int)r0;
-    return c;
-}
-
-/* A column at or past the pitch carried into the next rows. */
-__device__ __forceinline__ void wg_cursor_carry(wg_cursor &c, const phase_desc &ph,
-                                                const wg_phase_flat &fl)
-{
-    while (c.col >= fl.pitch) {
-        c.col -= fl.pitch;
-        if (++c.q1 == ph.q_count[1]) {
-            c.q1 = 0;
-            if (++c.q0 == ph.q_count[0]) {
-                c.q0 = 0;
-                c.n++;
-            }
-        }
-    }
-}
+/* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
+typedef convt_wg_cursor wg_cursor;
 
 /* Where a row's staged columns come from for one tap row: column col of
  * the cursor's row reads p[col], valid where ok and col + c0 lies inside
@@ -767,7 +725,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 continue;
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-            const wg_cursor first = wg_cursor_at(ph, fl, tl.f0 + lane / 4);
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + lane / 4);
             const int ktiles = fl.nrows * chunks;
             int row = 0, ci0 = 0;
             for (int kt = 0; kt < ktiles; kt++, kt_all++) {
@@ -792,7 +750,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             cp_async4((float *)(dst + rr * 16), src.p + col,
                                       row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
                         c.col = col;
-                        wg_cursor_carry(c, ph, fl);
+                        convt_wg_cursor_carry(&c, &ph, &fl);
                     }
                 }
                 /* weights: every tap of the row, W_ROWS channels x KG
@@ -911,7 +869,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             __syncwarp();
             /* the lane's position: stored where it is one of its row's outputs */
             const int f = fw + jc * WG_EPI_COLS + lane;
-            const wg_cursor c = wg_cursor_at(ph, fl, f);
+            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, f);
             const int q2 = c.col - fl.lead;
             const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
             float *yq = y;
@@ -1384,33 +1342,6 @@ struct wg_geometry {
     size_t smem;
 };
 
-/* The flat index of a phase, plus a tile and its staged stretch, stays under
- * 2^31 (the kernel's ints and fastdiv's exact range). */
-static const int64_t WG_FLAT_LIMIT = 0x7fffffff - 4096;
-
-/* Phase i's flat layout (wg_phase_flat); -1 where it has WG_FLAT_LIMIT
- * positions or more. The pitch holds lead + the row's outputs + the span
- * of its taps' off[2], so that no shift crosses into the next row. */
-static int wg_phase_flat_of(const convt_problem *p, const convt_phase_plan *pl,
-                            const convt_phase_tap_row *rows, const int *row_begin, int i,
-                            wg_phase_flat *fl)
-{
-    const convt_phase_desc *d = &pl->phases[i];
-    int off2_min = 0, off2_max = 0;
-    for (int r = row_begin[i]; r < row_begin[i + 1]; r++) {
-        off2_max = r == row_begin[i] || rows[r].off2_max > off2_max ? rows[r].off2_max : off2_max;
-        off2_min = r == row_begin[i] || rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
-    }
-    const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
-    const int64_t pitch = round_up(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8);
-    const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * d->q_count[1] * pitch : 0;
-    if (pitch >= WG_FLAT_LIMIT || flat >= WG_FLAT_LIMIT)
-        return -1;
-    *fl = {row_begin[i], row_begin[i + 1] - row_begin[i], (int)pitch, (int)lead, off2_max, (int)flat,
-           convt_fastdiv_make((uint32_t)pitch)};
-    return 0;
-}
-
 /* Staged rows and shared memory of width bn. */
 static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
 {
@@ -1485,7 +1416,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->rows_total = row_begin[pl->nphases];
     gm->taps_total = pl->ntaps_total;
     for (int i = 0; i < pl->nphases; i++) {
-        if (wg_phase_flat_of(p, pl, rows, row_begin, i, &fl[i])) {
+        if (convt_wg_flat_make(p, pl, rows, row_begin, i, &fl[i])) {
             snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
             return -1;
         }

@@ -1,0 +1,29 @@
+/* The flat layout of a stride phase (wgmma_flat.h). */
+#include "wgmma_flat.h"
+
+int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
+                       const convt_phase_tap_row *rows, const int *row_begin, int i,
+                       convt_wg_flat *fl)
+{
+    const convt_phase_desc *d = &pl->phases[i];
+    int off2_min = 0, off2_max = 0;
+    for (int r = row_begin[i]; r < row_begin[i + 1]; r++) {
+        off2_max = r == row_begin[i] || rows[r].off2_max > off2_max ? rows[r].off2_max : off2_max;
+        off2_min = r == row_begin[i] || rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
+    }
+    /* lead = (q_min[2] - off2_max) mod 8: staged column 0 then reads an
+     * input position that is a multiple of 8 */
+    const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
+    const int64_t pitch = (lead + d->q_count[2] + ((int64_t)off2_max - off2_min) + 7) / 8 * 8;
+    const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * d->q_count[1] * pitch : 0;
+    if (pitch >= CONVT_WG_FLAT_LIMIT || flat >= CONVT_WG_FLAT_LIMIT)
+        return -1;
+    fl->row_begin = row_begin[i];
+    fl->nrows = row_begin[i + 1] - row_begin[i];
+    fl->pitch = (int)pitch;
+    fl->lead = (int)lead;
+    fl->off2_max = off2_max;
+    fl->flat = (int)flat;
+    fl->pitch_div = convt_fastdiv_make((uint32_t)pitch);
+    return 0;
+}

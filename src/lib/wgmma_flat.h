@@ -1,0 +1,88 @@
+/* The flat layout of a stride phase that polyphase_wgmma_tf32 tiles
+ * (kernels/cuda_polyphase_igemm.cu): the phase's rows of outputs along the
+ * innermost dimension, one row per (image, q0, q1), laid one after
+ * another. Each row is `pitch` positions long (a multiple of 8), its
+ * q_count[2] outputs at columns lead .. lead + q_count[2] - 1; the rest of
+ * the pitch holds the span of the phase's taps' off[2], so that output
+ * column c, tap t, reads staged column c + off2_max - off[2](t) of the same
+ * row and a tap's shift never carries into the next row. Staged column c
+ * holds input position c + q_min[2] - lead - off2_max, which lead makes a
+ * multiple of 8: a staged stretch starts on a 32-byte sector of x where the
+ * input's rows are a multiple of 8 long.
+ *
+ * The kernel, its host plan and tests/test_wgmma_flat.c share what is
+ * here: the layout (convt_wg_flat_make) and the walk over it (a cursor per
+ * position, moved on by whole columns). */
+#ifndef CONVT_SRC_LIB_WGMMA_FLAT_H
+#define CONVT_SRC_LIB_WGMMA_FLAT_H
+
+#include <stdint.h>
+
+#include "fastdiv.h"
+#include "hostdevice.h"
+#include "polyphase_plan.h"
+#include "problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A phase's tap rows (rows[row_begin .. + nrows)) and its flat layout:
+ * flat = images x q_count[0] x q_count[1] x pitch positions. */
+typedef struct convt_wg_flat {
+    int row_begin, nrows;
+    int pitch, lead, off2_max, flat;
+    convt_fastdiv pitch_div;
+} convt_wg_flat;
+
+/* A position of the layout: its row's image and q0, q1 (from the phase's
+ * q_min) and its column. */
+typedef struct convt_wg_cursor {
+    int n, q0, q1, col;
+} convt_wg_cursor;
+
+/* The flat index of a phase, plus a tile and its staged stretch, stays
+ * under 2^31 (the kernel's ints and fastdiv's exact range). */
+#define CONVT_WG_FLAT_LIMIT (0x7fffffff - 4096)
+
+/* Flat position f (0 <= f < flat + 2^12). */
+CONVT_HD convt_wg_cursor convt_wg_cursor_at(const convt_phase_desc *ph, const convt_wg_flat *fl,
+                                            int f)
+{
+    convt_wg_cursor c;
+    const uint32_t row = convt_fastdiv_div(fl->pitch_div, (uint32_t)f);
+    const uint32_t r1 = convt_fastdiv_div(ph->q_div[1], row);
+    const uint32_t r0 = convt_fastdiv_div(ph->q_div[0], r1);
+    c.col = f - (int)row * fl->pitch;
+    c.q1 = (int)(row - r1 * (uint32_t)ph->q_count[1]);
+    c.q0 = (int)(r1 - r0 * (uint32_t)ph->q_count[0]);
+    c.n = (int)r0;
+    return c;
+}
+
+/* A column at or past the pitch carried into the next rows. */
+CONVT_HD void convt_wg_cursor_carry(convt_wg_cursor *c, const convt_phase_desc *ph,
+                                    const convt_wg_flat *fl)
+{
+    while (c->col >= fl->pitch) {
+        c->col -= fl->pitch;
+        if (++c->q1 == ph->q_count[1]) {
+            c->q1 = 0;
+            if (++c->q0 == ph->q_count[0]) {
+                c->q0 = 0;
+                c->n++;
+            }
+        }
+    }
+}
+
+/* Phase i's layout; 0, or -1 where it has CONVT_WG_FLAT_LIMIT positions or
+ * more. rows and row_begin: convt_phase_plan_rows. */
+int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
+                       const convt_phase_tap_row *rows, const int *row_begin, int i,
+                       convt_wg_flat *fl);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

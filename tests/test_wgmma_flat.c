@@ -1,0 +1,156 @@
+/* polyphase_wgmma_tf32's flat layout (src/lib/wgmma_flat.h) on the host,
+ * over 400 random shapes of every parameter, for every phase of the plan:
+ * - the layout: rows a multiple of 8 long, long enough for lead, the
+ *   outputs and the taps' span; staged column 0 at an input position that
+ *   is a multiple of 8;
+ * - the cursor: every flat position (and the 4096 past the end that a last
+ *   tile and its staged stretch may reach) splits into (image, q0, q1,
+ *   column) and back; a walk by the loader's steps of 8 with carries lands
+ *   where the cursor of the position lands;
+ * - the outputs: the stored columns are the phase's outputs, each once;
+ * - the shifts: every tap of the phase reads, from every stored column,
+ *   a staged column of the same row, and that column holds the input
+ *   position the plan's offset names (q - off[2]).
+ * The kernel's own arithmetic is this arithmetic: it calls the same
+ * functions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "polyphase_plan.h"
+#include "shape_random.h"
+#include "wgmma_flat.h"
+
+static int64_t mod8(int64_t v) { return (v % 8 + 8) % 8; }
+
+static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *rows,
+                         const convt_wg_flat *fl, const convt_phase_plan *pl, int64_t n)
+{
+    if (d->m_count == 0) { /* no outputs: no tiles */
+        assert_int_equal(fl->flat, 0);
+        return;
+    }
+    assert_int_equal(fl->pitch % 8, 0);
+    assert_true(fl->lead >= 0 && fl->lead < 8);
+    int off2_min = fl->off2_max;
+    for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++) {
+        assert_true(rows[r].off2_max <= fl->off2_max);
+        off2_min = rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
+    }
+    assert_true(fl->pitch >= fl->lead + d->q_count[2] + (fl->off2_max - off2_min));
+    assert_true(fl->pitch < fl->lead + d->q_count[2] + (fl->off2_max - off2_min) + 8);
+    /* staged column c holds input position c + c0 */
+    const int64_t c0 = (int64_t)d->q_min[2] - fl->lead - fl->off2_max;
+    assert_int_equal(mod8(c0), 0);
+    assert_int_equal(fl->flat, n * d->q_count[0] * d->q_count[1] * fl->pitch);
+
+    /* the cursor, both ways, and the stored outputs, each once */
+    int64_t stored = 0;
+    for (int f = 0; f < fl->flat + 4096; f++) {
+        const convt_wg_cursor c = convt_wg_cursor_at(d, fl, f);
+        assert_true(c.col >= 0 && c.col < fl->pitch);
+        assert_true(c.q0 >= 0 && c.q0 < d->q_count[0]);
+        assert_true(c.q1 >= 0 && c.q1 < d->q_count[1]);
+        assert_int_equal(((((int64_t)c.n * d->q_count[0] + c.q0) * d->q_count[1] + c.q1) * fl->pitch +
+                          c.col),
+                         f);
+        assert_int_equal(c.n < n, f < fl->flat);
+        const int q2 = c.col - fl->lead;
+        if (c.n < n && q2 >= 0 && q2 < d->q_count[2])
+            stored++;
+    }
+    assert_int_equal(stored, d->m_count);
+
+    /* the loader's walk: steps of 8 within a row, then a carry */
+    for (int start = 0; start < 8 && start < fl->flat; start++) {
+        convt_wg_cursor c = convt_wg_cursor_at(d, fl, start);
+        for (int f = start + 8; f < fl->flat + 4096; f += 8) {
+            c.col += 8;
+            convt_wg_cursor_carry(&c, d, fl);
+            const convt_wg_cursor at = convt_wg_cursor_at(d, fl, f);
+            assert_int_equal(c.n, at.n);
+            assert_int_equal(c.q0, at.q0);
+            assert_int_equal(c.q1, at.q1);
+            assert_int_equal(c.col, at.col);
+        }
+    }
+
+    /* every tap's shift keeps a stored column's read in its row, at the
+     * input position q - off[2] */
+    for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++)
+        for (int t = rows[r].tap_begin; t < rows[r].tap_begin + rows[r].ntaps; t++) {
+            const int off2 = pl->taps[t].off[2], shift = fl->off2_max - off2;
+            assert_true(shift >= 0);
+            for (int q2 = 0; q2 < d->q_count[2]; q2++) {
+                const int col = fl->lead + q2, staged = col + shift;
+                assert_true(staged < fl->pitch);
+                assert_int_equal(staged + c0, (int64_t)d->q_min[2] + q2 - off2);
+            }
+        }
+}
+
+static void check_problem(const convt_problem *p)
+{
+    convt_phase_plan pl;
+    char why[256];
+    assert_int_equal(convt_phase_plan_make(p, 64, &pl, why, sizeof why), 0);
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    assert_int_equal(convt_phase_plan_rows(&pl, &rows, &row_begin), 0);
+    for (int i = 0; i < pl.nphases; i++) {
+        convt_wg_flat fl;
+        assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, &fl), 0);
+        assert_int_equal(fl.row_begin, row_begin[i]);
+        assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
+        check_layout(&pl.phases[i], rows, &fl, &pl, p->n);
+    }
+    free(rows);
+    free(row_begin);
+    convt_phase_plan_free(&pl);
+}
+
+static void every_phase_lays_out_flat(void **state)
+{
+    (void)state;
+    convt_random_spec spec = {.dims_mask = 7, .max_output_elems = 6000, .max_channels = 4};
+    for (int i = 0; i < 400; i++) {
+        convt_problem p = convt_random_problem(91, (uint64_t)i, &spec);
+        check_problem(&p);
+    }
+    /* kb81's kind: stride 5, dilation 2, most phases left out */
+    convt_problem p = convt_problem_default(2);
+    p.n = 2, p.cin = p.cout = 1, p.in[0] = 7, p.in[1] = 9, p.k[0] = p.k[1] = 3;
+    p.stride[0] = p.stride[1] = 5, p.dil[0] = p.dil[1] = 2, p.pad[0] = p.pad[1] = 1;
+    check_problem(&p);
+}
+
+/* A layout of 2^31 positions or more is refused, though the plan (whose
+ * phases count outputs only) fits: rows of 1000 outputs and a span of 999. */
+static void a_layout_past_2_31_is_refused(void **state)
+{
+    (void)state;
+    convt_problem p = convt_problem_default(1);
+    p.n = 1100000, p.cin = p.cout = 1, p.in[0] = 2, p.k[0] = 999;
+    convt_phase_plan pl;
+    char why[256];
+    assert_int_equal(convt_phase_plan_make(&p, 64, &pl, why, sizeof why), 0);
+    convt_phase_tap_row *rows;
+    int *row_begin;
+    assert_int_equal(convt_phase_plan_rows(&pl, &rows, &row_begin), 0);
+    convt_wg_flat fl;
+    assert_int_equal(convt_wg_flat_make(&p, &pl, rows, row_begin, 0, &fl), -1);
+    free(rows);
+    free(row_begin);
+    convt_phase_plan_free(&pl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(every_phase_lays_out_flat),
+                                       cmocka_unit_test(a_layout_past_2_31_is_refused)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
