@@ -1734,9 +1734,10 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "
                        "next tile's stages during this one's epilogue; 0: one block per tile, "
-                       "in the order the hardware schedules them",
-               .n_defaults = 1,
-               .defaults = {1}}},
+                       "in the order the hardware schedules them (faster where one tap per "
+                       "phase meets a large prefilled output: kb79, kb81)",
+               .n_defaults = 2,
+               .defaults = {1, 0}}},
     .supports = wg_supports,
     .workspace_size = wg_workspace,
     .prepare = wg_prepare,
