@@ -439,6 +439,23 @@ class Records(unittest.TestCase):
         self.assertIn("skipped", line)
         self.assertIn("does not fit", line)
 
+    def test_revision_prefers_convt_git_revision(self):
+        # convt-bench's rule (meson.build): a tree copied to a GPU machine may
+        # carry an older .git than its files, so the variable wins over git
+        saved = os.environ.get("CONVT_GIT_REVISION")
+        try:
+            os.environ["CONVT_GIT_REVISION"] = "abc1234"
+            self.assertEqual(tb.git_revision(ROOT), "abc1234")
+            with tempfile.TemporaryDirectory() as d:  # no checkout: the variable
+                self.assertEqual(tb.git_revision(d), "abc1234")
+                del os.environ["CONVT_GIT_REVISION"]
+                self.assertEqual(tb.git_revision(d), "unknown")
+        finally:
+            if saved is None:
+                os.environ.pop("CONVT_GIT_REVISION", None)
+            else:
+                os.environ["CONVT_GIT_REVISION"] = saved
+
     def test_seeds(self):
         self.assertEqual(tb.mix64(0), 0xE220A8397B1DCDAF)  # splitmix64's first output
         self.assertNotEqual(tb.tensor_seed(1, 0, 1), tb.tensor_seed(1, 1, 1))

@@ -1268,7 +1268,13 @@ def utc_now() -> str:
 
 
 def git_revision(root: str) -> str:
-    """`git describe --always --dirty=+` of the checkout, else CONVT_GIT_REVISION, else unknown."""
+    """CONVT_GIT_REVISION where set, else `git describe --always --dirty=+` of
+    the checkout, else unknown: the rule meson.build follows for convt-bench.
+    A tree copied to a GPU machine may carry an older .git than its files (the
+    PyTorch records of de9f265 said 57cc6cf+ that way)."""
+    env = os.environ.get("CONVT_GIT_REVISION")
+    if env:
+        return env
     try:
         r = subprocess.run(["git", "describe", "--always", "--dirty=+"], cwd=root,
                            capture_output=True, text=True, timeout=20)
@@ -1276,7 +1282,7 @@ def git_revision(root: str) -> str:
             return r.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         pass
-    return os.environ.get("CONVT_GIT_REVISION") or "unknown"
+    return "unknown"
 
 
 def results_head(cfg: Config, version: str, revision: str, device: dict, ceilings: dict) -> dict:
