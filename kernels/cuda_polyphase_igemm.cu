@@ -699,8 +699,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 
     /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
-     * phase count, so that each block cycles through the phases (which
-     * differ in taps) rather than keep one. Producer and consumers walk
+     * phases' period in the list (wg_blocks), so that each block cycles
+     * through the phases (which differ in taps) rather than keep one. Producer and consumers walk
      * the same tiles and count the same stages (kt_all): stage kt_all
      * lives in buffer kt_all % stages, in the barriers' phase
      * (kt_all / stages) % 2. */
@@ -1385,13 +1385,16 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
 }
 
 /* The persistent blocks: one per SM, at most one per tile, their count
- * coprime to the phase count. Block b takes tiles b, b + blocks, ...; with
- * a count that the phase count divides it would keep one phase, and on
- * stride-2 shapes the phases' taps differ up to 8x (kb73). */
-static int64_t wg_blocks(int64_t tiles, int nphases, const convt_device_info *dev)
+ * coprime to the period of the list's phases (co_tiles x nphases: tile L's
+ * phase is (L / co_tiles) % nphases). Block b takes tiles b, b + blocks,
+ * ...; with a count that shares a factor with the period it would visit
+ * only some phases, and on stride-2 shapes the phases' taps differ up to
+ * 8x (kb73). */
+static int64_t wg_blocks(int64_t tiles, int64_t co_tiles, int nphases,
+                         const convt_device_info *dev)
 {
     int64_t blocks = dev->sm_count > 0 ? dev->sm_count : 1;
-    while (blocks > 1 && convt_gcd(blocks, nphases) != 1)
+    while (blocks > 1 && convt_gcd(blocks, co_tiles * nphases) != 1)
         blocks--;
     return tiles < blocks ? tiles : blocks;
 }
@@ -1442,8 +1445,10 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         gm->units = units > gm->units ? units : gm->units;
     }
     gm->tiles = gm->units * pl->nphases * co_tiles;
-    if (gm->tiles > 0x7fffffff - 4096) {
-        snprintf(why, why_len, "more than 2^31 tiles");
+    /* the kernel's tile index L + gridDim.x stays an int: with a block per
+     * tile (persist = 0) that is twice the tiles */
+    if (gm->tiles > (int64_t)1 << 30) {
+        snprintf(why, why_len, "more than 2^30 tiles");
         return -1;
     }
     return 0;
@@ -1658,7 +1663,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
-        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(gm.tiles, w.pl.nphases, ctx->dev)
+        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(gm.tiles, gm.co_blocks * p->groups, w.pl.nphases, ctx->dev)
                                                   : gm.tiles));
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
