@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Nsight Compute on KernelBench problems for polyphase_wgmma_tf32 beside
-# polyphase_igemm_tf32, one report per (shape, variant) into
-# $OUT/ncu-SHAPE-VARIANT.txt, and the wgmma kernels' SASS (HGMMA, barriers,
+# Nsight Compute on KernelBench problems for polyphase_wgmma_tf32 (or any
+# variant named), one report per (shape, variant, launch) into
+# $OUT/ncu-SHAPE-VARIANT-KNOBS.txt, and the wgmma kernels' SASS (HGMMA, barriers,
 # the warpgroup waits) into $OUT/wgmma.sass: what limits the wgmma kernel
 # where the mma.sync one is faster. Run by gpu-run.sh through CONVT_BEFORE
 # (needs the sm_90a build: CONVT_SM=90a).
 #
 #   CONVT_PROFILE_SPECS="SHAPE VARIANT KNOB=V ...;..." (default below)
 set -uo pipefail
-specs=${CONVT_PROFILE_SPECS:-"kb64_1d polyphase_wgmma_tf32 bn=256 bk=16 stages=3;kb64_1d polyphase_igemm_tf32 tile=6 bk=32 stages=3;kb65_2d_asymk polyphase_wgmma_tf32 bn=192 bk=16 stages=3"}
+# The default: the dense problems v10 loses to cuDNN (kb68, kb69), and kb79
+# under both schedules (persist 1 and 0: its DRAM traffic and throughput).
+specs=${CONVT_PROFILE_SPECS:-"kb68_3d_asymk polyphase_wgmma_tf32 bn=0 bk=16 stages=3 persist=1;kb69_2d_asym polyphase_wgmma_tf32 bn=0 bk=16 stages=3 persist=1;kb79_1d_strided_dil polyphase_wgmma_tf32 bn=64 bk=16 stages=3 persist=1;kb79_1d_strided_dil polyphase_wgmma_tf32 bn=64 bk=16 stages=3 persist=0"}
 IFS=';' read -ra list <<< "$specs"
 for spec in "${list[@]}"; do
   set -- $spec
   shape=$1 variant=$2; shift 2
   python3 tools/one_launch_config.py configs/kernelbench-l1.json "$shape" "$variant" "$@" --once \
     > /tmp/profile-one.json
-  report="$OUT/ncu-$shape-$variant.txt"
+  # the knobs in the name: two launches of one shape and variant keep two reports
+  knobs=$(echo "$*" | tr ' =' '_-')
+  report="$OUT/ncu-$shape-$variant${knobs:+-$knobs}.txt"
   timeout 150 ncu --kernel-name regex:polyphase_ --launch-count 1 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section Occupancy --section SchedulerStats \
     --section WarpStateStats --section MemoryWorkloadAnalysis \
@@ -23,7 +27,7 @@ for spec in "${list[@]}"; do
     --page details build-gpu/convt-bench --quiet --config /tmp/profile-one.json \
     --out /tmp/profile-one-out.json > "$report" 2>&1
   echo "ncu $variant $* on $shape: exit $?"
-  grep -E "Duration|Compute \(SM\) Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Issued Warp|No Eligible|Registers Per|Bank" "$report" | head -12
+  grep -E "Duration|Compute \(SM\) Throughput|DRAM Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Issued Warp|No Eligible|Registers Per|Bank" "$report" | head -13
 done
 lib=$(ls build-gpu/libconvt.so* | head -1)
 cuobjdump -sass "$lib" | awk '/Function : .*polyphase_wgmma_kernelILi256ELi16ELi1E/{f=1; print; next} /Function : /{f=0} f' > "$OUT/wgmma.sass"
