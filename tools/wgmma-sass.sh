@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The SASS structure of polyphase_wgmma_tf32's kernels, without a GPU: how
+# the consumers' HGMMA are grouped between WARPGROUP.DEPBAR waits. One line
+# per instantiation:
+#   HGMMA      wgmma instructions in the SASS
+#   groups     HGMMA that close a group (flag gsb0)
+#   empty      empty HGMMA (!UPT) that ptxas adds to close a group at a
+#              commit it could not attach to a real one
+#   arrive     WARPGROUP.ARRIVE (wgmma.fence, written or injected: C7519)
+#   depbar     WARPGROUP.DEPBAR (wgmma.wait_group)
+#   local      local-memory loads and stores (spills)
+# A stage whose wgmma are one straight run closes one group on its last
+# HGMMA, so the wait for "all but the newest group" waits for the stage
+# before. Where ptxas closes a group inside the stage (a loop or branch
+# among the wgmma) and adds an empty one at the commit, the same wait
+# drains the stage's own wgmma: results/notes.md, "Session 9".
+#
+#   bash tools/wgmma-sass.sh [BUILD_DIR] [FILTER]
+#
+# BUILD_DIR: an sm_90a build (meson setup BUILD -Dsm=90a; default
+# build-sm90a, made if missing). FILTER: a grep pattern on the mangled
+# kernel names (default: all). cuobjdump comes from the CUDA Toolkit where
+# it is installed, else from PyPI's nvidia-cuda-cuobjdump wheel, unpacked
+# under ~/.cache/convt-bench (the toolkit of CI and of this project's
+# workstation image lacks it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-sm90a}
+filter=${2:-.}
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+
+cuobjdump=$(command -v cuobjdump || true)
+if [ -z "$cuobjdump" ]; then
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/convt-bench/cuobjdump
+  cuobjdump=$(find "$cache" -name cuobjdump -type f 2>/dev/null | head -1 || true)
+  if [ -z "$cuobjdump" ]; then
+    # cuobjdump -sass runs nvdisasm: both wheels, unpacked side by side
+    echo "wgmma-sass: fetching cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)" >&2
+    mkdir -p "$cache"
+    for wheel in nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm; do
+      python3 -m pip download --quiet --no-deps "$wheel" -d "$cache" >&2
+      python3 -m zipfile -e "$(ls "$cache"/"${wheel//-/_}"-*.whl | head -1)" "$cache/x"
+    done
+    cuobjdump=$(find "$cache/x" -name cuobjdump -type f | head -1)
+    chmod +x "$cuobjdump" "$(dirname "$cuobjdump")/nvdisasm"
+  fi
+  export PATH="$(dirname "$cuobjdump"):$PATH"
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" -Dsm=90a >&2
+fi
+# the library's compile command for the kernel file, turned into a cubin
+compile=$(ninja -C "$build" -t commands | grep -- "-c .*kernels/cuda_polyphase_igemm.cu" | head -1)
+[ -n "$compile" ] || { echo "wgmma-sass: $build does not compile kernels/cuda_polyphase_igemm.cu" >&2; exit 1; }
+case "$compile" in
+  *compute_90a*) ;;
+  *) echo "wgmma-sass: $build is not an sm_90a build (meson setup $build -Dsm=90a)" >&2; exit 1 ;;
+esac
+cubin=$(mktemp --suffix=.cubin)
+trap 'rm -f "$cubin"' EXIT
+(cd "$build" && eval "$(echo "$compile" | sed "s| -c | -cubin |; s| -o [^ ]*| -o $cubin|")") 2>/dev/null
+
+"$cuobjdump" -sass "$cubin" | awk -v filter="$filter" '
+  function report() {
+    if (name != "" && name ~ filter)
+      printf "%-58s HGMMA %3d  groups %2d  empty %d  arrive %2d  depbar %d  local %d\n",
+             name, hgmma, groups, empty, arrive, depbar, local
+  }
+  /Function : / {
+    report()
+    name = ($3 ~ /polyphase_wgmma_kernel/) ? $3 : ""
+    hgmma = groups = empty = arrive = depbar = local = 0
+    next
+  }
+  name == "" { next }
+  /HGMMA/ { hgmma++; if (/!UPT/) empty++; else if (/gsb0/) groups++ }
+  /WARPGROUP.ARRIVE/ { arrive++ }
+  /WARPGROUP.DEPBAR/ { depbar++ }
+  /[^A-Z](STL|LDL)[. ]/ { local++ }
+  END { report() }'
