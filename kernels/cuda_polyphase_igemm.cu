@@ -1334,7 +1334,9 @@ static wg_knobs wg_knobs_of(const convt_launch *l)
  * tiles' sizes and the grid. */
 struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
-    int nseg, r_alloc, ntw_max, co_rows, ci_pad, rows_total, taps_total;
+    int nseg;   /* tiles per block: 2 up to 64 output channels per group, else 1 */
+    int w_rows; /* output channels per block: 64 x (2 / nseg) */
+    int r_alloc, ntw_max, co_rows, ci_pad, rows_total, taps_total;
     int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
     int64_t units;        /* tiles per phase: of the phase with the longest flat layout */
     int64_t co_blocks;    /* blocks of output channels per group */
@@ -1345,12 +1347,11 @@ struct wg_geometry {
 /* Staged rows and shared memory of width bn. */
 static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
 {
-    const int w_rows = WG_M * (2 / gm->nseg);
     const size_t kg = (size_t)k.bk / 4;
     gm->bn = bn;
     gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
     const size_t pipeline = (size_t)k.stages * (kg * (gm->r_alloc * 16 + k.kpad) +
-                                                (size_t)gm->ntw_max * kg * (w_rows * 16 + k.kpad));
+                                                (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
     gm->smem = (size_t)gm->tables_bytes + pipeline + WG_EPI_BYTES;
 }
 
@@ -1408,6 +1409,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     gm->nseg = cout_g > WG_M ? 1 : 2;
+    gm->w_rows = WG_M * (2 / gm->nseg);
     gm->co_rows = (int)round_up(cout_g, WG_M);
     gm->ci_pad = (int)round_up(cin_g, 4);
     int span = 0, ntw = 1;
@@ -1436,7 +1438,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                  span);
         return -1;
     }
-    gm->co_blocks = (cout_g + WG_M * (2 / gm->nseg) - 1) / (WG_M * (2 / gm->nseg));
+    gm->co_blocks = convt_ceil_div(cout_g, gm->w_rows);
     const int64_t co_tiles = gm->co_blocks * p->groups;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
     gm->units = 0;

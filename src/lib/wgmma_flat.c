@@ -1,6 +1,8 @@
 /* The flat layout of a stride phase (wgmma_flat.h). */
 #include "wgmma_flat.h"
 
+#include "stride_phase.h"
+
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        const convt_phase_tap_row *rows, const int *row_begin, int i,
                        convt_wg_flat *fl)
@@ -14,7 +16,7 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
     /* lead = (q_min[2] - off2_max) mod 8: staged column 0 then reads an
      * input position that is a multiple of 8 */
     const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
-    const int64_t pitch = (lead + d->q_count[2] + ((int64_t)off2_max - off2_min) + 7) / 8 * 8;
+    const int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
     const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * d->q_count[1] * pitch : 0;
     if (pitch >= CONVT_WG_FLAT_LIMIT || flat >= CONVT_WG_FLAT_LIMIT)
         return -1;
