@@ -50,18 +50,15 @@ fi
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dsm=90a >&2
 fi
-# the library's compile command for the kernel file, turned into a cubin
-compile=$(ninja -C "$build" -t commands | grep -- "-c .*kernels/cuda_polyphase_igemm.cu" | head -1)
-[ -n "$compile" ] || { echo "wgmma-sass: $build does not compile kernels/cuda_polyphase_igemm.cu" >&2; exit 1; }
-case "$compile" in
-  *compute_90a*) ;;
-  *) echo "wgmma-sass: $build is not an sm_90a build (meson setup $build -Dsm=90a)" >&2; exit 1 ;;
-esac
-cubin=$(mktemp --suffix=.cubin)
-trap 'rm -f "$cubin"' EXIT
-(cd "$build" && eval "$(echo "$compile" | sed "s| -c | -cubin |; s| -o [^ ]*| -o $cubin|")") 2>/dev/null
+# the kernels' instantiations (kernels/polyphase_wgmma_bn*.cu) as the
+# library's build compiles them: their objects carry sm_90a's cubin
+ninja -C "$build" >&2
+objs=$(find "$build" -name '*polyphase_wgmma_bn*.cu.o' | sort)
+[ -n "$objs" ] || { echo "wgmma-sass: $build has no kernels/polyphase_wgmma_bn*.cu objects" >&2; exit 1; }
+ninja -C "$build" -t commands | grep -- "kernels/polyphase_wgmma_bn" | grep -q "sm_90a" ||
+  { echo "wgmma-sass: $build is not an sm_90a build (meson setup $build -Dsm=90a)" >&2; exit 1; }
 
-"$cuobjdump" -sass "$cubin" | awk -v filter="$filter" '
+for obj in $objs; do "$cuobjdump" -sass "$obj"; done | awk -v filter="$filter" '
   function report() {
     if (name != "" && name ~ filter)
       printf "%-58s HGMMA %3d  groups %2d  empty %d  arrive %2d  depbar %d  local %d\n",

@@ -1,0 +1,66 @@
+/* What the phase kernels of kernels/cuda_polyphase_igemm.cu (mma.sync) and
+ * kernels/polyphase_wgmma.cuh (wgmma) share: the phase tables' types, the
+ * kernels' arguments, TF32 rounding and the cp.async copies. */
+#ifndef CONVT_KERNELS_POLYPHASE_COMMON_CUH
+#define CONVT_KERNELS_POLYPHASE_COMMON_CUH
+
+#include <stdint.h>
+
+#include "polyphase_plan.h"
+
+/* The phases and their taps (src/lib/polyphase_plan.h, planned on the host). */
+typedef convt_phase_desc phase_desc;
+typedef convt_phase_tap phase_tap;
+
+/* Sizes as 32-bit values (supports() checks that they fit) next to the
+ * 64-bit plane strides, so the kernel's index math stays in 32 bits. */
+struct poly_args {
+    const phase_desc *phases;
+    const phase_tap *taps;
+    int nphases;
+    int cin, cout, cin_g, cout_g, co_pad, ktaps;
+    int in[3], out[3], stride[3], pad[3];
+    int64_t in_plane, out_plane;
+    int stages;
+};
+
+/* TF32 rounding to nearest (ties away) in one integer add: the tensor core
+ * reads only the top 19 bits, so adding half a TF32 ulp to the bits rounds
+ * the way cvt.rna does (for finite values), on the full-rate integer pipe
+ * instead of the conversion pipe (Nsight Compute on kb65: issue-bound at 66%
+ * of slots with cvt.rna per operand). tf32_exact clears the ignored bits too,
+ * for the split of 3xTF32, which needs the rounded value itself. */
+__device__ __forceinline__ unsigned tf32_round(float v) { return __float_as_uint(v) + 0x1000u; }
+__device__ __forceinline__ unsigned tf32_exact(float v) { return tf32_round(v) & 0xffffe000u; }
+
+/* cp.async with zero fill: with pred false nothing is read (src-size 0), so
+ * src may point anywhere. */
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool pred)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(d), "l"(src),
+                 "r"(pred ? 4 : 0));
+}
+
+__device__ __forceinline__ void cp_async16(float *dst, const float *src, bool pred)
+{
+    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
+                 "r"(pred ? 16 : 0));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
+
+/* Waits until at most `pending` groups are in flight; the count must be an
+ * immediate, so the run-time pipeline depth picks one of three. */
+__device__ __forceinline__ void cp_async_wait(int pending)
+{
+    if (pending <= 0)
+        asm volatile("cp.async.wait_group 0;");
+    else if (pending == 1)
+        asm volatile("cp.async.wait_group 1;");
+    else
+        asm volatile("cp.async.wait_group 2;");
+}
+
+#endif /* CONVT_KERNELS_POLYPHASE_COMMON_CUH */

@@ -1,0 +1,530 @@
+/* polyphase_wgmma_tf32's device code (sm_90a): its arguments, tile order,
+ * pipeline and kernel template. The host side is in
+ * kernels/cuda_polyphase_igemm.cu; the kernel's instantiations are spread
+ * over kernels/polyphase_wgmma_bn*.cu (wg_kernel_bn* below), so that they
+ * compile in parallel: with straight-line wgmma for every tap count
+ * (wg_row_mma) one file of all 52 took over three minutes. */
+#ifndef CONVT_KERNELS_POLYPHASE_WGMMA_CUH
+#define CONVT_KERNELS_POLYPHASE_WGMMA_CUH
+
+#include <stdint.h>
+
+#include "build_config.h"
+#include "polyphase_common.cuh"
+#include "wgmma_flat.h"
+
+#if CONVT_HAVE_WGMMA
+// ----------------------------------------------------------------------------
+// polyphase_wgmma_tf32: the phases on Hopper's warpgroup MMA, each input row
+// staged once for all the taps that read it
+//
+// The GEMM of a phase is turned around: output channels are wgmma's M (64
+// per warpgroup) and output positions its N (bn of them). Within a phase
+// the taps that share their offsets along dimensions 0 and 1 (a tap row,
+// convt_phase_plan_rows) read one input row, each shifted by its own off[2]
+// along it; so the block stages that row's positions x bk input channels
+// once and every tap of the row is one wgmma over the same tile, its
+// operand descriptor started `shift` positions further. mma.sync's
+// implicit GEMM gathers A again for every tap (kb65: 7 taps per row).
+//
+// The phase's outputs are laid out flat: its rows of (image, q0, q1) one
+// after another, each `pitch` positions long, the row's q_count[2] outputs
+// starting at column `lead` (wg_phase_flat). The pitch leaves room for the
+// widest shift, so that a shift never carries a position into the next
+// row: output column c of a row, tap t, reads staged column
+// c + off2_max - off[2](t) of the same row, whatever the tap row. A tile is
+// any stretch of bn flat positions, across rows and images; its columns
+// beyond a row's outputs are computed and not stored. Tiled by row
+// segments instead (v4-v7), a short row wasted the rest of its tile (kb68:
+// rows of 68 in tiles of 80) and a block's weights fed few positions
+// (kb69: 144), which made the weights' reads from L2 the limit.
+//
+// Both operands sit in shared memory K-major, in core matrices of 8 rows x
+// 16 bytes without swizzle (the layout tools/wgmma_probe.cu established on
+// the H100: LBO = distance between core matrices along K, SBO = along M/N):
+// both with rows evenly 16 bytes apart (SBO = 128), so a descriptor may
+// start at any row (the input's: the tap's shift), and the K core matrices
+// lbo apart:
+//   input tile  (position r, channel k)   at (k/4)*b_lbo + r*16 + (k%4)*4,
+//               b_lbo = r_alloc*16 + kpad
+//   weights     (channel co, channel k)   at (k/4)*a_lbo + co*16 + (k%4)*4,
+//               a_lbo = channels*16 + kpad, repacked K-major beforehand
+//               (wk[g][tap][co][ci]).
+// kpad (0 or 64 bytes, a knob) puts the two K halves of a row in opposite
+// halves of the banks: with both a multiple of 128 bytes apart, Nsight
+// Compute counted 45% excess shared-memory wavefronts on kb64, where the
+// loaders' stores are conflict-free.
+// The block is warp-specialised (v9): a producer warpgroup gathers the
+// input tile by 4-byte cp.async (8 positions x 4 channels per warp
+// instruction: 4 sectors of 32 bytes read, 32 banks written) and the
+// weights by 16-byte cp.async, up to stages - 1 stages ahead; its copies
+// arrive on the stage's mbarrier as they land (cp.async.mbarrier.arrive),
+// and the two consumer warpgroups wait on it, issue the stage's wgmma and
+// release the buffer of the stage before on a second mbarrier. setmaxnreg
+// moves the producer's registers to the consumers' accumulators. With
+// every warp both loading and issuing wgmma, behind one __syncthreads per
+// stage (v4-v8), Nsight Compute on kb57 counted 0.40 instructions issued
+// per cycle and scheduler, 60% of cycles with no warp eligible, and the SM
+// at 39%. For up to 64 output channels per group the consumers take two
+// neighbouring tiles (the weights, and one input stretch, staged once for
+// both), beyond that two 64-channel halves of one tile (the input staged
+// once for both). The blocks are persistent (v10): one per SM walks a list
+// of tiles, and the producer fills the next tile's stages while the
+// consumers store this one's (v9 ran a block per tile, one block per SM:
+// the table loads, the pipeline fill and the epilogue of each were
+// exposed, 126 times over on kb57). The tensor cores read the top 19 bits
+// of each float: the weights are rounded to nearest when repacked, the
+// inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
+
+/* A producer warpgroup (the copies) and two consumer warpgroups (the
+ * wgmma); registers per thread as setmaxnreg gives them. */
+enum {
+    WG_THREADS = 384,
+    WG_PRODUCERS = 128,
+    WG_M = 64,
+    WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
+    WG_PRODUCER_REGS = 56,
+    WG_CONSUMER_REGS = 224,
+    WG_MAX_STAGES = 5,
+    WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
+};
+
+/* A phase's tap rows and its flat layout (src/lib/wgmma_flat.h). */
+typedef convt_wg_flat wg_phase_flat;
+
+struct wg_args {
+    poly_args p;
+    const convt_phase_tap_row *rows;
+    const wg_phase_flat *flat;
+    int n;       /* images */
+    int r_alloc; /* rows of a staged input tile: nseg x bn + the widest span, a multiple of 8 */
+    int ntw_max; /* most taps in one tap row: weight buffers per stage */
+    int co_rows; /* output channels of the repacked weights (a multiple of 64) */
+    int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
+    int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory */
+    int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
+    int kpad;                   /* bytes between K core matrices beyond the rows (knob kpad) */
+    int co_blocks;              /* blocks of output channels per group */
+    int groups;
+    int tiles;                  /* units x nphases x co_blocks x groups: the work of the persistent blocks */
+};
+
+/* Tile L of the work list (L < tiles): output channels and groups vary
+ * fastest, so that the blocks running at once share input stretches; then
+ * the phases, as in polyphase_kernel, so that they share input rows and
+ * fill each other's output sectors; then the units of NSEG x BN flat
+ * positions. f0 may lie past a short phase's end: such a tile is empty. */
+struct wg_tile {
+    int phase, f0, co_blk, g;
+};
+
+__device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int positions, int w_rows)
+{
+    const int co_tiles = wa.co_blocks * wa.groups;
+    const int c = L % co_tiles, x = L / co_tiles;
+    wg_tile t;
+    t.phase = x % wa.p.nphases;
+    t.f0 = (x / wa.p.nphases) * positions;
+    t.co_blk = (c % wa.co_blocks) * w_rows;
+    t.g = c / wa.co_blocks;
+    return t;
+}
+
+/* wgmma's shared-memory matrix descriptor, no swizzle: start address, LBO
+ * (between core matrices along K), SBO (along M or N), all in 16 bytes. */
+__device__ __forceinline__ uint64_t wg_descriptor(const void *smem, uint32_t lbo, uint32_t sbo)
+{
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(smem);
+    return (uint64_t)((addr >> 4) & 0x3fff) | (uint64_t)((lbo >> 4) & 0x3fff) << 16 |
+           (uint64_t)((sbo >> 4) & 0x3fff) << 32;
+}
+
+#include "wgmma_tf32.cuh"
+
+/* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
+typedef convt_wg_cursor wg_cursor;
+
+/* Where a row's staged columns come from for one tap row: column col of
+ * the cursor's row reads p[col], valid where ok and col + c0 lies inside
+ * the input row; x_ch is x at the loader's channel of image 0. */
+struct wg_source {
+    const float *p;
+    bool ok;
+};
+
+__device__ __forceinline__ wg_source wg_source_of(const wg_args &wa, const phase_desc &ph,
+                                                  const float *x_ch, const wg_cursor &c,
+                                                  const convt_phase_tap_row &r, int c0)
+{
+    const poly_args &a = wa.p;
+    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+    wg_source s;
+    s.ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
+    s.p = x_ch + c0 + (s.ok ? (int64_t)c.n * a.cin * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] : 0);
+    return s;
+}
+
+/* The epilogue's staging, per warp: 16 output channels x 32 positions,
+ * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
+enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
+
+/* mbarriers (shared::cta): a full barrier per stage that the producers'
+ * cp.async arrive on when their copies land, an empty one that each
+ * consumer warpgroup arrives on when its wgmma of the stage are done. */
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("{\n.reg .pred done;\nwait_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_%=;\n}\n" ::"r"(a), "r"(parity) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)) : "memory");
+}
+
+/* Arrives on bar when every cp.async this thread issued before has landed
+ * (noinc: the barrier's count includes these arrivals). */
+__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)) : "memory");
+}
+
+/* The producer's and the consumers' register budgets (setmaxnreg: the
+ * producer gives back what the consumers' accumulators need). */
+template <int N> __device__ __forceinline__ void wg_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N> __device__ __forceinline__ void wg_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+
+/* A stage's operands for one tap row: the weights of tap t at w_t + t *
+ * wtap_bytes; the input of tap t shifted by off2_max - off2[t] staged rows. */
+struct wg_row_operands {
+    const unsigned char *w_t, *in_t;
+    const int *off2;
+    int off2_max, wtap_bytes, a_lbo, b_lbo;
+};
+
+template <int BK, int ACC>
+__device__ __forceinline__ void wg_tap_mma(float (&d)[ACC], const wg_row_operands &op, int t)
+{
+    const int shift = op.off2_max - op.off2[t];
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; kk++)
+        wgmma_tf32(d, wg_descriptor(op.w_t + t * op.wtap_bytes + kk * 2 * op.a_lbo, op.a_lbo, 128),
+                   wg_descriptor(op.in_t + shift * 16 + kk * 2 * op.b_lbo, op.b_lbo, 128));
+}
+
+/* One stage's wgmma for a row of NT taps, as one group. The tap count is a
+ * compile-time constant on purpose: over a runtime count, ptxas closed a
+ * wgmma group at every unrolled pass and added an empty one at the commit,
+ * so that wgmma.wait_group 1 waited for this stage's own wgmma and the
+ * tensor pipe drained at every stage (tools/wgmma-sass.sh; results/notes.md,
+ * session 10). */
+template <int NT, int BK, int ACC>
+__device__ __forceinline__ void wg_row_mma(float (&d)[ACC], const wg_row_operands &op)
+{
+    wgmma_fence();
+#pragma unroll
+    for (int t = 0; t < NT; t++)
+        wg_tap_mma<BK>(d, op, t);
+    wgmma_commit();
+}
+
+/* Rows of more than 8 taps (long kernels at stride 1): the runtime loop,
+ * with the drain described above. */
+template <int BK, int ACC>
+__device__ __forceinline__ void wg_row_mma_n(float (&d)[ACC], const wg_row_operands &op, int ntaps)
+{
+    wgmma_fence();
+    for (int t = 0; t < ntaps; t++)
+        wg_tap_mma<BK>(d, op, t);
+    wgmma_commit();
+}
+
+template <int BN, int BK, int NSEG>
+__global__ void __launch_bounds__(WG_THREADS, 1)
+    polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
+                           const float *__restrict__ bias, float *__restrict__ y)
+{
+    constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
+    constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
+    constexpr int KG = BK / 4;                /* 16-byte channel groups */
+    static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
+    static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
+    const poly_args &a = wa.p;
+    extern __shared__ __align__(128) unsigned char wg_smem[];
+    const int r_alloc = wa.r_alloc;
+    /* both tiles: rows 16 bytes apart, K core matrices b_lbo / a_lbo apart */
+    const int b_lbo = r_alloc * 16 + wa.kpad, a_lbo = W_ROWS * 16 + wa.kpad;
+    const int in_bytes = KG * b_lbo, wtap_bytes = KG * a_lbo;
+    const int stage_bytes = in_bytes + wa.ntw_max * wtap_bytes;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int stages = a.stages;
+
+    /* Shared memory: the stages' barriers, every phase's tap rows and every
+     * tap's off[2] and weight index (read on every stage, where a global
+     * load each time stalled the loads and the wgmma issue: L1TEX
+     * scoreboard, 42% of the stalls on kb64), the stages, then the
+     * epilogue's staging, apart from the stages so that the producer fills
+     * the next tile's stages while the consumers store this one's. */
+    uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
+    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
+    int *s_off2 = (int *)(s_rows + wa.rows_total), *s_lin = s_off2 + wa.taps_total;
+    for (int i = tid; i < wa.rows_total; i += WG_THREADS)
+        s_rows[i] = wa.rows[i];
+    for (int i = tid; i < wa.taps_total; i += WG_THREADS) {
+        const phase_tap t = a.taps[i];
+        s_off2[i] = t.off[2];
+        s_lin[i] = t.lin;
+    }
+    if (tid == 0) {
+        for (int s = 0; s < stages; s++) {
+            mbar_init(&full[s], WG_PRODUCERS);
+            mbar_init(&empty[s], 2);
+        }
+    }
+    __syncthreads();
+    unsigned char *stages_base = wg_smem + wa.tables_bytes;
+    unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
+    const int chunks = (a.cin_g + BK - 1) / BK;
+
+    /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
+     * work list (wg_tile_of); the host makes gridDim.x coprime to the
+     * phases' period in the list (wg_blocks), so that each block cycles
+     * through the phases (which differ in taps) rather than keep one. Producer and consumers walk
+     * the same tiles and count the same stages (kt_all): stage kt_all
+     * lives in buffer kt_all % stages, in the barriers' phase
+     * (kt_all / stages) % 2. */
+    if (warp < WG_PRODUCERS / 32) {
+        /* The producer warpgroup. Stage kt_all goes into its buffer once
+         * both consumers have released that buffer's previous stage; its
+         * copies arrive on the stage's full barrier as they land. Within a
+         * tile it walks K in order (tap row, then channel chunk).
+         * The input: warp -> channel groups warp, warp + 4, ...; lane -> 1
+         * channel x 1 position of each 8, so that a warp instruction reads
+         * 4 channels x 8 neighbouring positions (4 sectors) and writes 32
+         * banks; row by row, an unrolled loop within each row (a carry
+         * test per position kept the loop rolled, with two branches per
+         * copy: v8, 0.74-0.95x of v7 at the same widths). */
+        wg_regs_dec<WG_PRODUCER_REGS>();
+        int kt_all = 0;
+        for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
+            const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+            const phase_desc &ph = a.phases[tl.phase];
+            const wg_phase_flat fl = wa.flat[tl.phase];
+            if (tl.f0 >= fl.flat)
+                continue;
+            /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
+            const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + lane / 4);
+            const int ktiles = fl.nrows * chunks;
+            int row = 0, ci0 = 0;
+            for (int kt = 0; kt < ktiles; kt++, kt_all++) {
+                const int buf = kt_all % stages;
+                if (kt_all >= stages)
+                    mbar_wait(&empty[buf], (unsigned)(kt_all / stages - 1) & 1);
+                unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+                const convt_phase_tap_row r = s_rows[fl.row_begin + row];
+#pragma unroll
+                for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
+                    const int ci = ci0 + kg * 4 + lane % 4;
+                    const bool ch_ok = ci < a.cin_g;
+                    const float *x_ch = x + ((int64_t)tl.g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
+                    unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
+                    wg_cursor c = first;
+                    for (int rr = lane / 4; rr < r_alloc;) {
+                        const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
+                        const bool row_ok = ch_ok && src.ok;
+                        const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
+                        int col = c.col;
+                        for (; rr < r_end; rr += 8, col += 8)
+                            cp_async4((float *)(dst + rr * 16), src.p + col,
+                                      row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
+                        c.col = col;
+                        convt_wg_cursor_carry(&c, &ph, &fl);
+                    }
+                }
+                /* weights: every tap of the row, W_ROWS channels x KG
+                 * vectors; 8 neighbouring lanes take 8 channels (8
+                 * different 16-byte bank groups) */
+                unsigned char *wdst = st + in_bytes;
+                const int wvecs = r.ntaps * W_ROWS * KG;
+                for (int v = tid; v < wvecs; v += WG_PRODUCERS) {
+                    const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
+                    const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
+                    const bool p = ci0 + 4 * k4 < wa.ci_pad && tl.co_blk + co < wa.co_rows;
+                    const float *src_w = wk + (((int64_t)tl.g * a.ktaps + s_lin[r.tap_begin + w]) * wa.co_rows +
+                                               tl.co_blk + co) * wa.ci_pad + ci0 + 4 * k4;
+                    cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
+                }
+                mbar_arrive_cp_async(&full[buf]);
+                ci0 += BK;
+                if (ci0 >= a.cin_g) {
+                    ci0 = 0;
+                    row++;
+                }
+            }
+        }
+        cp_async_wait(0);
+        return;
+    }
+
+    /* The two consumer warpgroups: for up to 64 output channels per group
+     * two neighbouring tiles, beyond that two 64-channel halves of one. */
+    wg_regs_inc<WG_CONSUMER_REGS>();
+    const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
+    const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
+    float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
+    int kt_all = 0;
+    for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
+        const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+        const phase_desc &ph = a.phases[tl.phase];
+        const wg_phase_flat fl = wa.flat[tl.phase];
+        if (tl.f0 >= fl.flat)
+            continue;
+        const int ktiles = fl.nrows * chunks;
+        float d[BN / 2];
+#pragma unroll
+        for (int r = 0; r < BN / 2; r++)
+            d[r] = 0.0f;
+        int k_row = 0, k_ci0 = 0;
+        for (int kt = 0; kt < ktiles; kt++, kt_all++) {
+            const int buf = kt_all % stages;
+            mbar_wait(&full[buf], (unsigned)(kt_all / stages) & 1);
+            /* the copies wrote through the generic proxy; wgmma reads
+             * through the async one */
+            fence_proxy_async();
+            const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+            const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
+            /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
+             * reads staged row wg_seg*BN + j + off2_max - off2(t) */
+            const unsigned char *in_t = st + wg_seg * (BN * 16);
+            const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
+            const wg_row_operands op = {w_t, in_t, s_off2 + r.tap_begin, fl.off2_max,
+                                        wtap_bytes, a_lbo, b_lbo};
+            /* straight-line wgmma for rows of up to 8 taps (wg_row_mma) */
+            switch (r.ntaps) {
+            case 1: wg_row_mma<1, BK>(d, op); break;
+            case 2: wg_row_mma<2, BK>(d, op); break;
+            case 3: wg_row_mma<3, BK>(d, op); break;
+            case 4: wg_row_mma<4, BK>(d, op); break;
+            case 5: wg_row_mma<5, BK>(d, op); break;
+            case 6: wg_row_mma<6, BK>(d, op); break;
+            case 7: wg_row_mma<7, BK>(d, op); break;
+            case 8: wg_row_mma<8, BK>(d, op); break;
+            default: wg_row_mma_n<BK>(d, op, r.ntaps); break;
+            }
+            /* the previous stage's wgmma are done in this warpgroup: its
+             * buffer is free */
+            wgmma_wait_prev();
+            if (kt > 0 && ctid % 128 == 0)
+                mbar_arrive(&empty[(kt_all - 1) % stages]);
+            k_ci0 += BK;
+            if (k_ci0 >= a.cin_g) {
+                k_ci0 = 0;
+                k_row++;
+            }
+        }
+        wgmma_wait_all();
+        /* the tile's last stage is free too: the producer may fill it with
+         * the next tile while this one is stored */
+        if (ktiles > 0 && ctid % 128 == 0)
+            mbar_arrive(&empty[(kt_all - 1) % stages]);
+
+        /* Epilogue: register r of thread t of a warpgroup holds M row
+         * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
+         * (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
+         * warp's 16 channels go through shared memory 32 positions at a
+         * time, so that a warp stores 32 neighbouring positions of one
+         * channel (128 bytes where the stride is 1 and the row goes on);
+         * stored from the fragments directly, a warp wrote 8 channels x 4
+         * scattered floats (9 of 32 bytes per sector used, kb64). */
+        /* (a second tile past the phase's end stores nothing: out_ok below;
+         * a branch around the epilogue here, divergent between the two
+         * warpgroups, made ptxas serialise every wgmma: C7520) */
+        const int fw = tl.f0 + wg_seg * BN;
+        const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
+        /* lane l holds the bias of the warp's channel l % 16, shuffled to
+         * the row being stored (one load per lane, not one per stored value) */
+        const int co_lane = co_w + lane % 16;
+        const float b_lane = bias && co_lane < a.cout_g ? bias[tl.g * a.cout_g + co_lane] : 0.0f;
+#pragma unroll
+        for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
+            /* the last chunk of a width that is no multiple of 32 is 16 wide */
+            constexpr int full_chunks = BN / WG_EPI_COLS;
+            const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
+#pragma unroll
+            for (int j = 0; j < WG_EPI_COLS / 8; j++)
+                if (8 * j < cols)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
+                    *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
+                        make_float2(d[r], d[r + 1]);
+                }
+            __syncwarp();
+            /* the lane's position: stored where it is one of its row's outputs */
+            const int f = fw + jc * WG_EPI_COLS + lane;
+            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, f);
+            const int q2 = c.col - fl.lead;
+            const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
+            float *yq = y;
+            if (out_ok) {
+                const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+                const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
+                const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+                yq = y + ((int64_t)c.n * a.cout + (int64_t)tl.g * a.cout_g + co_w) * a.out_plane +
+                     (o0 * a.out[1] + o1) * a.out[2] + o2;
+            }
+#pragma unroll 4
+            for (int row = 0; row < 16; row++) {
+                const float b = __shfl_sync(0xffffffffu, b_lane, row);
+                if (out_ok && co_w + row < a.cout_g)
+                    yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
+            }
+            __syncwarp();
+        }
+    }
+}
+
+typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float *, float *);
+
+/* The kernel of width BN for bk (16 or 32) and nseg (1 or 2), one function
+ * per width, defined by WG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_bn*.cu. */
+#define WG_KERNELS_OF_WIDTH(BN)                                                                    \
+    wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg)                                               \
+    {                                                                                              \
+        if (bk == 16)                                                                              \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1> : polyphase_wgmma_kernel<BN, 16, 2>; \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1> : polyphase_wgmma_kernel<BN, 32, 2>;     \
+    }
+wg_kernel_fn wg_kernel_bn64(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn80(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn96(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn112(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn128(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn144(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn160(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn176(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn192(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn208(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn224(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn240(int bk, int nseg);
+wg_kernel_fn wg_kernel_bn256(int bk, int nseg);
+#endif /* CONVT_HAVE_WGMMA */
+
+#endif /* CONVT_KERNELS_POLYPHASE_WGMMA_CUH */

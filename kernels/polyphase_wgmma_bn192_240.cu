@@ -1,0 +1,10 @@
+/* polyphase_wgmma_tf32's kernels of widths 192, 208, 224, 240 (kernels/polyphase_wgmma.cuh:
+ * one file per few widths, so that the instantiations compile in parallel). */
+#include "polyphase_wgmma.cuh"
+
+#if CONVT_HAVE_WGMMA
+WG_KERNELS_OF_WIDTH(192)
+WG_KERNELS_OF_WIDTH(208)
+WG_KERNELS_OF_WIDTH(224)
+WG_KERNELS_OF_WIDTH(240)
+#endif
