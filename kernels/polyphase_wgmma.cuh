@@ -2,8 +2,7 @@
  * pipeline and kernel template. The host side is in
  * kernels/cuda_polyphase_igemm.cu; the kernel's instantiations are spread
  * over kernels/polyphase_wgmma_bn*.cu (wg_kernel_bn* below), so that they
- * compile in parallel: with straight-line wgmma for every tap count
- * (wg_row_mma) one file of all 52 took over three minutes. */
+ * compile in parallel. */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_CUH
 
@@ -210,51 +209,6 @@ template <int N> __device__ __forceinline__ void wg_regs_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
-/* A stage's operands for one tap row: the weights of tap t at w_t + t *
- * wtap_bytes; the input of tap t shifted by off2_max - off2[t] staged rows. */
-struct wg_row_operands {
-    const unsigned char *w_t, *in_t;
-    const int *off2;
-    int off2_max, wtap_bytes, a_lbo, b_lbo;
-};
-
-template <int BK, int ACC>
-__device__ __forceinline__ void wg_tap_mma(float (&d)[ACC], const wg_row_operands &op, int t)
-{
-    const int shift = op.off2_max - op.off2[t];
-#pragma unroll
-    for (int kk = 0; kk < BK / 8; kk++)
-        wgmma_tf32(d, wg_descriptor(op.w_t + t * op.wtap_bytes + kk * 2 * op.a_lbo, op.a_lbo, 128),
-                   wg_descriptor(op.in_t + shift * 16 + kk * 2 * op.b_lbo, op.b_lbo, 128));
-}
-
-/* One stage's wgmma for a row of NT taps, as one group. The tap count is a
- * compile-time constant on purpose: over a runtime count, ptxas closed a
- * wgmma group at every unrolled pass and added an empty one at the commit,
- * so that wgmma.wait_group 1 waited for this stage's own wgmma and the
- * tensor pipe drained at every stage (tools/wgmma-sass.sh; results/notes.md,
- * session 10). */
-template <int NT, int BK, int ACC>
-__device__ __forceinline__ void wg_row_mma(float (&d)[ACC], const wg_row_operands &op)
-{
-    wgmma_fence();
-#pragma unroll
-    for (int t = 0; t < NT; t++)
-        wg_tap_mma<BK>(d, op, t);
-    wgmma_commit();
-}
-
-/* Rows of more than 8 taps (long kernels at stride 1): the runtime loop,
- * with the drain described above. */
-template <int BK, int ACC>
-__device__ __forceinline__ void wg_row_mma_n(float (&d)[ACC], const wg_row_operands &op, int ntaps)
-{
-    wgmma_fence();
-    for (int t = 0; t < ntaps; t++)
-        wg_tap_mma<BK>(d, op, t);
-    wgmma_commit();
-}
-
 template <int BN, int BK, int NSEG>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
@@ -414,20 +368,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * reads staged row wg_seg*BN + j + off2_max - off2(t) */
             const unsigned char *in_t = st + wg_seg * (BN * 16);
             const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
-            const wg_row_operands op = {w_t, in_t, s_off2 + r.tap_begin, fl.off2_max,
-                                        wtap_bytes, a_lbo, b_lbo};
-            /* straight-line wgmma for rows of up to 8 taps (wg_row_mma) */
-            switch (r.ntaps) {
-            case 1: wg_row_mma<1, BK>(d, op); break;
-            case 2: wg_row_mma<2, BK>(d, op); break;
-            case 3: wg_row_mma<3, BK>(d, op); break;
-            case 4: wg_row_mma<4, BK>(d, op); break;
-            case 5: wg_row_mma<5, BK>(d, op); break;
-            case 6: wg_row_mma<6, BK>(d, op); break;
-            case 7: wg_row_mma<7, BK>(d, op); break;
-            case 8: wg_row_mma<8, BK>(d, op); break;
-            default: wg_row_mma_n<BK>(d, op, r.ntaps); break;
+            wgmma_fence();
+            for (int t = 0; t < r.ntaps; t++) {
+                const int shift = fl.off2_max - s_off2[r.tap_begin + t];
+#pragma unroll
+                for (int kk = 0; kk < BK / 8; kk++)
+                    wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
+                               wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
             }
+            wgmma_commit();
             /* the previous stage's wgmma are done in this warpgroup: its
              * buffer is free */
             wgmma_wait_prev();
