@@ -401,37 +401,6 @@ __global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restri
         wk[i] = __uint_as_float(tf32_exact(v));
     }
 }
-/* xc[n][g][position][ci_pad] = x[n][g*cin_g + ci][position], zero for
- * ci >= cin_g: the input channels-last, for knob cl of polyphase_wgmma_tf32,
- * whose producer then copies 4 channels of a position in one 16-byte
- * cp.async instead of one channel in a 4-byte one (the consumers of v12
- * still wait on the producer: results/notes.md, session 10). A block moves
- * 32 positions x 32 channels through shared memory, read along positions
- * and written along channels; planes = images x groups. */
-__global__ void input_channels_last(const float *__restrict__ x, float *__restrict__ xc,
-                                    int64_t planes, int64_t in_plane, int cin_g, int ci_pad)
-{
-    __shared__ float tile[32][33];
-    const int64_t p0 = (int64_t)blockIdx.x * 32;
-    const int c0 = (int)blockIdx.y * 32;
-    for (int64_t z = blockIdx.z; z < planes; z += gridDim.z) {
-        const float *xs = x + z * cin_g * in_plane;
-        float *xd = xc + z * in_plane * ci_pad;
-        for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-            const int c = c0 + i;
-            const int64_t p = p0 + threadIdx.x;
-            tile[i][threadIdx.x] = c < cin_g && p < in_plane ? xs[(int64_t)c * in_plane + p] : 0.0f;
-        }
-        __syncthreads();
-        for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-            const int64_t p = p0 + i;
-            const int c = c0 + (int)threadIdx.x;
-            if (p < in_plane && c < ci_pad)
-                xd[p * ci_pad + c] = tile[threadIdx.x][i];
-        }
-        __syncthreads();
-    }
-}
 #endif /* CONVT_HAVE_WGMMA */
 
 // ----------------------------------------------------------------------------
@@ -860,7 +829,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 
 /* The launch, decoded by name. */
 struct wg_knobs {
-    int64_t bn, bk, stages, kpad, persist, cl;
+    int64_t bn, bk, stages, kpad, persist;
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l)
@@ -868,7 +837,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l)
     const convt_variant *v = &convt_variant_polyphase_wgmma_tf32;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            convt_launch_get(v, l, "persist"), convt_launch_get(v, l, "cl")};
+            convt_launch_get(v, l, "persist")};
 }
 
 /* What the launch needs of the plan: the block's shape (two segments, or
@@ -998,25 +967,12 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     return 0;
 }
 
-/* The K-major weights, then (knob cl) the channels-last input at a
- * 256-byte boundary. */
-static size_t wg_weights_bytes(const convt_problem *p)
-{
-    int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    return sizeof(float) * (size_t)round_up((int64_t)p->groups * convt_taps(p) *
-                                                round_up(cout_g, WG_M) * round_up(cin_g, 4), 64);
-}
-
-static size_t wg_input_cl_bytes(const convt_problem *p)
-{
-    const convt_shape3 s = convt_problem_as_3d(p);
-    const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
-    return sizeof(float) * (size_t)(p->n * p->groups * in_plane * round_up(p->cin / p->groups, 4));
-}
-
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
 {
-    return wg_weights_bytes(p) + (wg_knobs_of(l).cl ? wg_input_cl_bytes(p) : 0);
+    (void)l;
+    int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) *
+           (size_t)round_up(cout_g, WG_M) * (size_t)round_up(cin_g, 4);
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1085,11 +1041,6 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
     if (k.persist != 0 && k.persist != 1) {
         snprintf(why, why_len, "persist = %lld must be 0 (a block per tile) or 1 (a block per SM)",
                  (long long)k.persist);
-        return false;
-    }
-    if (k.cl != 0 && k.cl != 1) {
-        snprintf(why, why_len, "cl = %lld must be 0 (read x as it is) or 1 (a channels-last copy first)",
-                 (long long)k.cl);
         return false;
     }
     if (ctx->dev->cc_major != 9) {
@@ -1208,7 +1159,6 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.tiles = (int)gm.tiles;
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
-        st->args.cl = (int)k.cl;
         st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
@@ -1250,22 +1200,11 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     pack_weights_kmajor<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
         t->w, wk, a.cin_g, a.cout_g, st->args.ci_pad, st->args.co_rows, a.ktaps, total);
     CUDA_TRY_LAUNCH(e);
-    const float *x = t->x;
-    if (st->args.cl) {
-        float *xc = (float *)((char *)workspace + wg_weights_bytes(p));
-        const int64_t planes = p->n * p->groups;
-        dim3 grid((unsigned)((a.in_plane + 31) / 32), (unsigned)((st->args.ci_pad + 31) / 32),
-                  (unsigned)(planes < 65535 ? planes : 65535));
-        input_channels_last<<<grid, dim3(32, 8), 0, s>>>(t->x, xc, planes, a.in_plane, a.cin_g,
-                                                         st->args.ci_pad);
-        CUDA_TRY_LAUNCH(e);
-        x = xc;
-    }
     if (st->base.prefill && prefill_output(p, a, t, s, e))
         return -1;
     if (st->base.grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
-    st->kernel<<<st->base.grid, st->base.threads, st->base.smem, s>>>(st->args, x, wk, t->b, t->y);
+    st->kernel<<<st->base.grid, st->base.threads, st->base.smem, s>>>(st->args, t->x, wk, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -1276,7 +1215,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 5,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16), "
                        "a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -1303,13 +1242,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                        "in the order the hardware schedules them (faster where one tap per "
                        "phase meets a large prefilled output: kb79, kb81)",
                .n_defaults = 2,
-               .defaults = {1, 0}},
-              {.name = "cl",
-               .help = "1: the input copied channels-last first (part of the timed work, "
-                       "images x channels x positions floats of workspace), so that the "
-                       "producer copies 4 channels of a position at a time; 0: read x as it is",
-               .n_defaults = 2,
-               .defaults = {0, 1}}},
+               .defaults = {1, 0}}},
     .supports = wg_supports,
     .workspace_size = wg_workspace,
     .prepare = wg_prepare,

@@ -103,7 +103,6 @@ struct wg_args {
     int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory */
     int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
     int kpad;                   /* bytes between K core matrices beyond the rows (knob kpad) */
-    int cl;                     /* knob cl: 1 when x is the channels-last copy (wg_input_cl) */
     int co_blocks;              /* blocks of output channels per group */
     int groups;
     int tiles;                  /* units x nphases x co_blocks x groups: the work of the persistent blocks */
@@ -164,22 +163,6 @@ __device__ __forceinline__ wg_source wg_source_of(const wg_args &wa, const phase
     return s;
 }
 
-/* The same for the channels-last copy (knob cl: xc[n][g][position][ci_pad],
- * wg_input_cl): column col of the cursor's row reads p[col * ci_pad]; x_v
- * is xc at the loader's group, 4-channel vector and image 0. */
-__device__ __forceinline__ wg_source wg_source_cl_of(const wg_args &wa, const phase_desc &ph,
-                                                     const float *x_v, const wg_cursor &c,
-                                                     const convt_phase_tap_row &r, int c0)
-{
-    const poly_args &a = wa.p;
-    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
-    wg_source s;
-    s.ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
-    const int64_t pos = (s.ok ? (int64_t)c.n * wa.groups * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] : 0) + c0;
-    s.p = x_v + pos * wa.ci_pad;
-    return s;
-}
-
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
@@ -234,7 +217,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
     constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
-    constexpr int CL_STEP = WG_PRODUCERS / KG; /* positions per round of the channels-last loader */
     static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
@@ -303,7 +285,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + lane / 4);
-            const wg_cursor first_cl = convt_wg_cursor_at(&ph, &fl, tl.f0 + warp * (32 / KG) + lane / KG);
             const int ktiles = fl.nrows * chunks;
             int row = 0, ci0 = 0;
             for (int kt = 0; kt < ktiles; kt++, kt_all++) {
@@ -312,55 +293,29 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     mbar_wait(&empty[buf], (unsigned)(kt_all / stages - 1) & 1);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
-                if (wa.cl) {
-                    /* the channels-last copy: a 16-byte copy takes 4
-                     * channels of one position; lane -> vector lane % KG
-                     * of position lane / KG, so that a warp instruction
-                     * reads whole 64- or 128-byte runs of channels and
-                     * writes 32 x 16 bytes in K core matrices */
-                    const int kg = lane % KG;
-                    const bool v_ok = ci0 + 4 * kg < wa.ci_pad;
-                    const float *x_v = x + (int64_t)tl.g * a.in_plane * wa.ci_pad + (v_ok ? ci0 + 4 * kg : 0);
-                    unsigned char *dst = st + kg * b_lbo;
-                    wg_cursor c = first_cl;
-                    for (int rr = warp * (32 / KG) + lane / KG; rr < r_alloc;) {
-                        const wg_source src = wg_source_cl_of(wa, ph, x_v, c, r, c0);
-                        const bool row_ok = v_ok && src.ok;
-                        const int r_end = min(r_alloc, rr + (fl.pitch - c.col + CL_STEP - 1) / CL_STEP * CL_STEP);
+#pragma unroll
+                for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
+                    const int ci = ci0 + kg * 4 + lane % 4;
+                    const bool ch_ok = ci < a.cin_g;
+                    const float *x_ch = x + ((int64_t)tl.g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
+                    unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
+                    wg_cursor c = first;
+                    for (int rr = lane / 4; rr < r_alloc;) {
+                        const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
+                        const bool row_ok = ch_ok && src.ok;
+                        const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
+                        /* pointers stepped, not rebuilt per copy from
+                         * 32-bit indices: 8 instructions per copy were 5 of
+                         * address arithmetic (SASS, v10), and the producer
+                         * is what the consumers wait for (Nsight Compute:
+                         * 34% of kb68's warp samples at the full barrier) */
                         int col = c.col;
-                        const float *sp = src.p + (int64_t)col * wa.ci_pad;
-                        const int64_t sp_step = (int64_t)CL_STEP * wa.ci_pad;
+                        const float *sp = src.p + col;
                         unsigned char *dp = dst + rr * 16;
-                        for (; rr < r_end; rr += CL_STEP, col += CL_STEP, sp += sp_step, dp += CL_STEP * 16)
-                            cp_async16((float *)dp, sp, row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
+                        for (; rr < r_end; rr += 8, col += 8, sp += 8, dp += 8 * 16)
+                            cp_async4((float *)dp, sp, row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
                         c.col = col;
                         convt_wg_cursor_carry(&c, &ph, &fl);
-                    }
-                } else {
-    #pragma unroll
-                    for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
-                        const int ci = ci0 + kg * 4 + lane % 4;
-                        const bool ch_ok = ci < a.cin_g;
-                        const float *x_ch = x + ((int64_t)tl.g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
-                        unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
-                        wg_cursor c = first;
-                        for (int rr = lane / 4; rr < r_alloc;) {
-                            const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
-                            const bool row_ok = ch_ok && src.ok;
-                            const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
-                            /* pointers stepped, not rebuilt per copy from
-                             * 32-bit indices: 8 instructions per copy were 5 of
-                             * address arithmetic (SASS, v10), and the producer
-                             * is what the consumers wait for (Nsight Compute:
-                             * 34% of kb68's warp samples at the full barrier) */
-                            int col = c.col;
-                            const float *sp = src.p + col;
-                            unsigned char *dp = dst + rr * 16;
-                            for (; rr < r_end; rr += 8, col += 8, sp += 8, dp += 8 * 16)
-                                cp_async4((float *)dp, sp, row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
-                            c.col = col;
-                            convt_wg_cursor_carry(&c, &ph, &fl);
-                        }
                     }
                 }
                 /* weights: every tap of the row, W_ROWS channels x KG
