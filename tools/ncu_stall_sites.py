@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Where a kernel's warps wait, per SASS instruction, from an Nsight Compute
 report's warp-state samples: which instructions hold the most samples, and
-the samples summed per opcode (an mbarrier wait, a wgmma wait, a copy...).
+the samples summed per opcode (an mbarrier wait, a wgmma wait, a copy...);
+then, for each "Excessive" column of the source page (shared-memory
+wavefronts beyond the ideal: bank conflicts, misaligned operand fetches),
+the instructions that cause the most.
 
     ncu -i REPORT.ncu-rep --page source --csv --print-source sass > SRC.csv
     python3 tools/ncu_stall_sites.py SRC.csv [TOP]
@@ -85,6 +88,22 @@ def main():
         ni = number(r[not_issued]) if not_issued is not None else None
         print(f"  {r[addr]:>8s} {n:9.0f} {100 * n / total:6.1f} "
               f"{'' if ni is None else f'{ni:10.0f}'}  {r[src].strip()[:90]}")
+    excessive(header, body, addr, src)
+
+
+def excessive(header, body, addr, src, top=10):
+    """Per column of excess work (e.g. L1 Wavefronts Shared Excessive: bank
+    conflicts, or misaligned operand fetches), the instructions with most."""
+    for i, h in enumerate(header):
+        if "excessive" not in h.lower():
+            continue
+        total = sum(number(r[i]) or 0 for r in body)
+        if total <= 0:
+            continue
+        print(f"\n{h}: {total:.0f} in all; the {top} instructions with the most:")
+        for r in sorted(body, key=lambda r: -(number(r[i]) or 0))[:top]:
+            n = number(r[i]) or 0
+            print(f"  {r[addr]:>8s} {n:12.0f} {100 * n / total:6.1f}%  {r[src].strip()[:90]}")
 
 
 if __name__ == "__main__":

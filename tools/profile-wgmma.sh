@@ -2,7 +2,8 @@
 # Nsight Compute on KernelBench problems for polyphase_wgmma_tf32 (or any
 # variant named), one report per (shape, variant, launch) into
 # $OUT/ncu-SHAPE-VARIANT-KNOBS.txt, where its warps wait per SASS instruction
-# into $OUT/ncu-SHAPE-VARIANT-KNOBS-stalls.txt (tools/ncu_stall_sites.py), and the wgmma kernels' SASS (HGMMA, barriers,
+# into $OUT/ncu-SHAPE-VARIANT-KNOBS-stalls.txt (tools/ncu_stall_sites.py; the
+# source page itself as -source.csv.gz), and the wgmma kernels' SASS (HGMMA, barriers,
 # the warpgroup waits) into $OUT/wgmma.sass: what limits the wgmma kernel
 # where the mma.sync one is faster. Run by gpu-run.sh through CONVT_BEFORE
 # (needs the sm_90a build: CONVT_SM=90a).
@@ -34,6 +35,7 @@ for spec in "${list[@]}"; do
   ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > /tmp/profile-one-src.csv 2>&1
   python3 tools/ncu_stall_sites.py /tmp/profile-one-src.csv 30 > "${report%.txt}-stalls.txt" 2>&1 ||
     head -c 4000 /tmp/profile-one-src.csv >> "${report%.txt}-stalls.txt"
+  gzip -c /tmp/profile-one-src.csv > "${report%.txt}-source.csv.gz"
   echo "ncu $variant $* on $shape: exit $status"
   head -12 "${report%.txt}-stalls.txt"
   grep -E "Duration|Compute \(SM\) Throughput|DRAM Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Issued Warp|No Eligible|Registers Per|Bank" "$report" | head -13
