@@ -1089,18 +1089,10 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
 {
     switch (bn) {
-    case 64: return wg_kernel_bn64(bk, nseg);
-    case 80: return wg_kernel_bn80(bk, nseg);
-    case 96: return wg_kernel_bn96(bk, nseg);
-    case 112: return wg_kernel_bn112(bk, nseg);
-    case 128: return wg_kernel_bn128(bk, nseg);
-    case 144: return wg_kernel_bn144(bk, nseg);
-    case 160: return wg_kernel_bn160(bk, nseg);
-    case 176: return wg_kernel_bn176(bk, nseg);
-    case 192: return wg_kernel_bn192(bk, nseg);
-    case 208: return wg_kernel_bn208(bk, nseg);
-    case 224: return wg_kernel_bn224(bk, nseg);
-    case 240: return wg_kernel_bn240(bk, nseg);
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_kernel_bn##BN(bk, nseg);
+        WG_WIDTHS(WG_CASE)
+#undef WG_CASE
     default: return wg_kernel_bn256(bk, nseg);
     }
 }

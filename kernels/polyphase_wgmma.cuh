@@ -467,19 +467,12 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
             return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1> : polyphase_wgmma_kernel<BN, 16, 2>; \
         return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1> : polyphase_wgmma_kernel<BN, 32, 2>;     \
     }
-wg_kernel_fn wg_kernel_bn64(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn80(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn96(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn112(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn128(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn144(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn160(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn176(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn192(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn208(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn224(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn240(int bk, int nseg);
-wg_kernel_fn wg_kernel_bn256(int bk, int nseg);
+/* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16): one
+ * list for the declarations here and wg_kernel_for's dispatch. */
+#define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
+#define WG_DECLARE_WIDTH(BN) wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg);
+WG_WIDTHS(WG_DECLARE_WIDTH)
+#undef WG_DECLARE_WIDTH
 #endif /* CONVT_HAVE_WGMMA */
 
 #endif /* CONVT_KERNELS_POLYPHASE_WGMMA_CUH */
