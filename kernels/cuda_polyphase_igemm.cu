@@ -385,20 +385,44 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 
 
 #if CONVT_HAVE_WGMMA
-/* wk[g][t][co][ci] = w[g*cin_g + ci][co][t] rounded to TF32, zero in the
- * padding (co up to co_rows, ci up to ci_pad). */
-__global__ void pack_weights_kmajor(const float *__restrict__ w, float *__restrict__ wk,
-                                    int64_t cin_g, int64_t cout_g, int64_t ci_pad,
-                                    int64_t co_rows, int64_t ktaps, int64_t total)
+/* The weight image that polyphase_wgmma_kernel's stages copy whole
+ * (wg_weight_slot): its dimensions. */
+struct wg_pack_args {
+    int cin_g, cout_g, ktaps;
+    int w_rows, bk, chunks, co_blocks, taps_total;
+    int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
+    int tap_f;   /* floats of a tap tile: bk / 4 x a_lbo_f */
+    int64_t total;
+};
+
+/* Element i of the image, walked tile by tile (output contiguous): tap T of
+ * the plan's list, chunk, block of output channels cob, group g; the
+ * tile's float j holds channel chunk*bk + 4*k4 + e of output channel
+ * cob*w_rows + co at j = k4*a_lbo_f + co*4 + e, rounded to TF32, zero where
+ * no such channel is and in the kpad floats past the w_rows channels.
+ * tap_rows[T]: the first tap and the tap count of T's row. */
+__global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
+                                    const phase_tap *__restrict__ taps,
+                                    const int2 *__restrict__ tap_rows, wg_pack_args pa)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < pa.total;
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t ci = i % ci_pad, r = i / ci_pad;
-        int64_t co = r % co_rows;
-        r /= co_rows;
-        int64_t t = r % ktaps, g = r / ktaps;
-        float v = ci < cin_g && co < cout_g ? w[((g * cin_g + ci) * cout_g + co) * ktaps + t] : 0.0f;
-        wk[i] = __uint_as_float(tf32_exact(v));
+        const int j = (int)(i % pa.tap_f);
+        int64_t s = i / pa.tap_f;
+        const int chunk = (int)(s % pa.chunks);
+        s /= pa.chunks;
+        const int T = (int)(s % pa.taps_total);
+        s /= pa.taps_total;
+        const int cob = (int)(s % pa.co_blocks), g = (int)(s / pa.co_blocks);
+        const int k4 = j / pa.a_lbo_f, co = (j % pa.a_lbo_f) / 4, e = j % 4;
+        const int ci = chunk * pa.bk + 4 * k4 + e, cog = cob * pa.w_rows + co;
+        const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
+                            ? w[(((int64_t)g * pa.cin_g + ci) * pa.cout_g + cog) * pa.ktaps + taps[T].lin]
+                            : 0.0f;
+        const int2 tr = tap_rows[T];
+        const int64_t slot = wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x,
+                                            tr.y, chunk) + (T - tr.x);
+        wk[slot * pa.tap_f + j] = __uint_as_float(tf32_exact(v));
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -847,7 +871,7 @@ struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
     int nseg;   /* tiles per block: 2 up to 64 output channels per group, else 1 */
     int w_rows; /* output channels per block: 64 x (2 / nseg) */
-    int r_alloc, ntw_max, co_rows, ci_pad, rows_total, taps_total;
+    int r_alloc, ntw_max, co_rows, rows_total, taps_total;
     int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
     int64_t units;        /* tiles per phase: of the phase with the longest flat layout */
     int64_t co_blocks;    /* blocks of output channels per group */
@@ -918,11 +942,10 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                           const convt_device_info *dev, wg_phase_flat *fl, wg_geometry *gm,
                           char *why, size_t why_len)
 {
-    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    const int64_t cout_g = p->cout / p->groups;
     gm->nseg = cout_g > WG_M ? 1 : 2;
     gm->w_rows = WG_M * (2 / gm->nseg);
     gm->co_rows = (int)round_up(cout_g, WG_M);
-    gm->ci_pad = (int)round_up(cin_g, 4);
     int span = 0, ntw = 1;
     for (int r = 0; r < row_begin[pl->nphases]; r++) {
         span = rows[r].off2_max - rows[r].off2_min > span ? rows[r].off2_max - rows[r].off2_min : span;
@@ -939,7 +962,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     }
     gm->tables_bytes = WG_BARRIER_BYTES +
                        round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
-                                    (int64_t)gm->taps_total * 8, 128);
+                                    (int64_t)gm->taps_total * 4, 128);
     /* wgmma's descriptors hold the distance between K core matrices (LBO:
      * the staged stretch's rows x 16 bytes, + kpad) in 14 bits of 16 bytes;
      * checked for the longest stretch any width stages, two tiles of the
@@ -967,12 +990,33 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     return 0;
 }
 
+/* The weight image's dimensions (pack_weights_stages) for taps_total taps:
+ * per group, per block of w_rows output channels (wg_geometry_of's: 64 x 2
+ * up to 64 per group, else 128), per tap and chunk of bk input channels, a
+ * tap tile of the bytes a stage holds. */
+static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, int64_t taps_total)
+{
+    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    const int w_rows = cout_g > WG_M ? 2 * WG_M : WG_M;
+    wg_pack_args pa;
+    pa.cin_g = (int)cin_g;
+    pa.cout_g = (int)cout_g;
+    pa.ktaps = (int)convt_taps(p);
+    pa.w_rows = w_rows;
+    pa.bk = (int)k.bk;
+    pa.chunks = (int)convt_ceil_div(cin_g, k.bk);
+    pa.co_blocks = (int)convt_ceil_div(cout_g, w_rows);
+    pa.taps_total = (int)taps_total;
+    pa.a_lbo_f = (int)((w_rows * 16 + k.kpad) / 4);
+    pa.tap_f = (int)(k.bk / 4) * pa.a_lbo_f;
+    pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
+    return pa;
+}
+
+/* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
 {
-    (void)l;
-    int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) *
-           (size_t)round_up(cout_g, WG_M) * (size_t)round_up(cin_g, 4);
+    return sizeof(float) * (size_t)wg_pack_args_of(p, wg_knobs_of(l), convt_taps(p)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1070,6 +1114,8 @@ typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
     wg_phase_flat *d_flat;
+    int2 *d_tap_rows; /* per tap: its row's first tap and tap count (pack_weights_stages) */
+    wg_pack_args pack;
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1081,6 +1127,7 @@ static void wg_release(void *state)
         return;
     cudaFree(st->d_rows);
     cudaFree(st->d_flat);
+    cudaFree(st->d_tap_rows);
     free_plan(&st->base);
     free(st);
 }
@@ -1112,6 +1159,19 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     if (nph)
         CUDA_TRY(cudaMemcpy(st->d_flat, w->flat, sizeof *w->flat * (size_t)nph,
                             cudaMemcpyHostToDevice), e);
+    const int ntaps = w->pl.ntaps_total;
+    int2 *tap_rows = (int2 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_rows);
+    if (!tap_rows)
+        return convt_fail(e, "out of host memory");
+    for (int r = 0; r < nrows; r++)
+        for (int t = 0; t < w->rows[r].ntaps; t++)
+            tap_rows[w->rows[r].tap_begin + t] = make_int2(w->rows[r].tap_begin, w->rows[r].ntaps);
+    cudaError_t err = cudaMalloc((void **)&st->d_tap_rows, sizeof *tap_rows * (size_t)(ntaps ? ntaps : 1));
+    if (err == cudaSuccess && ntaps)
+        err = cudaMemcpy(st->d_tap_rows, tap_rows, sizeof *tap_rows * (size_t)ntaps, cudaMemcpyHostToDevice);
+    free(tap_rows);
+    if (err != cudaSuccess)
+        return convt_cuda_fail(err, __FILE__, __LINE__, "the tap rows' table", e);
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
@@ -1142,8 +1202,6 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.n = (int)p->n; /* poly_sizes_fit bounds it */
         st->args.r_alloc = gm.r_alloc;
         st->args.ntw_max = gm.ntw_max;
-        st->args.co_rows = gm.co_rows;
-        st->args.ci_pad = gm.ci_pad;
         st->args.rows_total = gm.rows_total;
         st->args.taps_total = gm.taps_total;
         st->args.co_blocks = (int)gm.co_blocks;
@@ -1152,6 +1210,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
+        st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
@@ -1177,8 +1236,9 @@ done:
     return 0;
 }
 
-/* Per launch: the K-major repack (timed, as the weights are data), the
- * prefill where phases without taps exist, then the GEMMs. */
+/* Per launch: the weights repacked into the stages' image (timed, as the
+ * weights are data), the prefill where phases without taps exist, then the
+ * GEMMs. */
 static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
@@ -1187,11 +1247,12 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    int64_t total = p->groups * a.ktaps * (int64_t)st->args.co_rows * st->args.ci_pad;
-    int64_t blocks = (total + 255) / 256;
-    pack_weights_kmajor<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
-        t->w, wk, a.cin_g, a.cout_g, st->args.ci_pad, st->args.co_rows, a.ktaps, total);
-    CUDA_TRY_LAUNCH(e);
+    const int64_t blocks = (st->pack.total + 255) / 256;
+    if (blocks) {
+        pack_weights_stages<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
+            t->w, wk, a.taps, st->d_tap_rows, st->pack);
+        CUDA_TRY_LAUNCH(e);
+    }
     if (st->base.prefill && prefill_output(p, a, t, s, e))
         return -1;
     if (st->base.grid.x == 0)

@@ -47,18 +47,24 @@
 //   input tile  (position r, channel k)   at (k/4)*b_lbo + r*16 + (k%4)*4,
 //               b_lbo = r_alloc*16 + kpad
 //   weights     (channel co, channel k)   at (k/4)*a_lbo + co*16 + (k%4)*4,
-//               a_lbo = channels*16 + kpad, repacked K-major beforehand
-//               (wk[g][tap][co][ci]).
+//               a_lbo = channels*16 + kpad, repacked beforehand into
+//               exactly these bytes (wg_weight_slot).
 // kpad (0 or 64 bytes, a knob) puts the two K halves of a row in opposite
 // halves of the banks: with both a multiple of 128 bytes apart, Nsight
 // Compute counted 45% excess shared-memory wavefronts on kb64, where the
 // loaders' stores are conflict-free.
 // The block is warp-specialised (v9): a producer warpgroup gathers the
 // input tile by 4-byte cp.async (8 positions x 4 channels per warp
-// instruction: 4 sectors of 32 bytes read, 32 banks written) and the
-// weights by 16-byte cp.async, up to stages - 1 stages ahead; its copies
-// arrive on the stage's mbarrier as they land (cp.async.mbarrier.arrive),
-// and the two consumer warpgroups wait on it, issue the stage's wgmma and
+// instruction: 4 sectors of 32 bytes read, 32 banks written), up to
+// stages - 1 stages ahead; its copies arrive on the stage's mbarrier as
+// they land (cp.async.mbarrier.arrive). The weights of a stage are one bulk
+// copy by the TMA engine (v13): the launch repacks them beforehand into the
+// very bytes the stage holds, stage after stage (wg_weight_slot), so one
+// thread issues one instruction per stage where 128 threads issued 20
+// 16-byte cp.async each on kb69, at 52 instructions per copy (SASS, v12:
+// three quarters of the producer's instructions, and the producer, one
+// warp per scheduler, is what the consumers waited for). The consumer
+// warpgroups wait on the stage's mbarrier, issue the stage's wgmma and
 // release the buffer of the stage before on a second mbarrier. setmaxnreg
 // moves the producer's registers to the consumers' accumulators. With
 // every warp both loading and issuing wgmma, behind one __syncthreads per
@@ -98,9 +104,8 @@ struct wg_args {
     int n;       /* images */
     int r_alloc; /* rows of a staged input tile: nseg x bn + the widest span, a multiple of 8 */
     int ntw_max; /* most taps in one tap row: weight buffers per stage */
-    int co_rows; /* output channels of the repacked weights (a multiple of 64) */
-    int ci_pad;  /* input channels of the repacked weights (a multiple of 4) */
-    int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory */
+    int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory;
+                                 * taps_total also sizes the weight image (wg_weight_slot) */
     int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
     int kpad;                   /* bytes between K core matrices beyond the rows (knob kpad) */
     int co_blocks;              /* blocks of output channels per group */
@@ -115,6 +120,7 @@ struct wg_args {
  * positions. f0 may lie past a short phase's end: such a tile is empty. */
 struct wg_tile {
     int phase, f0, co_blk, g;
+    int cob; /* co_blk / w_rows: the block of output channels */
 };
 
 __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int positions, int w_rows)
@@ -124,7 +130,8 @@ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int posi
     wg_tile t;
     t.phase = x % wa.p.nphases;
     t.f0 = (x / wa.p.nphases) * positions;
-    t.co_blk = (c % wa.co_blocks) * w_rows;
+    t.cob = c % wa.co_blocks;
+    t.co_blk = t.cob * w_rows;
     t.g = c / wa.co_blocks;
     return t;
 }
@@ -139,6 +146,22 @@ __device__ __forceinline__ uint64_t wg_descriptor(const void *smem, uint32_t lbo
 }
 
 #include "wgmma_tf32.cuh"
+
+/* The weight image (pack_weights_stages on the host side fills it): per
+ * group, block of w_rows output channels, tap row, chunk of bk input
+ * channels and tap of the row, one tap tile of kg x a_lbo bytes laid out
+ * as a stage holds it (channel chunk*bk + 4*k4 + e of output channel co at
+ * k4*a_lbo + co*16 + e*4, zero where no channel is, the kpad bytes zero).
+ * A row's taps are consecutive in the tap list, so the tiles of stage
+ * (row, chunk) are ntaps consecutive slots from the one returned here. */
+__host__ __device__ __forceinline__ int64_t wg_weight_slot(int g, int cob, int co_blocks,
+                                                           int taps_total, int chunks,
+                                                           int row_tap_begin, int row_ntaps,
+                                                           int chunk)
+{
+    return ((int64_t)g * co_blocks + cob) * taps_total * chunks + (int64_t)row_tap_begin * chunks +
+           (int64_t)chunk * row_ntaps;
+}
 
 /* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
 typedef convt_wg_cursor wg_cursor;
@@ -190,6 +213,25 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
                      (unsigned)__cvta_generic_to_shared(bar)) : "memory");
 }
 
+/* The next `bytes` of asynchronous copies (the TMA engine's) complete the
+ * barrier's current phase too: it ends when the arrivals are in and that
+ * many bytes have landed. */
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)), "r"(bytes) : "memory");
+}
+
+/* A bulk copy of `bytes` (a multiple of 16; both addresses 16-byte aligned)
+ * from global to shared memory by the TMA engine, counted on bar as it lands. */
+__device__ __forceinline__ void bulk_copy_to_shared(void *dst, const void *src, unsigned bytes,
+                                                    uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(bytes),
+                 "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
+}
+
 /* Arrives on bar when every cp.async this thread issued before has landed
  * (noinc: the barrier's count includes these arrivals). */
 __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
@@ -230,21 +272,18 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int stages = a.stages;
 
     /* Shared memory: the stages' barriers, every phase's tap rows and every
-     * tap's off[2] and weight index (read on every stage, where a global
-     * load each time stalled the loads and the wgmma issue: L1TEX
-     * scoreboard, 42% of the stalls on kb64), the stages, then the
+     * tap's off[2] (read on every stage, where a global load each time
+     * stalled the loads and the wgmma issue: L1TEX scoreboard, 42% of the
+     * stalls on kb64), the stages, then the
      * epilogue's staging, apart from the stages so that the producer fills
      * the next tile's stages while the consumers store this one's. */
     uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
     convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
-    int *s_off2 = (int *)(s_rows + wa.rows_total), *s_lin = s_off2 + wa.taps_total;
+    int *s_off2 = (int *)(s_rows + wa.rows_total);
     for (int i = tid; i < wa.rows_total; i += WG_THREADS)
         s_rows[i] = wa.rows[i];
-    for (int i = tid; i < wa.taps_total; i += WG_THREADS) {
-        const phase_tap t = a.taps[i];
-        s_off2[i] = t.off[2];
-        s_lin[i] = t.lin;
-    }
+    for (int i = tid; i < wa.taps_total; i += WG_THREADS)
+        s_off2[i] = a.taps[i].off[2];
     if (tid == 0) {
         for (int s = 0; s < stages; s++) {
             mbar_init(&full[s], WG_PRODUCERS);
@@ -278,7 +317,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         int kt_all = 0;
         for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
             const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
-            const phase_desc &ph = a.phases[tl.phase];
+            /* by value: the row walk's carry read q_count from global
+             * memory on every row (the mbarrier waits' memory clobbers
+             * made the compiler reload it), an L1 miss each time where the
+             * 4-byte copies stream through L1 (hit rate 16%, kb68) */
+            const phase_desc ph = a.phases[tl.phase];
             const wg_phase_flat fl = wa.flat[tl.phase];
             if (tl.f0 >= fl.flat)
                 continue;
@@ -293,6 +336,16 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     mbar_wait(&empty[buf], (unsigned)(kt_all / stages - 1) & 1);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
+                if (tid == 0) {
+                    /* the weights of every tap of the row: one bulk copy,
+                     * announced before this thread's own copies arrive */
+                    const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
+                    const int64_t slot = wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total,
+                                                        chunks, r.tap_begin, r.ntaps, ci0 / BK);
+                    mbar_expect_tx(&full[buf], bytes);
+                    bulk_copy_to_shared(st + in_bytes, (const unsigned char *)wk + slot * wtap_bytes,
+                                        bytes, &full[buf]);
+                }
 #pragma unroll
                 for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
                     const int ci = ci0 + kg * 4 + lane % 4;
@@ -317,19 +370,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         c.col = col;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
-                }
-                /* weights: every tap of the row, W_ROWS channels x KG
-                 * vectors; 8 neighbouring lanes take 8 channels (8
-                 * different 16-byte bank groups) */
-                unsigned char *wdst = st + in_bytes;
-                const int wvecs = r.ntaps * W_ROWS * KG;
-                for (int v = tid; v < wvecs; v += WG_PRODUCERS) {
-                    const int row8 = v % 8, k4 = (v / 8) % KG, rowhi = (v / (8 * KG)) % (W_ROWS / 8);
-                    const int w = v / (W_ROWS * KG), co = rowhi * 8 + row8;
-                    const bool p = ci0 + 4 * k4 < wa.ci_pad && tl.co_blk + co < wa.co_rows;
-                    const float *src_w = wk + (((int64_t)tl.g * a.ktaps + s_lin[r.tap_begin + w]) * wa.co_rows +
-                                               tl.co_blk + co) * wa.ci_pad + ci0 + 4 * k4;
-                    cp_async16((float *)(wdst + w * wtap_bytes + k4 * a_lbo + co * 16), src_w, p);
                 }
                 mbar_arrive_cp_async(&full[buf]);
                 ci0 += BK;
@@ -365,8 +405,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         for (int kt = 0; kt < ktiles; kt++, kt_all++) {
             const int buf = kt_all % stages;
             mbar_wait(&full[buf], (unsigned)(kt_all / stages) & 1);
-            /* the copies wrote through the generic proxy; wgmma reads
-             * through the async one */
+            /* the input's copies wrote through the generic proxy; wgmma
+             * reads through the async one (the weights' bulk copy is
+             * async-proxy already, made visible by the barrier) */
             fence_proxy_async();
             const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
             const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
