@@ -42,6 +42,13 @@ __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool pre
                  "r"(pred ? 4 : 0));
 }
 
+/* As cp_async4, to a shared-memory address (shared::cta window). */
+__device__ __forceinline__ void cp_async4_shared(unsigned dst, const float *src, bool pred)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src),
+                 "r"(pred ? 4 : 0));
+}
+
 __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool pred)
 {
     unsigned d = (unsigned)__cvta_generic_to_shared(dst);

@@ -166,26 +166,6 @@ __host__ __device__ __forceinline__ int64_t wg_weight_slot(int g, int cob, int c
 /* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
 typedef convt_wg_cursor wg_cursor;
 
-/* Where a row's staged columns come from for one tap row: column col of
- * the cursor's row reads p[col], valid where ok and col + c0 lies inside
- * the input row; x_ch is x at the loader's channel of image 0. */
-struct wg_source {
-    const float *p;
-    bool ok;
-};
-
-__device__ __forceinline__ wg_source wg_source_of(const wg_args &wa, const phase_desc &ph,
-                                                  const float *x_ch, const wg_cursor &c,
-                                                  const convt_phase_tap_row &r, int c0)
-{
-    const poly_args &a = wa.p;
-    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
-    wg_source s;
-    s.ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] && (unsigned)i1 < (unsigned)a.in[1];
-    s.p = x_ch + c0 + (s.ok ? (int64_t)c.n * a.cin * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] : 0);
-    return s;
-}
-
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
@@ -251,6 +231,37 @@ template <int N> __device__ __forceinline__ void wg_regs_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
+/* A producer lane's copies of n_oct octets of one row: staged row
+ * 8 o + lane/4 of each, channel groups kg < 4 (kg_have of them exist: the
+ * rest are zero-filled) from sp + kg kstride, at dp + kg b_lbo; icol: the
+ * input column of the first, valid in [0, in2). FULL: kg_have == 4, no
+ * test per group. A row outside the input reads nothing (zero fill). */
+template <bool FULL>
+__device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, const float *sp,
+                                               int64_t kstride, int icol, int in2, bool row_ok,
+                                               int n_oct, int kg_have)
+{
+    /* both addresses stepped per group (the shared one as a 32-bit
+     * address): rebuilt from dp per copy, they took 5 instructions a copy */
+    const float *spk[4];
+    unsigned dpk[4];
+#pragma unroll
+    for (int kg = 0; kg < 4; kg++) {
+        spk[kg] = sp + kg * kstride;
+        dpk[kg] = (unsigned)__cvta_generic_to_shared(dp) + kg * b_lbo;
+    }
+#pragma unroll 4
+    for (int j = 0; j < n_oct; j++, icol += 8) {
+        const bool ok = row_ok && (unsigned)icol < (unsigned)in2;
+#pragma unroll
+        for (int kg = 0; kg < 4; kg++) {
+            cp_async4_shared(dpk[kg], spk[kg], FULL ? ok : ok && kg < kg_have);
+            spk[kg] += 8;
+            dpk[kg] += 8 * 16;
+        }
+    }
+}
+
 template <int BN, int BK, int NSEG>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
@@ -307,13 +318,20 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * both consumers have released that buffer's previous stage; its
          * copies arrive on the stage's full barrier as they land. Within a
          * tile it walks K in order (tap row, then channel chunk).
-         * The input: warp -> channel groups warp, warp + 4, ...; lane -> 1
-         * channel x 1 position of each 8, so that a warp instruction reads
-         * 4 channels x 8 neighbouring positions (4 sectors) and writes 32
-         * banks; row by row, an unrolled loop within each row (a carry
-         * test per position kept the loop rolled, with two branches per
-         * copy: v8, 0.74-0.95x of v7 at the same widths). */
+         * The input: the staged stretch's octets (8 positions: the flat
+         * layout's pitch and a tile's start are multiples of 8, so an
+         * octet never straddles two rows) are split between the 4 warps,
+         * a quarter each; lane -> 1 position of each octet x 1 channel of
+         * each group of 4, so that a warp instruction reads 4 channels x 8
+         * neighbouring positions (4 sectors) and writes 32 banks. A lane
+         * copies every channel group of an octet from one address and
+         * predicate (wg_copy_octets), and walks only its warp's rows: with
+         * the warps split by channel group (v9-v13) each walked every row
+         * of the stretch, at about 100 instructions a row, and on rows of
+         * 80 (kb68) the walk cost more than the copies (SASS, v13). */
         wg_regs_dec<WG_PRODUCER_REGS>();
+        const int octets = r_alloc / 8;
+        const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         int kt_all = 0;
         for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
             const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
@@ -327,7 +345,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 continue;
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + lane / 4);
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = fl.nrows * chunks;
             int row = 0, ci0 = 0;
             for (int kt = 0; kt < ktiles; kt++, kt_all++) {
@@ -346,30 +364,38 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     bulk_copy_to_shared(st + in_bytes, (const unsigned char *)wk + slot * wtap_bytes,
                                         bytes, &full[buf]);
                 }
+                /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
+                 * cin_g the groups that do not exist are zero-filled */
+                const int ci = ci0 + lane % 4;
+                const float *x_ch = x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
+                const int64_t kstride = 4 * a.in_plane;
+                const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
+                unsigned char *dst = st + (lane % 4) * 4;
+                wg_cursor c = first;
+                for (int o = ob; o < oe;) {
+                    /* one row: its octets from o on */
+                    const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
+                    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+                    const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
+                                        (unsigned)i1 < (unsigned)a.in[1];
+                    const float *sp =
+                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] + c.col + c0
+                               : x;
+                    unsigned char *dp = dst + (8 * o + lane / 4) * 16;
+                    /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
+                     * from the producer's 56 registers */
 #pragma unroll
-                for (int kg = warp; kg < KG; kg += WG_PRODUCERS / 32) {
-                    const int ci = ci0 + kg * 4 + lane % 4;
-                    const bool ch_ok = ci < a.cin_g;
-                    const float *x_ch = x + ((int64_t)tl.g * a.cin_g + (ch_ok ? ci : 0)) * a.in_plane;
-                    unsigned char *dst = st + kg * b_lbo + (lane % 4) * 4;
-                    wg_cursor c = first;
-                    for (int rr = lane / 4; rr < r_alloc;) {
-                        const wg_source src = wg_source_of(wa, ph, x_ch, c, r, c0);
-                        const bool row_ok = ch_ok && src.ok;
-                        const int r_end = min(r_alloc, rr + (fl.pitch - c.col + 7) / 8 * 8);
-                        /* pointers stepped, not rebuilt per copy from
-                         * 32-bit indices: 8 instructions per copy were 5 of
-                         * address arithmetic (SASS, v10), and the producer
-                         * is what the consumers wait for (Nsight Compute:
-                         * 34% of kb68's warp samples at the full barrier) */
-                        int col = c.col;
-                        const float *sp = src.p + col;
-                        unsigned char *dp = dst + rr * 16;
-                        for (; rr < r_end; rr += 8, col += 8, sp += 8, dp += 8 * 16)
-                            cp_async4((float *)dp, sp, row_ok && (unsigned)(col + c0) < (unsigned)a.in[2]);
-                        c.col = col;
-                        convt_wg_cursor_carry(&c, &ph, &fl);
+                    for (int h = 0; h < KG; h += 4) {
+                        if (kg_have >= h + 4)
+                            wg_copy_octets<true>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, c.col + c0,
+                                                 a.in[2], row_ok, n_oct, 4);
+                        else
+                            wg_copy_octets<false>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, c.col + c0,
+                                                  a.in[2], row_ok, n_oct, kg_have - h);
                     }
+                    o += n_oct;
+                    c.col += 8 * n_oct;
+                    convt_wg_cursor_carry(&c, &ph, &fl);
                 }
                 mbar_arrive_cp_async(&full[buf]);
                 ci0 += BK;

@@ -3,10 +3,11 @@
  * - the layout: rows a multiple of 8 long, long enough for lead, the
  *   outputs and the taps' span; staged column 0 at an input position that
  *   is a multiple of 8;
- * - the cursor: every flat position (and the 4096 past the end that a last
- *   tile and its staged stretch may reach) splits into (image, q0, q1,
- *   column) and back; a walk by the loader's steps of 8 with carries lands
- *   where the cursor of the position lands;
+ * - the cursor: every flat position (and the CONVT_WG_FLAT_MARGIN past the
+ *   end that a last tile and its staged stretch may reach) splits into
+ *   (image, q0, q1, column) and back; the producer's walk (from a warp's
+ *   first position, 8k + p, whole rows of octets, convt_wg_row_octets,
+ *   then a carry) lands where the cursor of each position lands;
  * - the outputs: the stored columns are the phase's outputs, each once;
  * - the shifts: every tap of the phase reads, from every stored column,
  *   a staged column of the same row (the staged column c holds input
@@ -51,7 +52,7 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
 
     /* the cursor, both ways, and the stored outputs, each once */
     int64_t stored = 0;
-    for (int f = 0; f < fl->flat + 4096; f++) {
+    for (int f = 0; f < fl->flat + CONVT_WG_FLAT_MARGIN; f++) {
         const convt_wg_cursor c = convt_wg_cursor_at(d, fl, f);
         assert_true(c.col >= 0 && c.col < fl->pitch);
         assert_true(c.q0 >= 0 && c.q0 < d->q_count[0]);
@@ -66,17 +67,31 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     }
     assert_int_equal(stored, d->m_count);
 
-    /* the loader's walk: steps of 8 within a row, then a carry */
-    for (int start = 0; start < 8 && start < fl->flat; start++) {
+    /* the producer's walk: from 8k + p, every octet of a row (the row's
+     * octets counted once, at the walk's first position in it), a carry */
+    for (int start = 0; start < 8 * 8 && start < fl->flat; start += 1 + 8 * (start % 3)) {
         convt_wg_cursor c = convt_wg_cursor_at(d, fl, start);
-        for (int f = start + 8; f < fl->flat + 4096; f += 8) {
-            c.col += 8;
+        int f = start;
+        while (f < fl->flat + CONVT_WG_FLAT_MARGIN - 8 * fl->pitch) {
+            const int n_oct = convt_wg_row_octets(&c, fl);
+            assert_true(n_oct >= 1 && n_oct <= fl->pitch / 8);
+            for (int j = 0; j < n_oct; j++) {
+                /* octet j of the run: still the cursor's row, its column + 8 j */
+                const convt_wg_cursor at = convt_wg_cursor_at(d, fl, f + 8 * j);
+                assert_int_equal(at.n, c.n);
+                assert_int_equal(at.q0, c.q0);
+                assert_int_equal(at.q1, c.q1);
+                assert_int_equal(at.col, c.col + 8 * j);
+            }
+            f += 8 * n_oct;
+            c.col += 8 * n_oct;
             convt_wg_cursor_carry(&c, d, fl);
             const convt_wg_cursor at = convt_wg_cursor_at(d, fl, f);
             assert_int_equal(c.n, at.n);
             assert_int_equal(c.q0, at.q0);
             assert_int_equal(c.q1, at.q1);
             assert_int_equal(c.col, at.col);
+            assert_int_equal(c.col, start % 8);
         }
     }
 

@@ -41,11 +41,16 @@ typedef struct convt_wg_cursor {
     int n, q0, q1, col;
 } convt_wg_cursor;
 
+/* How far past a phase's last position the kernel places a cursor: a
+ * tile's staged stretch, under 2^14 positions (the wgmma descriptor's
+ * reach, checked on the host), each producer warp starting at its share. */
+#define CONVT_WG_FLAT_MARGIN 32768
+
 /* The flat index of a phase, plus a tile and its staged stretch, stays
  * under 2^31 (the kernel's ints and fastdiv's exact range). */
-#define CONVT_WG_FLAT_LIMIT (0x7fffffff - 4096)
+#define CONVT_WG_FLAT_LIMIT (0x7fffffff - CONVT_WG_FLAT_MARGIN)
 
-/* Flat position f (0 <= f < flat + 2^12). */
+/* Flat position f (0 <= f < flat + CONVT_WG_FLAT_MARGIN). */
 CONVT_HD convt_wg_cursor convt_wg_cursor_at(const convt_phase_desc *ph, const convt_wg_flat *fl,
                                             int f)
 {
@@ -58,6 +63,14 @@ CONVT_HD convt_wg_cursor convt_wg_cursor_at(const convt_phase_desc *ph, const co
     c.q0 = (int)(r1 - r0 * (uint32_t)ph->q_count[0]);
     c.n = (int)r0;
     return c;
+}
+
+/* The octets (8 positions: rows and tiles start on multiples of 8) from
+ * the cursor's to its row's end, the cursor's own included: how far the
+ * producer copies before its next carry. */
+CONVT_HD int convt_wg_row_octets(const convt_wg_cursor *c, const convt_wg_flat *fl)
+{
+    return (fl->pitch - c->col + 7) / 8;
 }
 
 /* A column at or past the pitch carried into the next rows. */
