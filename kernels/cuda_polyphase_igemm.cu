@@ -1273,8 +1273,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16), "
                        "a stretch of the phase's rows laid out flat; 0: the width with the "
                        "fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 2,
-               .defaults = {0, 128}},
+               .n_defaults = 3,
+               .defaults = {0, 64, 128}},
               {.name = "bk",
                .help = "input channels staged per pipeline stage (16 or 32)",
                .n_defaults = 2,

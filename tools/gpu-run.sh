@@ -32,7 +32,9 @@
 # CONVT_SM=90a builds for sm_90a, with the Hopper-only variants
 # (polyphase_wgmma_tf32).
 # CONVT_WGMMA_PROBE=1 builds and runs tools/wgmma_probe.cu first (with
-# CONVT_PROBE_ONLY=1, nothing else).
+# CONVT_PROBE_ONLY=1, nothing else); CONVT_SWIZZLE_PROBE=1 likewise
+# tools/wgmma_swizzle_probe.cu (128-byte swizzled input operand started at a
+# row shift: which descriptor base offset computes, and cycles per wgmma).
 # CONVT_NN=1 checks libconvt on the GPU: the C example installed, and
 # convt.nn against PyTorch (tools/check_convt_nn.py).
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
@@ -90,6 +92,13 @@ if [ "${CONVT_WGMMA_PROBE:-0}" = 1 ]; then
   cuobjdump -sass /tmp/wgmma_probe > "$OUT/wgmma-probe.sass" 2>&1
   echo "SASS: $(grep -c HGMMA "$OUT/wgmma-probe.sass") HGMMA, $(grep -cE 'STL|LDL' "$OUT/wgmma-probe.sass") local loads/stores"
   grep -m3 HGMMA "$OUT/wgmma-probe.sass"
+  [ "${CONVT_PROBE_ONLY:-0}" = 1 ] && exit 0
+fi
+
+if [ "${CONVT_SWIZZLE_PROBE:-0}" = 1 ]; then
+  nvcc -gencode arch=compute_90a,code=sm_90a -O2 -lineinfo tools/wgmma_swizzle_probe.cu -o /tmp/wgmma_swizzle_probe \
+    > "$OUT/wgmma-swizzle-probe.log" 2>&1 && /tmp/wgmma_swizzle_probe >> "$OUT/wgmma-swizzle-probe.log" 2>&1
+  echo "wgmma swizzle probe: exit $?"; grep -v C7519 "$OUT/wgmma-swizzle-probe.log"
   [ "${CONVT_PROBE_ONLY:-0}" = 1 ] && exit 0
 fi
 
