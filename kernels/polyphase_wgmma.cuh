@@ -220,6 +220,25 @@ __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
                      (unsigned)__cvta_generic_to_shared(bar)) : "memory");
 }
 
+/* Where stage kt_all (counted across tiles) lives: buffer kt_all % stages,
+ * in the barriers' phase (kt_all / stages) % 2; stepped, not divided (a
+ * division by the run-time depth cost 25 instructions a stage on both
+ * sides, the consumers' between two stages' wgmma). */
+struct wg_ring {
+    int buf;
+    unsigned phase;
+    bool wrapped; /* past the first round: a buffer's previous stage must be released first */
+};
+
+__device__ __forceinline__ void wg_ring_step(wg_ring &r, int stages)
+{
+    if (++r.buf == stages) {
+        r.buf = 0;
+        r.phase ^= 1u;
+        r.wrapped = true;
+    }
+}
+
 /* The producer's and the consumers' register budgets (setmaxnreg: the
  * producer gives back what the consumers' accumulators need). */
 template <int N> __device__ __forceinline__ void wg_regs_dec()
@@ -332,7 +351,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         wg_regs_dec<WG_PRODUCER_REGS>();
         const int octets = r_alloc / 8;
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
-        int kt_all = 0;
+        wg_ring ring = {0, 0u, false};
         for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
             const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
@@ -348,10 +367,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = fl.nrows * chunks;
             int row = 0, ci0 = 0;
-            for (int kt = 0; kt < ktiles; kt++, kt_all++) {
-                const int buf = kt_all % stages;
-                if (kt_all >= stages)
-                    mbar_wait(&empty[buf], (unsigned)(kt_all / stages - 1) & 1);
+            for (int kt = 0; kt < ktiles; kt++, wg_ring_step(ring, stages)) {
+                const int buf = ring.buf;
+                if (ring.wrapped)
+                    mbar_wait(&empty[buf], ring.phase ^ 1u);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
                 if (tid == 0) {
@@ -415,10 +434,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
-    int kt_all = 0;
+    wg_ring ring = {0, 0u, false};
     for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
         const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
-        const phase_desc &ph = a.phases[tl.phase];
+        /* by value, loaded while the K loop runs: the epilogue reads it */
+        const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
         if (tl.f0 >= fl.flat)
             continue;
@@ -427,10 +447,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
         for (int r = 0; r < BN / 2; r++)
             d[r] = 0.0f;
-        int k_row = 0, k_ci0 = 0;
-        for (int kt = 0; kt < ktiles; kt++, kt_all++) {
-            const int buf = kt_all % stages;
-            mbar_wait(&full[buf], (unsigned)(kt_all / stages) & 1);
+        int k_row = 0, k_ci0 = 0, prev_buf = 0;
+        for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
+            const int buf = ring.buf;
+            mbar_wait(&full[buf], ring.phase);
             /* the input's copies wrote through the generic proxy; wgmma
              * reads through the async one (the weights' bulk copy is
              * async-proxy already, made visible by the barrier) */
@@ -454,7 +474,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * buffer is free */
             wgmma_wait_prev();
             if (kt > 0 && ctid % 128 == 0)
-                mbar_arrive(&empty[(kt_all - 1) % stages]);
+                mbar_arrive(&empty[prev_buf]);
             k_ci0 += BK;
             if (k_ci0 >= a.cin_g) {
                 k_ci0 = 0;
@@ -465,7 +485,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         /* the tile's last stage is free too: the producer may fill it with
          * the next tile while this one is stored */
         if (ktiles > 0 && ctid % 128 == 0)
-            mbar_arrive(&empty[(kt_all - 1) % stages]);
+            mbar_arrive(&empty[prev_buf]);
 
         /* Epilogue: register r of thread t of a warpgroup holds M row
          * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
@@ -474,16 +494,28 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * time, so that a warp stores 32 neighbouring positions of one
          * channel (128 bytes where the stride is 1 and the row goes on);
          * stored from the fragments directly, a warp wrote 8 channels x 4
-         * scattered floats (9 of 32 bytes per sector used, kb64). */
+         * scattered floats (9 of 32 bytes per sector used, kb64). Both
+         * consumer warpgroups store at once and the tensor cores idle
+         * meanwhile, so it is lean (v15): the bias goes into the fragments
+         * (two channel rows a thread), the lane's position moves from chunk
+         * to chunk by a carry, and a store is a load, a store and a pointer
+         * step. v14's, with a cursor's fast divisions per chunk and a
+         * shuffle, an add and a 64-bit product per value, took 31% of the
+         * consumers' warp samples on kb57 and kb69 (Nsight Compute). */
         /* (a second tile past the phase's end stores nothing: out_ok below;
          * a branch around the epilogue here, divergent between the two
          * warpgroups, made ptxas serialise every wgmma: C7520) */
         const int fw = tl.f0 + wg_seg * BN;
         const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
-        /* lane l holds the bias of the warp's channel l % 16, shuffled to
-         * the row being stored (one load per lane, not one per stored value) */
-        const int co_lane = co_w + lane % 16;
-        const float b_lane = bias && co_lane < a.cout_g ? bias[tl.g * a.cout_g + co_lane] : 0.0f;
+        const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
+        float b_frag[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int co = co_w + lane / 4 + 8 * h;
+            b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
+        }
+        float *y_ch = y + ((int64_t)tl.g * a.cout_g + co_w) * a.out_plane;
+        wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
 #pragma unroll
         for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
             /* the last chunk of a width that is no multiple of 32 is 16 wide */
@@ -496,29 +528,25 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 for (int h = 0; h < 2; h++) {
                     const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
                     *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
-                        make_float2(d[r], d[r + 1]);
+                        make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
                 }
             __syncwarp();
-            /* the lane's position: stored where it is one of its row's outputs */
-            const int f = fw + jc * WG_EPI_COLS + lane;
-            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, f);
+            /* the lane's position: stored where it is one of its row's
+             * outputs (an image past the last: a position past the phase) */
             const int q2 = c.col - fl.lead;
-            const bool out_ok = lane < cols && f < fl.flat && (unsigned)q2 < (unsigned)ph.q_count[2];
-            float *yq = y;
-            if (out_ok) {
+            if (lane < cols && c.n < wa.n && (unsigned)q2 < (unsigned)ph.q_count[2]) {
                 const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
                 const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
                 const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
-                yq = y + ((int64_t)c.n * a.cout + (int64_t)tl.g * a.cout_g + co_w) * a.out_plane +
-                     (o0 * a.out[1] + o1) * a.out[2] + o2;
-            }
-#pragma unroll 4
-            for (int row = 0; row < 16; row++) {
-                const float b = __shfl_sync(0xffffffffu, b_lane, row);
-                if (out_ok && co_w + row < a.cout_g)
-                    yq[(int64_t)row * a.out_plane] = stage_w[row * WG_EPI_PITCH + lane] + b;
+                float *yq = y_ch + (int64_t)c.n * a.cout * a.out_plane + (o0 * a.out[1] + o1) * a.out[2] + o2;
+#pragma unroll
+                for (int row = 0; row < 16; row++, yq += a.out_plane)
+                    if (row < rows_out)
+                        *yq = stage_w[row * WG_EPI_PITCH + lane];
             }
             __syncwarp();
+            c.col += WG_EPI_COLS;
+            convt_wg_cursor_carry(&c, &ph, &fl);
         }
     }
 }
