@@ -24,15 +24,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t err_ = (call);                                                             \
-        if (err_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                      \
-                    cudaGetErrorString(err_));                                                 \
-            exit(2);                                                                           \
-        }                                                                                      \
-    } while (0)
+#include "wgmma_probe_common.cuh"
 
 constexpr int M = 64, N = 64, K = 32;
 
@@ -104,16 +96,6 @@ __global__ void probe(const float *a, const float *b, float *c, int swap)
         int col = 8 * (r / 4) + 2 * (lane % 4) + r % 2;
         c[row * N + col] = d[r];
     }
-}
-
-/* A float with its low 13 mantissa bits cleared: exactly a TF32 value. */
-static float tf32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    u &= 0xffffe000u;
-    memcpy(&x, &u, 4);
-    return x;
 }
 
 int main()

@@ -37,17 +37,9 @@
 #include <cstring>
 #include <vector>
 
-#include "../kernels/wgmma_tf32.cuh"
+#include "wgmma_probe_common.cuh"
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        cudaError_t err_ = (call);                                                             \
-        if (err_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                      \
-                    cudaGetErrorString(err_));                                                 \
-            exit(2);                                                                           \
-        }                                                                                      \
-    } while (0)
+#include "../kernels/wgmma_tf32.cuh"
 
 constexpr int K = 32;          /* channels: one 128-byte swizzled row */
 constexpr int ROWS_SMALL = 72; /* the correctness stretch: 64 + the widest shift, whole groups of 8 */
@@ -160,15 +152,6 @@ __global__ void time_shift(int shift, int swizzle, long long *cycles, float *sin
     for (int r = 0; r < 128; r++)
         s += d[r];
     sink[threadIdx.x] = s;
-}
-
-static float tf32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    u &= 0xffffe000u;
-    memcpy(&x, &u, 4);
-    return x;
 }
 
 int main()
