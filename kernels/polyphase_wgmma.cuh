@@ -319,6 +319,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             mbar_init(&full[s], WG_PRODUCERS);
             mbar_init(&empty[s], 2);
         }
+        /* the TMA engine completes transactions on the full barriers
+         * (v13's bulk copies): their initialisation made visible to the
+         * async proxy, as the CUDA Programming Guide's TMA example does */
+        fence_proxy_async();
     }
     __syncthreads();
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
@@ -329,9 +333,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
      * phases' period in the list (wg_blocks), so that each block cycles
      * through the phases (which differ in taps) rather than keep one. Producer and consumers walk
-     * the same tiles and count the same stages (kt_all): stage kt_all
-     * lives in buffer kt_all % stages, in the barriers' phase
-     * (kt_all / stages) % 2. */
+     * the same tiles and count the same stages (kt_all, each side's
+     * wg_ring): stage kt_all lives in buffer kt_all % stages, in the
+     * barriers' phase (kt_all / stages) % 2. */
     if (warp < WG_PRODUCERS / 32) {
         /* The producer warpgroup. Stage kt_all goes into its buffer once
          * both consumers have released that buffer's previous stage; its
@@ -398,7 +402,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
                                         (unsigned)i1 < (unsigned)a.in[1];
                     const float *sp =
-                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (i0 * a.in[1] + i1) * a.in[2] + c.col + c0
+                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + c.col + c0
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled

@@ -72,7 +72,7 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     for (int start = 0; start < 8 * 8 && start < fl->flat; start += 1 + 8 * (start % 3)) {
         convt_wg_cursor c = convt_wg_cursor_at(d, fl, start);
         int f = start;
-        while (f < fl->flat + CONVT_WG_FLAT_MARGIN - 8 * fl->pitch) {
+        while ((int64_t)f < (int64_t)fl->flat + CONVT_WG_FLAT_MARGIN - 8 * (int64_t)fl->pitch) {
             const int n_oct = convt_wg_row_octets(&c, fl);
             assert_true(n_oct >= 1 && n_oct <= fl->pitch / 8);
             for (int j = 0; j < n_oct; j++) {
