@@ -24,8 +24,11 @@ over two invocations). Writes into DIR (default plots/):
                   with the allowance band; regressions in red
 
 Only ok records are drawn; the figures say which files they come from.
+A results file may be gzipped (X.json.gz: the committed records of
+superseded runs in results/ are).
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -41,7 +44,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 def load(paths):
     records, head = [], None
     for p in paths:
-        with open(p) as f:
+        with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
             d = json.load(f)
         if "records" not in d:
             sys.exit(f"{p}: not a convt-bench results file (no \"records\")")

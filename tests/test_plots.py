@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""plots/plot_results.py on the committed H100 results: every picture is
-written, non-empty, and a PNG; --compare draws its report; a file that is not
-a results file is refused with its name. Exit 77 (skipped) without matplotlib."""
+"""plots/plot_results.py on the committed H100 results (gzipped, as the full
+records of superseded runs are kept, and plain): every picture is written,
+non-empty, and a PNG; --compare draws its report; a file that is not a
+results file is refused with its name. Exit 77 (skipped) without matplotlib."""
 import os
 import subprocess
 import sys
@@ -15,9 +16,9 @@ except ImportError:
     sys.exit(77)
 
 script = os.path.join(root, "plots", "plot_results.py")
-r1 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-1of2.json")
-r2 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-2of2.json")
-old = os.path.join(root, "results", "history", "h100-2026-11-22-kernelbench-l1-all-variants-part1.json")
+r1 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-1of2.json.gz")
+r2 = os.path.join(root, "results", "h100-2026-11-22-kernelbench-l1-every-variant-2of2.json.gz")
+old = os.path.join(root, "results", "history", "h100-2026-11-22-kernelbench-l1-all-variants-part1.json.gz")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, done  # noqa: E402
 
