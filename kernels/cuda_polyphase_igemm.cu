@@ -879,6 +879,11 @@ struct wg_geometry {
     size_t smem;
 };
 
+/* Output channels per block: two 64-channel halves beyond 64 per group,
+ * else one (the consumers then take two tiles of positions). The weight
+ * image's tiles are this many channels too (wg_pack_args_of). */
+static int wg_block_rows(int64_t cout_g) { return cout_g > WG_M ? 2 * WG_M : WG_M; }
+
 /* Staged rows and shared memory of width bn. */
 static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
 {
@@ -943,8 +948,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                           char *why, size_t why_len)
 {
     const int64_t cout_g = p->cout / p->groups;
-    gm->nseg = cout_g > WG_M ? 1 : 2;
-    gm->w_rows = WG_M * (2 / gm->nseg);
+    gm->w_rows = wg_block_rows(cout_g);
+    gm->nseg = 2 * WG_M / gm->w_rows;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     int span = 0, ntw = 1;
     for (int r = 0; r < row_begin[pl->nphases]; r++) {
@@ -991,13 +996,12 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
 }
 
 /* The weight image's dimensions (pack_weights_stages) for taps_total taps:
- * per group, per block of w_rows output channels (wg_geometry_of's: 64 x 2
- * up to 64 per group, else 128), per tap and chunk of bk input channels, a
- * tap tile of the bytes a stage holds. */
+ * per group, per block of output channels (wg_block_rows), per tap and
+ * chunk of bk input channels, a tap tile of the bytes a stage holds. */
 static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, int64_t taps_total)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    const int w_rows = cout_g > WG_M ? 2 * WG_M : WG_M;
+    const int w_rows = wg_block_rows(cout_g);
     wg_pack_args pa;
     pa.cin_g = (int)cin_g;
     pa.cout_g = (int)cout_g;
@@ -1092,8 +1096,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    /* blocks of 128 output channels beyond 64 per group (wg_geometry_of) */
-    if (!poly_sizes_fit(p, WG_M, p->cout / p->groups > WG_M ? 2 * WG_M : WG_M, why, why_len))
+    if (!poly_sizes_fit(p, WG_M, wg_block_rows(p->cout / p->groups), why, why_len))
         return false;
     wg_planned w;
     if (wg_plan(p, k, ctx->dev, &w, why, why_len))

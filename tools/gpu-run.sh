@@ -84,22 +84,24 @@ if [ "${CONVT_CUDNN:-torch}" = torch ]; then
   fi
 fi
 
+# A standalone probe, tools/NAME.cu, built for sm_90a and run: its output in
+# $OUT/NAME.log (underscores as dashes), the binary in /tmp/NAME
+run_probe() {
+  local name=$1 log="$OUT/${1//_/-}.log"
+  nvcc -gencode arch=compute_90a,code=sm_90a -O2 -lineinfo "tools/$name.cu" -o "/tmp/$name" > "$log" 2>&1 &&
+    "/tmp/$name" >> "$log" 2>&1
+  echo "${name//_/ }: exit $?"; grep -v C7519 "$log"
+}
 if [ "${CONVT_WGMMA_PROBE:-0}" = 1 ]; then
-  # priority 4's first step: TF32 warpgroup MMA on its own (tools/wgmma_probe.cu)
-  nvcc -gencode arch=compute_90a,code=sm_90a -O2 -lineinfo tools/wgmma_probe.cu -o /tmp/wgmma_probe \
-    > "$OUT/wgmma-probe.log" 2>&1 && /tmp/wgmma_probe >> "$OUT/wgmma-probe.log" 2>&1
-  echo "wgmma probe: exit $?"; cat "$OUT/wgmma-probe.log"
+  # priority 4's first step: TF32 warpgroup MMA on its own
+  run_probe wgmma_probe
   cuobjdump -sass /tmp/wgmma_probe > "$OUT/wgmma-probe.sass" 2>&1
   echo "SASS: $(grep -c HGMMA "$OUT/wgmma-probe.sass") HGMMA, $(grep -cE 'STL|LDL' "$OUT/wgmma-probe.sass") local loads/stores"
   grep -m3 HGMMA "$OUT/wgmma-probe.sass"
-  [ "${CONVT_PROBE_ONLY:-0}" = 1 ] && exit 0
 fi
-
-if [ "${CONVT_SWIZZLE_PROBE:-0}" = 1 ]; then
-  nvcc -gencode arch=compute_90a,code=sm_90a -O2 -lineinfo tools/wgmma_swizzle_probe.cu -o /tmp/wgmma_swizzle_probe \
-    > "$OUT/wgmma-swizzle-probe.log" 2>&1 && /tmp/wgmma_swizzle_probe >> "$OUT/wgmma-swizzle-probe.log" 2>&1
-  echo "wgmma swizzle probe: exit $?"; grep -v C7519 "$OUT/wgmma-swizzle-probe.log"
-  [ "${CONVT_PROBE_ONLY:-0}" = 1 ] && exit 0
+[ "${CONVT_SWIZZLE_PROBE:-0}" = 1 ] && run_probe wgmma_swizzle_probe
+if [ "${CONVT_WGMMA_PROBE:-0}${CONVT_SWIZZLE_PROBE:-0}" != 00 ] && [ "${CONVT_PROBE_ONLY:-0}" = 1 ]; then
+  exit 0
 fi
 
 build=build-gpu
