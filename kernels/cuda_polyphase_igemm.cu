@@ -391,23 +391,27 @@ struct wg_pack_args {
     int cin_g, cout_g, ktaps;
     int w_rows, bk, chunks, co_blocks, taps_total;
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
-    int tap_f;   /* floats of a tap tile: bk / 4 x a_lbo_f */
+    int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
+    int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
     int64_t total;
 };
 
 /* Element i of the image, walked tile by tile (output contiguous): tap T of
  * the plan's list, chunk, block of output channels cob, group g; the
- * tile's float j holds channel chunk*bk + 4*k4 + e of output channel
- * cob*w_rows + co at j = k4*a_lbo_f + co*4 + e, rounded to TF32, zero where
- * no such channel is and in the kpad floats past the w_rows channels.
- * tap_rows[T]: the first tap and the tap count of T's row. */
+ * tile's float j of part pt (pt < parts) holds channel chunk*bk + 4*k4 + e
+ * of output channel cob*w_rows + co at j = pt*tap_f/parts + k4*a_lbo_f +
+ * co*4 + e: part 0 the weight rounded to TF32, part 1 (3xTF32) the rest,
+ * rounded; zero where no such channel is and in the kpad floats past the
+ * w_rows channels. tap_rows[T]: the first tap and the tap count of T's
+ * row. */
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const phase_tap *__restrict__ taps,
                                     const int2 *__restrict__ tap_rows, wg_pack_args pa)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < pa.total;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int j = (int)(i % pa.tap_f);
+        const int part_f = pa.tap_f / pa.parts;
+        const int pt = (int)(i % pa.tap_f) / part_f, j = (int)(i % pa.tap_f) % part_f;
         int64_t s = i / pa.tap_f;
         const int chunk = (int)(s % pa.chunks);
         s /= pa.chunks;
@@ -422,7 +426,8 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
         const int2 tr = tap_rows[T];
         const int64_t slot = wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x,
                                             tr.y, chunk) + (T - tr.x);
-        wk[slot * pa.tap_f + j] = __uint_as_float(tf32_exact(v));
+        const float big = __uint_as_float(tf32_exact(v));
+        wk[slot * pa.tap_f + pt * part_f + j] = pt == 0 ? big : __uint_as_float(tf32_exact(v - big));
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -847,22 +852,31 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
 
 #if CONVT_HAVE_WGMMA
 // ----------------------------------------------------------------------------
-// polyphase_wgmma_tf32: host side
+// polyphase_wgmma_tf32, polyphase_wgmma_3xtf32: host side
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 
-/* The launch, decoded by name. */
+/* The launch, decoded by name, and the variant's precision: parts 1 is
+ * TF32, 2 is 3xTF32 (each staged operand a big and a small part). */
 struct wg_knobs {
     int64_t bn, bk, stages, kpad, persist;
+    int parts;
 };
 
-static wg_knobs wg_knobs_of(const convt_launch *l)
+static wg_knobs wg_knobs_of(const convt_launch *l, int parts)
 {
-    const convt_variant *v = &convt_variant_polyphase_wgmma_tf32;
+    const convt_variant *v =
+        parts == 2 ? &convt_variant_polyphase_wgmma_3xtf32 : &convt_variant_polyphase_wgmma_tf32;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            convt_launch_get(v, l, "persist")};
+            convt_launch_get(v, l, "persist"), parts};
 }
+
+/* The widest compiled tile, and bk's two values (bk_lo and twice it): a
+ * 3xTF32 stage holds twice a TF32 stage's bytes for the same channels. */
+static int wg_max_bn(const wg_knobs &k) { return k.parts == 2 ? WG_MAX_BN_SPLIT3 : WG_MAX_BN; }
+static int wg_bk_lo(const wg_knobs &k) { return k.parts == 2 ? 8 : 16; }
 
 /* What the launch needs of the plan: the block's shape (two segments, or
  * two 64-channel halves beyond 64 output channels per group), the staged
@@ -890,8 +904,9 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t kg = (size_t)k.bk / 4;
     gm->bn = bn;
     gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
-    const size_t pipeline = (size_t)k.stages * (kg * (gm->r_alloc * 16 + k.kpad) +
-                                                (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
+    const size_t pipeline = (size_t)k.stages * (size_t)k.parts *
+                            (kg * (gm->r_alloc * 16 + k.kpad) +
+                             (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
     gm->smem = (size_t)gm->tables_bytes + pipeline + WG_EPI_BYTES;
 }
 
@@ -909,6 +924,8 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
     int best = 64;
     double best_cost = 0;
     for (int wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); wi++) {
+        if (widths[wi] > wg_max_bn(k))
+            continue;
         wg_size(k, span, widths[wi], gm);
         if (gm->smem > dev->smem_per_block_optin)
             continue;
@@ -1012,15 +1029,16 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.co_blocks = (int)convt_ceil_div(cout_g, w_rows);
     pa.taps_total = (int)taps_total;
     pa.a_lbo_f = (int)((w_rows * 16 + k.kpad) / 4);
-    pa.tap_f = (int)(k.bk / 4) * pa.a_lbo_f;
+    pa.parts = k.parts;
+    pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
     return pa;
 }
 
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
-static size_t wg_workspace(const convt_problem *p, const convt_launch *l)
+static size_t wg_workspace(const convt_problem *p, const convt_launch *l, int parts)
 {
-    return sizeof(float) * (size_t)wg_pack_args_of(p, wg_knobs_of(l), convt_taps(p)).total;
+    return sizeof(float) * (size_t)wg_pack_args_of(p, wg_knobs_of(l, parts), convt_taps(p)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1063,18 +1081,19 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
 }
 
 static bool wg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
-                        char *why, size_t why_len)
+                        char *why, size_t why_len, int parts)
 {
-    const wg_knobs k = wg_knobs_of(l);
-    if (k.bn != 0 && (k.bn < 64 || k.bn > WG_MAX_BN || k.bn % 16 != 0)) {
+    const wg_knobs k = wg_knobs_of(l, parts);
+    if (k.bn != 0 && (k.bn < 64 || k.bn > wg_max_bn(k) || k.bn % 16 != 0)) {
         snprintf(why, why_len,
-                 "bn = %lld must be 0 (chosen for the shape) or 64 to 256 in steps of 16 (the "
+                 "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
                  "compiled wgmma widths)",
-                 (long long)k.bn);
+                 (long long)k.bn, wg_max_bn(k));
         return false;
     }
-    if (k.bk != 16 && k.bk != 32) {
-        snprintf(why, why_len, "bk = %lld must be 16 or 32", (long long)k.bk);
+    if (k.bk != wg_bk_lo(k) && k.bk != 2 * wg_bk_lo(k)) {
+        snprintf(why, why_len, "bk = %lld must be %d or %d", (long long)k.bk, wg_bk_lo(k),
+                 2 * wg_bk_lo(k));
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -1135,9 +1154,19 @@ static void wg_release(void *state)
     free(st);
 }
 
-/* The compiled kernel of (bn, bk, nseg); supports() has checked them. */
-static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg)
+/* The compiled kernel of (bn, bk, nseg) and the precision; supports() has
+ * checked them. */
+static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg, int parts)
 {
+    if (parts == 2) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_split3_kernel_bn##BN(bk, nseg);
+            WG_SPLIT3_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_split3_kernel_bn128(bk, nseg);
+        }
+    }
     switch (bn) {
 #define WG_CASE(BN)                                                                                \
     case BN: return wg_kernel_bn##BN(bk, nseg);
@@ -1183,11 +1212,10 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     return 0;
 }
 
-static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                      void **state, convt_err *e, int parts)
 {
-    (void)t, (void)workspace;
-    const wg_knobs k = wg_knobs_of(l);
+    const wg_knobs k = wg_knobs_of(l, parts);
     wg_planned w;
     char why[160];
     if (wg_plan(p, k, ctx->dev, &w, why, sizeof why))
@@ -1212,7 +1240,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.tiles = (int)gm.tiles;
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
-        st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg);
+        st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg, k.parts);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
@@ -1265,6 +1293,62 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     return 0;
 }
 
+/* The two variants' entry points: one kernel template and host side,
+ * their precision passed on. */
+static bool wg_supports_tf32(const convt_problem *p, const convt_launch *l,
+                             const convt_context *ctx, char *why, size_t why_len)
+{
+    return wg_supports(p, l, ctx, why, why_len, 1);
+}
+static bool wg_supports_split3(const convt_problem *p, const convt_launch *l,
+                               const convt_context *ctx, char *why, size_t why_len)
+{
+    return wg_supports(p, l, ctx, why, why_len, 2);
+}
+static size_t wg_workspace_tf32(const convt_problem *p, const convt_launch *l)
+{
+    return wg_workspace(p, l, 1);
+}
+static size_t wg_workspace_split3(const convt_problem *p, const convt_launch *l)
+{
+    return wg_workspace(p, l, 2);
+}
+static int wg_prepare_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                           const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace;
+    return wg_prepare(p, l, ctx, state, e, 1);
+}
+static int wg_prepare_split3(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                             const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace;
+    return wg_prepare(p, l, ctx, state, e, 2);
+}
+
+/* The knobs both variants share; bn's and bk's ranges differ (wg_max_bn,
+ * wg_bk_lo). */
+#define WG_KNOB_STAGES                                                                             \
+    {.name = "stages",                                                                             \
+     .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
+             "stages - 1 ahead of the stage the wgmma read",                                       \
+     .n_defaults = 1,                                                                              \
+     .defaults = {3}}
+#define WG_KNOB_KPAD                                                                               \
+    {.name = "kpad",                                                                               \
+     .help = "bytes between the K halves of a staged row beyond the rows (0, or 64 to "            \
+             "put them in opposite halves of the banks)",                                          \
+     .n_defaults = 1,                                                                              \
+     .defaults = {64}}
+#define WG_KNOB_PERSIST                                                                            \
+    {.name = "persist",                                                                            \
+     .help = "1: one block per SM walks the list of tiles, the producer filling the "              \
+             "next tile's stages during this one's epilogue; 0: one block per tile, "              \
+             "in the order the hardware schedules them (faster where one tap per "                 \
+             "phase meets a large prefilled output: kb79, kb81)",                                  \
+     .n_defaults = 2,                                                                              \
+     .defaults = {1, 0}}
+
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .name = "polyphase_wgmma_tf32",
     .summary = "stride phases on Hopper's warpgroup MMA (wgmma TF32): output channels x positions, each input row staged once for all its taps; sm_90a builds",
@@ -1282,28 +1366,47 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .help = "input channels staged per pipeline stage (16 or 32)",
                .n_defaults = 2,
                .defaults = {16, 32}},
-              {.name = "stages",
-               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
-                       "stages - 1 ahead of the stage the wgmma read",
-               .n_defaults = 1,
-               .defaults = {3}},
-              {.name = "kpad",
-               .help = "bytes between the K halves of a staged row beyond the rows (0, or 64 to "
-                       "put them in opposite halves of the banks)",
-               .n_defaults = 1,
-               .defaults = {64}},
-              {.name = "persist",
-               .help = "1: one block per SM walks the list of tiles, the producer filling the "
-                       "next tile's stages during this one's epilogue; 0: one block per tile, "
-                       "in the order the hardware schedules them (faster where one tap per "
-                       "phase meets a large prefilled output: kb79, kb81)",
-               .n_defaults = 2,
-               .defaults = {1, 0}}},
-    .supports = wg_supports,
-    .workspace_size = wg_workspace,
-    .prepare = wg_prepare,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST},
+    .supports = wg_supports_tf32,
+    .workspace_size = wg_workspace_tf32,
+    .prepare = wg_prepare_tf32,
     .launch = wg_launch,
     .release = wg_release,
     .describe = NULL,
 };
+
+extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
+    .name = "polyphase_wgmma_3xtf32",
+    .summary = "polyphase_wgmma_tf32's pipeline at float32 accuracy: each operand split into two TF32 parts, three wgmma per product, each stage summed apart; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 5,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
+                       "the stage's partial sums doubling the accumulators), a stretch of the "
+                       "phase's rows laid out flat; 0: the width with the fewest predicted "
+                       "rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 3,
+               .defaults = {0, 64, 128}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (8 or 16: a stage holds "
+                       "both parts of both operands)",
+               .n_defaults = 2,
+               .defaults = {8, 16}},
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST},
+    .supports = wg_supports_split3,
+    .workspace_size = wg_workspace_split3,
+    .prepare = wg_prepare_split3,
+    .launch = wg_launch,
+    .release = wg_release,
+    .describe = NULL,
+};
+#undef WG_KNOB_STAGES
+#undef WG_KNOB_KPAD
+#undef WG_KNOB_PERSIST
 #endif /* CONVT_HAVE_WGMMA */

@@ -1,5 +1,5 @@
-/* polyphase_wgmma_tf32's device code (sm_90a): its arguments, tile order,
- * pipeline and kernel template. The host side is in
+/* polyphase_wgmma_tf32's and polyphase_wgmma_3xtf32's device code (sm_90a):
+ * their arguments, tile order, pipeline and kernel template. The host side is in
  * kernels/cuda_polyphase_igemm.cu; the kernel's instantiations are spread
  * over kernels/polyphase_wgmma_bn*.cu (wg_kernel_bn* below), so that they
  * compile in parallel. */
@@ -80,6 +80,23 @@
 // exposed, 126 times over on kb57). The tensor cores read the top 19 bits
 // of each float: the weights are rounded to nearest when repacked, the
 // inputs truncated (at most 2^-10 each, inside the tf32 tolerance).
+//
+// polyphase_wgmma_3xtf32 (SPLIT3) carries float32 accuracy on the same
+// pipeline: each operand is split into a TF32 big part (rounded to
+// nearest) and the TF32 rounding of what is left, and a stage sums
+// small*big + big*small + big*big, three wgmma where one was. A stage holds
+// both parts of both operands: the weight image has each tap tile's small
+// part right after its big part (pack_weights_stages), and the producer
+// splits the input it gathered in place, each thread the floats its own
+// cp.async wrote (wg_split_own): it waits for a stage's copies one stage
+// later, after issuing the next stage's, so the gather's latency stays
+// hidden, and then arrives on the stage's full barrier. The tensor core's
+// accumulation truncates, and over thousands of K steps its bias exceeds
+// float32 accuracy (polyphase_igemm_3xtf32 found 2e-5 normwise on kb58): so
+// each stage's products go to a partial sum of their own (wgmma with
+// scale-d 0 starts it), which the consumers add to the tile's sums with
+// FADD once the stage's wgmma are done. The partial sums double the
+// accumulators: widths up to 128 (WG_MAX_BN_SPLIT3).
 
 /* A producer warpgroup (the copies) and two consumer warpgroups (the
  * wgmma); registers per thread as setmaxnreg gives them. */
@@ -88,6 +105,7 @@ enum {
     WG_PRODUCERS = 128,
     WG_M = 64,
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
+    WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
     WG_PRODUCER_REGS = 56,
     WG_CONSUMER_REGS = 224,
     WG_MAX_STAGES = 5,
@@ -251,21 +269,22 @@ template <int N> __device__ __forceinline__ void wg_regs_inc()
 }
 
 /* A producer lane's copies of n_oct octets of one row: staged row
- * 8 o + lane/4 of each, channel groups kg < 4 (kg_have of them exist: the
- * rest are zero-filled) from sp + kg kstride, at dp + kg b_lbo; icol: the
- * input column of the first, valid in [0, in2). FULL: kg_have == 4, no
- * test per group. A row outside the input reads nothing (zero fill). */
-template <bool FULL>
+ * 8 o + lane/4 of each, channel groups kg < NG (NG = 4, or 2 where a stage
+ * holds 8 channels; kg_have of them exist: the rest are zero-filled) from
+ * sp + kg kstride, at dp + kg b_lbo; icol: the input column of the first,
+ * valid in [0, in2). FULL: kg_have == NG, no test per group. A row outside
+ * the input reads nothing (zero fill). */
+template <bool FULL, int NG>
 __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, const float *sp,
                                                int64_t kstride, int icol, int in2, bool row_ok,
                                                int n_oct, int kg_have)
 {
     /* both addresses stepped per group (the shared one as a 32-bit
      * address): rebuilt from dp per copy, they took 5 instructions a copy */
-    const float *spk[4];
-    unsigned dpk[4];
+    const float *spk[NG];
+    unsigned dpk[NG];
 #pragma unroll
-    for (int kg = 0; kg < 4; kg++) {
+    for (int kg = 0; kg < NG; kg++) {
         spk[kg] = sp + kg * kstride;
         dpk[kg] = (unsigned)__cvta_generic_to_shared(dp) + kg * b_lbo;
     }
@@ -273,7 +292,7 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     for (int j = 0; j < n_oct; j++, icol += 8) {
         const bool ok = row_ok && (unsigned)icol < (unsigned)in2;
 #pragma unroll
-        for (int kg = 0; kg < 4; kg++) {
+        for (int kg = 0; kg < NG; kg++) {
             cp_async4_shared(dpk[kg], spk[kg], FULL ? ok : ok && kg < kg_have);
             spk[kg] += 8;
             dpk[kg] += 8 * 16;
@@ -281,7 +300,30 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
-template <int BN, int BK, int NSEG>
+/* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
+ * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
+ * warp's octets ob <= o < oe, channel lane%4 of each of the KG groups),
+ * split in place once its copies have landed: the big part, rounded to
+ * TF32, where the copy landed, the rounding of the rest in_part bytes
+ * further (a zero-filled float splits into two zeros). The lanes of a warp
+ * touch 32 neighbouring words per group: no bank conflicts. */
+template <int KG>
+__device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int b_lbo, int ob,
+                                             int oe, int lane)
+{
+    unsigned char *p = st + (8 * ob + lane / 4) * 16 + (lane % 4) * 4;
+    for (int o = ob; o < oe; o++, p += 8 * 16)
+#pragma unroll
+        for (int kg = 0; kg < KG; kg++) {
+            float *big = (float *)(p + kg * b_lbo), *small = (float *)(p + kg * b_lbo + in_part);
+            const float v = *big;
+            const float hi = __uint_as_float(tf32_exact(v));
+            *big = hi;
+            *small = __uint_as_float(tf32_exact(v - hi));
+        }
+}
+
+template <int BN, int BK, int NSEG, bool SPLIT3>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -289,14 +331,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
     constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
+    constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
+    constexpr int PARTS = SPLIT3 ? 2 : 1;     /* a staged operand's parts: big, or big and small */
     static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
+    static_assert(!SPLIT3 || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
     /* both tiles: rows 16 bytes apart, K core matrices b_lbo / a_lbo apart */
     const int b_lbo = r_alloc * 16 + wa.kpad, a_lbo = W_ROWS * 16 + wa.kpad;
-    const int in_bytes = KG * b_lbo, wtap_bytes = KG * a_lbo;
+    /* a part of the input tile, of a tap's weight tile; each is PARTS parts */
+    const int in_part = KG * b_lbo, w_part = KG * a_lbo;
+    const int in_bytes = PARTS * in_part, wtap_bytes = PARTS * w_part;
     const int stage_bytes = in_bytes + wa.ntw_max * wtap_bytes;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int stages = a.stages;
@@ -356,6 +403,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int octets = r_alloc / 8;
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         wg_ring ring = {0, 0u, false};
+        int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
             const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
@@ -408,25 +456,43 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
                      * from the producer's 56 registers */
 #pragma unroll
-                    for (int h = 0; h < KG; h += 4) {
-                        if (kg_have >= h + 4)
-                            wg_copy_octets<true>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, c.col + c0,
-                                                 a.in[2], row_ok, n_oct, 4);
+                    for (int h = 0; h < KG; h += NG) {
+                        if (kg_have >= h + NG)
+                            wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
+                                                     c.col + c0, a.in[2], row_ok, n_oct, NG);
                         else
-                            wg_copy_octets<false>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, c.col + c0,
-                                                  a.in[2], row_ok, n_oct, kg_have - h);
+                            wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
+                                                      c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
                     }
                     o += n_oct;
                     c.col += 8 * n_oct;
                     convt_wg_cursor_carry(&c, &ph, &fl);
                 }
-                mbar_arrive_cp_async(&full[buf]);
+                if constexpr (SPLIT3) {
+                    /* this stage's copies as a group; the stage before,
+                     * its copies in, split and announced */
+                    cp_async_commit();
+                    if (pending >= 0) {
+                        cp_async_wait(1);
+                        wg_split_own<KG>(stages_base + (size_t)pending * stage_bytes, in_part, b_lbo,
+                                         ob, oe, lane);
+                        mbar_arrive(&full[pending]);
+                    }
+                    pending = buf;
+                } else {
+                    mbar_arrive_cp_async(&full[buf]);
+                }
                 ci0 += BK;
                 if (ci0 >= a.cin_g) {
                     ci0 = 0;
                     row++;
                 }
             }
+        }
+        if (SPLIT3 && pending >= 0) {
+            cp_async_wait(0);
+            wg_split_own<KG>(stages_base + (size_t)pending * stage_bytes, in_part, b_lbo, ob, oe, lane);
+            mbar_arrive(&full[pending]);
         }
         cp_async_wait(0);
         return;
@@ -448,9 +514,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             continue;
         const int ktiles = fl.nrows * chunks;
         float d[BN / 2];
+        float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
 #pragma unroll
         for (int r = 0; r < BN / 2; r++)
             d[r] = 0.0f;
+#pragma unroll
+        for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
+            part[r] = 0.0f;
         int k_row = 0, k_ci0 = 0, prev_buf = 0;
         for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
             const int buf = ring.buf;
@@ -469,27 +539,51 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             for (int t = 0; t < r.ntaps; t++) {
                 const int shift = fl.off2_max - s_off2[r.tap_begin + t];
 #pragma unroll
-                for (int kk = 0; kk < BK / 8; kk++)
-                    wgmma_tf32(d, wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
-                               wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
+                for (int kk = 0; kk < BK / 8; kk++) {
+                    const unsigned char *w_k = w_t + t * wtap_bytes + kk * 2 * a_lbo;
+                    const unsigned char *in_k = in_t + shift * 16 + kk * 2 * b_lbo;
+                    const uint64_t w_big = wg_descriptor(w_k, a_lbo, 128), in_big = wg_descriptor(in_k, b_lbo, 128);
+                    if constexpr (SPLIT3) {
+                        /* the small parts lie a part further; the
+                         * stage's first product starts its sums */
+                        wgmma_tf32(part, wg_descriptor(w_k + w_part, a_lbo, 128), in_big, t > 0 || kk > 0);
+                        wgmma_tf32(part, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
+                        wgmma_tf32(part, w_big, in_big);
+                    } else {
+                        wgmma_tf32(d, w_big, in_big);
+                    }
+                }
             }
             wgmma_commit();
-            /* the previous stage's wgmma are done in this warpgroup: its
-             * buffer is free */
-            wgmma_wait_prev();
-            if (kt > 0 && ctid % 128 == 0)
-                mbar_arrive(&empty[prev_buf]);
+            if constexpr (SPLIT3) {
+                /* the stage's sums, rounded to nearest into the tile's;
+                 * its buffer is free */
+                wgmma_wait_all();
+#pragma unroll
+                for (int r = 0; r < BN / 2; r++)
+                    d[r] += part[r];
+                if (ctid % 128 == 0)
+                    mbar_arrive(&empty[buf]);
+            } else {
+                /* the previous stage's wgmma are done in this warpgroup:
+                 * its buffer is free */
+                wgmma_wait_prev();
+                if (kt > 0 && ctid % 128 == 0)
+                    mbar_arrive(&empty[prev_buf]);
+            }
             k_ci0 += BK;
             if (k_ci0 >= a.cin_g) {
                 k_ci0 = 0;
                 k_row++;
             }
         }
-        wgmma_wait_all();
-        /* the tile's last stage is free too: the producer may fill it with
-         * the next tile while this one is stored */
-        if (ktiles > 0 && ctid % 128 == 0)
-            mbar_arrive(&empty[prev_buf]);
+        if constexpr (!SPLIT3) {
+            wgmma_wait_all();
+            /* the tile's last stage is free too: the producer may fill it
+             * with the next tile while this one is stored */
+            if (ktiles > 0 && ctid % 128 == 0)
+                mbar_arrive(&empty[prev_buf]);
+        }
 
         /* Epilogue: register r of thread t of a warpgroup holds M row
          * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
@@ -557,21 +651,40 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 
 typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float *, float *);
 
-/* The kernel of width BN for bk (16 or 32) and nseg (1 or 2), one function
- * per width, defined by WG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_bn*.cu. */
+/* The TF32 kernel of width BN for bk (16 or 32) and nseg (1 or 2), one
+ * function per width, defined by WG_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_bn*.cu; the 3xTF32 one for bk 8 or 16 (a stage
+ * holds twice the bytes), by WG_SPLIT3_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_3xtf32.cu. */
 #define WG_KERNELS_OF_WIDTH(BN)                                                                    \
     wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg)                                               \
     {                                                                                              \
         if (bk == 16)                                                                              \
-            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1> : polyphase_wgmma_kernel<BN, 16, 2>; \
-        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1> : polyphase_wgmma_kernel<BN, 32, 2>;     \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false>                            \
+                             : polyphase_wgmma_kernel<BN, 16, 2, false>;                           \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false>                                \
+                         : polyphase_wgmma_kernel<BN, 32, 2, false>;                               \
     }
-/* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16): one
- * list for the declarations here and wg_kernel_for's dispatch. */
+#define WG_SPLIT3_KERNELS_OF_WIDTH(BN)                                                             \
+    wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg)                                        \
+    {                                                                                              \
+        if (bk == 8)                                                                               \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 8, 1, true>                              \
+                             : polyphase_wgmma_kernel<BN, 8, 2, true>;                             \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, true>                                 \
+                         : polyphase_wgmma_kernel<BN, 16, 2, true>;                                \
+    }
+/* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
+ * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
+ * wg_kernel_for's dispatch. */
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
+#define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 #define WG_DECLARE_WIDTH(BN) wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg);
+#define WG_DECLARE_SPLIT3_WIDTH(BN) wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_WIDTH)
+WG_SPLIT3_WIDTHS(WG_DECLARE_SPLIT3_WIDTH)
 #undef WG_DECLARE_WIDTH
+#undef WG_DECLARE_SPLIT3_WIDTH
 #endif /* CONVT_HAVE_WGMMA */
 
 #endif /* CONVT_KERNELS_POLYPHASE_WGMMA_CUH */

@@ -23,6 +23,7 @@ extern const convt_variant convt_variant_direct_grouped;
 #endif
 #if CONVT_HAVE_WGMMA
 extern const convt_variant convt_variant_polyphase_wgmma_tf32;
+extern const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 #endif
 #if CONVT_HAVE_CUDNN
 extern const convt_variant convt_variant_cudnn_fp32;
@@ -56,6 +57,7 @@ const convt_variant *const convt_variants[] = {
 #endif
 #if CONVT_HAVE_WGMMA
     &convt_variant_polyphase_wgmma_tf32,
+    &convt_variant_polyphase_wgmma_3xtf32,
 #endif
 #if CONVT_HAVE_CUDNN
     &convt_variant_cudnn_fp32,
@@ -90,6 +92,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_igemm_3xtf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_grouped", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_wgmma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
+    {"polyphase_wgmma_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"cudnn_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_graph_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},

@@ -1,13 +1,14 @@
-/* Hopper's warpgroup MMA for TF32, as polyphase_wgmma_tf32 issues it
- * (kernels/cuda_polyphase_igemm.cu): wgmma_tf32(d, da, db) does d += a * b
- * for a warpgroup's 64 x N tile, one K step of 8, both operands in shared
- * memory behind descriptors. There is one overload per width N = 64 to 256
- * in steps of 16, picked by the accumulator array's length (N / 2 floats
- * per thread): wgmma names its N in the instruction and every accumulator
+/* Hopper's warpgroup MMA for TF32, as polyphase_wgmma_tf32 and
+ * polyphase_wgmma_3xtf32 issue it (kernels/polyphase_wgmma.cuh):
+ * wgmma_tf32(d, da, db) does d += a * b (d = a * b with scale_d 0) for a
+ * warpgroup's 64 x N tile, one K step of 8, both operands in shared memory
+ * behind descriptors. There is one overload per width N = 64 to 256 in
+ * steps of 16, picked by the accumulator array's length (N / 2 floats per
+ * thread): wgmma names its N in the instruction and every accumulator
  * register in its operand list, so each width is its own asm statement.
  * The macros below write those statements; the operand lists grow by
  * eight accumulators per step. Built without sm_90a, every overload traps
- * (supports() keeps the variant from running there). */
+ * (supports() keeps the variants from running there). */
 #ifndef CONVT_KERNELS_WGMMA_TF32_CUH
 #define CONVT_KERNELS_WGMMA_TF32_CUH
 
@@ -64,43 +65,46 @@
 #define WG_OPS_120 WG_OPS_112, WG_D8(112)
 #define WG_OPS_128 WG_OPS_120, WG_D8(120)
 
-/* The overload for N = WIDTH (ACC = WIDTH / 2 accumulators); DA and DB
- * are the descriptors' operand numbers, ACC and ACC + 1, spelt out
- * because the asm text needs them as literals. scale-d is a predicate
- * set true: d += a * b (the caller zeroes d). */
+/* The overload for N = WIDTH (ACC = WIDTH / 2 accumulators); DA, DB and
+ * SD are the descriptors' and scale-d's operand numbers, ACC to ACC + 2,
+ * spelt out because the asm text needs them as literals. scale_d 1:
+ * d += a * b; 0: d = a * b (polyphase_wgmma_3xtf32 starts each stage's
+ * partial sum so, without zeroing it). */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define WG_TF32(WIDTH, ACC, DA, DB)                                                         \
-    __device__ __forceinline__ void wgmma_tf32(float (&d)[ACC], uint64_t da, uint64_t db)  \
+#define WG_TF32(WIDTH, ACC, DA, DB, SD)                                                     \
+    __device__ __forceinline__ void wgmma_tf32(float (&d)[ACC], uint64_t da, uint64_t db,  \
+                                               int scale_d = 1)                             \
     {                                                                                       \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                             \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #SD ", 0;\n"                      \
                      "wgmma.mma_async.sync.aligned.m64n" #WIDTH "k8.f32.tf32.tf32 "         \
                      "{" WG_NAMES_##ACC "}, "                                               \
                      "%" #DA ", %" #DB ", p, 1, 1;\n}\n"                                    \
                      : WG_OPS_##ACC                                                         \
-                     : "l"(da), "l"(db));                                                   \
+                     : "l"(da), "l"(db), "r"(scale_d));                                     \
     }
 #else
-#define WG_TF32(WIDTH, ACC, DA, DB)                                                         \
-    __device__ __forceinline__ void wgmma_tf32(float (&d)[ACC], uint64_t da, uint64_t db)  \
+#define WG_TF32(WIDTH, ACC, DA, DB, SD)                                                     \
+    __device__ __forceinline__ void wgmma_tf32(float (&d)[ACC], uint64_t da, uint64_t db,  \
+                                               int scale_d = 1)                             \
     {                                                                                       \
-        (void)d, (void)da, (void)db;                                                        \
+        (void)d, (void)da, (void)db, (void)scale_d;                                         \
         __trap();                                                                           \
     }
 #endif
 
-WG_TF32(64, 32, 32, 33)
-WG_TF32(80, 40, 40, 41)
-WG_TF32(96, 48, 48, 49)
-WG_TF32(112, 56, 56, 57)
-WG_TF32(128, 64, 64, 65)
-WG_TF32(144, 72, 72, 73)
-WG_TF32(160, 80, 80, 81)
-WG_TF32(176, 88, 88, 89)
-WG_TF32(192, 96, 96, 97)
-WG_TF32(208, 104, 104, 105)
-WG_TF32(224, 112, 112, 113)
-WG_TF32(240, 120, 120, 121)
-WG_TF32(256, 128, 128, 129)
+WG_TF32(64, 32, 32, 33, 34)
+WG_TF32(80, 40, 40, 41, 42)
+WG_TF32(96, 48, 48, 49, 50)
+WG_TF32(112, 56, 56, 57, 58)
+WG_TF32(128, 64, 64, 65, 66)
+WG_TF32(144, 72, 72, 73, 74)
+WG_TF32(160, 80, 80, 81, 82)
+WG_TF32(176, 88, 88, 89, 90)
+WG_TF32(192, 96, 96, 97, 98)
+WG_TF32(208, 104, 104, 105, 106)
+WG_TF32(224, 112, 112, 113, 114)
+WG_TF32(240, 120, 120, 121, 122)
+WG_TF32(256, 128, 128, 129, 130)
 
 #undef WG_TF32
 

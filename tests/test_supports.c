@@ -122,6 +122,10 @@ static void refusals_name_their_reason(void **state)
     convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
     long_k.k[1] = 31, long_k.cout = 128;
     refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps in a row");
+    /* 3xTF32: its partial sums cap the width at 128, a stage holds two parts */
+    refuses("polyphase_wgmma_3xtf32", &p, "bn", 144, ws, "bn = 144 must be 0 (chosen for the shape) or 64 to 128 in steps of 16");
+    refuses("polyphase_wgmma_3xtf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps in a row");
     const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
     if (wg) {
         convt_device_info a100 = h100;
