@@ -95,9 +95,8 @@
 // float32 accuracy (polyphase_igemm_3xtf32 found 2e-5 normwise on kb58): so
 // each stage's products go to a partial sum of their own (wgmma with
 // scale-d 0 starts it), which the consumers add to the tile's sums with
-// FADD once the stage's wgmma are done, while the next stage's run into a
-// second partial sum. The partial sums triple the accumulators: widths up
-// to 128 (WG_MAX_BN_SPLIT3).
+// FADD once the stage's wgmma are done. The partial sums double the
+// accumulators: widths up to 128 (WG_MAX_BN_SPLIT3).
 
 /* A producer warpgroup (the copies) and two consumer warpgroups (the
  * wgmma); registers per thread as setmaxnreg gives them. */
@@ -106,7 +105,7 @@ enum {
     WG_PRODUCERS = 128,
     WG_M = 64,
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
-    WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums triple the accumulators */
+    WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
     WG_PRODUCER_REGS = 56,
     WG_CONSUMER_REGS = 224,
     WG_MAX_STAGES = 5,
@@ -335,7 +334,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
     constexpr int PARTS = SPLIT3 ? 2 : 1;     /* a staged operand's parts: big, or big and small */
     static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
-    static_assert(!SPLIT3 || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums triple the accumulators");
+    static_assert(!SPLIT3 || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -515,22 +514,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             continue;
         const int ktiles = fl.nrows * chunks;
         float d[BN / 2];
-        /* SPLIT3: the partial sums of two stages in turn, so that one
-         * stage's wgmma run while the stage before's sums go into d (with
-         * one, each stage waited for its own wgmma before the next could
-         * issue: both warpgroups drained the tensor cores together) */
-        float part0[SPLIT3 ? BN / 2 : 1], part1[SPLIT3 ? BN / 2 : 1];
+        float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
 #pragma unroll
         for (int r = 0; r < BN / 2; r++)
             d[r] = 0.0f;
 #pragma unroll
         for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
-            part0[r] = part1[r] = 0.0f;
+            part[r] = 0.0f;
         int k_row = 0, k_ci0 = 0, prev_buf = 0;
-        /* Stage kt: its wgmma into acc (TF32: d), then, once the stage
-         * before is done in this warpgroup, that stage's buffer released
-         * and (SPLIT3) its partial sums, prev, rounded to nearest into d. */
-        auto stage = [&](int kt, auto &acc, auto &prev) {
+        for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
             const int buf = ring.buf;
             mbar_wait(&full[buf], ring.phase);
             /* the input's copies wrote through the generic proxy; wgmma
@@ -554,25 +546,29 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     if constexpr (SPLIT3) {
                         /* the small parts lie a part further; the
                          * stage's first product starts its sums */
-                        wgmma_tf32(acc, wg_descriptor(w_k + w_part, a_lbo, 128), in_big, t > 0 || kk > 0);
-                        wgmma_tf32(acc, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
-                        wgmma_tf32(acc, w_big, in_big);
+                        wgmma_tf32(part, wg_descriptor(w_k + w_part, a_lbo, 128), in_big, t > 0 || kk > 0);
+                        wgmma_tf32(part, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
+                        wgmma_tf32(part, w_big, in_big);
                     } else {
                         wgmma_tf32(d, w_big, in_big);
                     }
                 }
             }
             wgmma_commit();
-            /* the previous stage's wgmma are done in this warpgroup: its
-             * buffer is free */
-            wgmma_wait_prev();
-            if (kt > 0) {
-                if constexpr (SPLIT3) {
+            if constexpr (SPLIT3) {
+                /* the stage's sums, rounded to nearest into the tile's;
+                 * its buffer is free */
+                wgmma_wait_all();
 #pragma unroll
-                    for (int i = 0; i < BN / 2; i++)
-                        d[i] += prev[i];
-                }
+                for (int r = 0; r < BN / 2; r++)
+                    d[r] += part[r];
                 if (ctid % 128 == 0)
+                    mbar_arrive(&empty[buf]);
+            } else {
+                /* the previous stage's wgmma are done in this warpgroup:
+                 * its buffer is free */
+                wgmma_wait_prev();
+                if (kt > 0 && ctid % 128 == 0)
                     mbar_arrive(&empty[prev_buf]);
             }
             k_ci0 += BK;
@@ -580,37 +576,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 k_ci0 = 0;
                 k_row++;
             }
-            prev_buf = buf;
-            wg_ring_step(ring, stages);
-        };
-        if constexpr (SPLIT3) {
-            /* two stages a round, so that each names its sums statically */
-            for (int kt = 0; kt < ktiles; kt += 2) {
-                stage(kt, part0, part1);
-                if (kt + 1 < ktiles)
-                    stage(kt + 1, part1, part0);
-            }
-        } else {
-            for (int kt = 0; kt < ktiles; kt++)
-                stage(kt, d, d);
         }
-        wgmma_wait_all();
-        if constexpr (SPLIT3) {
-            /* the last stage's sums: part1 where the stages were even */
-            if (ktiles > 0 && ktiles % 2 == 0) {
-#pragma unroll
-                for (int i = 0; i < BN / 2; i++)
-                    d[i] += part1[i];
-            } else if (ktiles > 0) {
-#pragma unroll
-                for (int i = 0; i < BN / 2; i++)
-                    d[i] += part0[i];
-            }
+        if constexpr (!SPLIT3) {
+            wgmma_wait_all();
+            /* the tile's last stage is free too: the producer may fill it
+             * with the next tile while this one is stored */
+            if (ktiles > 0 && ctid % 128 == 0)
+                mbar_arrive(&empty[prev_buf]);
         }
-        /* the tile's last stage is free too: the producer may fill it with
-         * the next tile while this one is stored */
-        if (ktiles > 0 && ctid % 128 == 0)
-            mbar_arrive(&empty[prev_buf]);
 
         /* Epilogue: register r of thread t of a warpgroup holds M row
          * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
