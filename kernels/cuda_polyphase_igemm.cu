@@ -860,7 +860,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 /* The launch, decoded by name, and the variant's precision: parts 1 is
  * TF32, 2 is 3xTF32 (each staged operand a big and a small part). */
 struct wg_knobs {
-    int64_t bn, bk, stages, kpad, persist;
+    int64_t bn, bk, stages, kpad, persist, pos_m;
     int parts;
 };
 
@@ -870,12 +870,27 @@ static wg_knobs wg_knobs_of(const convt_launch *l, int parts)
         parts == 2 ? &convt_variant_polyphase_wgmma_3xtf32 : &convt_variant_polyphase_wgmma_tf32;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            convt_launch_get(v, l, "persist"), parts};
+            convt_launch_get(v, l, "persist"), convt_launch_get(v, l, "pos_m"), parts};
 }
 
 /* The widest compiled tile, and bk's two values (bk_lo and twice it): a
  * 3xTF32 stage holds twice a TF32 stage's bytes for the same channels. */
-static int wg_max_bn(const wg_knobs &k) { return k.parts == 2 ? WG_MAX_BN_SPLIT3 : WG_MAX_BN; }
+static int wg_max_bn(const wg_knobs &k)
+{
+    return k.pos_m || k.parts == 1 ? WG_MAX_BN : WG_MAX_BN_SPLIT3;
+}
+
+/* Whether width bn is compiled: 64 to the widest in steps of 16, or with
+ * positions as M (pos_m) 64, 128 and 256. */
+static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
+{
+    if (k.pos_m)
+        return bn == 64 || bn == 128 || bn == 256;
+    return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
+}
+
+/* With positions as M, the most output channels per group (wgmma's N). */
+enum { WG_POSM_MAX_CO = 32 };
 static int wg_bk_lo(const wg_knobs &k) { return k.parts == 2 ? 8 : 16; }
 
 /* What the launch needs of the plan: the block's shape (two segments, or
@@ -894,9 +909,15 @@ struct wg_geometry {
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
- * else one (the consumers then take two tiles of positions). The weight
- * image's tiles are this many channels too (wg_pack_args_of). */
-static int wg_block_rows(int64_t cout_g) { return cout_g > WG_M ? 2 * WG_M : WG_M; }
+ * else one (the consumers then take two tiles of positions); with
+ * positions as M the group's channels rounded up to 8 (wgmma's N). The
+ * weight image's tiles are this many channels too (wg_pack_args_of). */
+static int wg_block_rows(const wg_knobs &k, int64_t cout_g)
+{
+    if (k.pos_m)
+        return (int)round_up(cout_g, 8);
+    return cout_g > WG_M ? 2 * WG_M : WG_M;
+}
 
 /* Staged rows and shared memory of width bn. */
 static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
@@ -924,7 +945,7 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
     int best = 64;
     double best_cost = 0;
     for (int wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); wi++) {
-        if (widths[wi] > wg_max_bn(k))
+        if (!wg_width_compiled(k, widths[wi]))
             continue;
         wg_size(k, span, widths[wi], gm);
         if (gm->smem > dev->smem_per_block_optin)
@@ -965,8 +986,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                           char *why, size_t why_len)
 {
     const int64_t cout_g = p->cout / p->groups;
-    gm->w_rows = wg_block_rows(cout_g);
-    gm->nseg = 2 * WG_M / gm->w_rows;
+    gm->w_rows = wg_block_rows(k, cout_g);
+    gm->nseg = k.pos_m ? 2 : 2 * WG_M / gm->w_rows;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     int span = 0, ntw = 1;
     for (int r = 0; r < row_begin[pl->nphases]; r++) {
@@ -1018,7 +1039,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
 static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, int64_t taps_total)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    const int w_rows = wg_block_rows(cout_g);
+    const int w_rows = wg_block_rows(k, cout_g);
     wg_pack_args pa;
     pa.cin_g = (int)cin_g;
     pa.cout_g = (int)cout_g;
@@ -1084,11 +1105,25 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len, int parts)
 {
     const wg_knobs k = wg_knobs_of(l, parts);
-    if (k.bn != 0 && (k.bn < 64 || k.bn > wg_max_bn(k) || k.bn % 16 != 0)) {
-        snprintf(why, why_len,
-                 "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
-                 "compiled wgmma widths)",
-                 (long long)k.bn, wg_max_bn(k));
+    if (k.pos_m != 0 && k.pos_m != 1) {
+        snprintf(why, why_len, "pos_m = %lld must be 0 (output channels as wgmma's M) or 1 "
+                 "(positions as M)", (long long)k.pos_m);
+        return false;
+    }
+    if (k.pos_m && p->cout / p->groups > WG_POSM_MAX_CO) {
+        snprintf(why, why_len, "pos_m = 1 takes up to %d output channels per group (wgmma's N); "
+                 "this shape has %lld", (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
+        return false;
+    }
+    if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
+        if (k.pos_m)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
+                     "with pos_m = 1 (the compiled widths)", (long long)k.bn);
+        else
+            snprintf(why, why_len,
+                     "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
+                     "compiled wgmma widths)",
+                     (long long)k.bn, wg_max_bn(k));
         return false;
     }
     if (k.bk != wg_bk_lo(k) && k.bk != 2 * wg_bk_lo(k)) {
@@ -1115,7 +1150,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                  ctx->dev->cc_major, ctx->dev->cc_minor);
         return false;
     }
-    if (!poly_sizes_fit(p, WG_M, wg_block_rows(p->cout / p->groups), why, why_len))
+    if (!poly_sizes_fit(p, WG_M, wg_block_rows(k, p->cout / p->groups), why, why_len))
         return false;
     wg_planned w;
     if (wg_plan(p, k, ctx->dev, &w, why, why_len))
@@ -1154,10 +1189,15 @@ static void wg_release(void *state)
     free(st);
 }
 
-/* The compiled kernel of (bn, bk, nseg) and the precision; supports() has
- * checked them. */
-static wg_kernel_fn wg_kernel_for(int bn, int bk, int nseg, int parts)
+/* The compiled kernel of (bn, bk, nseg), the precision and, with positions
+ * as M, the block's channels (w_rows); supports() has checked them. */
+static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows)
 {
+    const int bk = (int)k.bk, parts = k.parts;
+    if (k.pos_m)
+        return bn == 64 ? wg_posm_kernel_bn64(bk, w_rows, parts)
+               : bn == 128 ? wg_posm_kernel_bn128(bk, w_rows, parts)
+                           : wg_posm_kernel_bn256(bk, w_rows, parts);
     if (parts == 2) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -1240,7 +1280,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.tiles = (int)gm.tiles;
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
-        st->kernel = wg_kernel_for(gm.bn, (int)k.bk, gm.nseg, k.parts);
+        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
@@ -1348,6 +1388,13 @@ static int wg_prepare_split3(const convt_problem *p, const convt_launch *l, cons
              "phase meets a large prefilled output: kb79, kb81)",                                  \
      .n_defaults = 2,                                                                              \
      .defaults = {1, 0}}
+#define WG_KNOB_POS_M                                                                              \
+    {.name = "pos_m",                                                                              \
+     .help = "0: output channels are wgmma's M (64 per warpgroup); 1: output positions are "       \
+             "M and the group's channels, rounded up to 8, its N (up to 32 channels per "          \
+             "group; widths 64, 128, 256): few channels compute no zeros",                         \
+     .n_defaults = 2,                                                                              \
+     .defaults = {0, 1}}
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .name = "polyphase_wgmma_tf32",
@@ -1355,11 +1402,12 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 5,
+    .n_knobs = 6,
     .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16), "
-                       "a stretch of the phase's rows laid out flat; 0: the width with the "
-                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16; "
+                       "with pos_m = 1, M blocks of 64: 64, 128 or 256), a stretch of the "
+                       "phase's rows laid out flat; 0: the width with the fewest predicted "
+                       "rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 3,
                .defaults = {0, 64, 128}},
               {.name = "bk",
@@ -1368,7 +1416,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .defaults = {16, 32}},
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST},
+              WG_KNOB_PERSIST,
+              WG_KNOB_POS_M},
     .supports = wg_supports_tf32,
     .workspace_size = wg_workspace_tf32,
     .prepare = wg_prepare_tf32,
@@ -1383,12 +1432,13 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 5,
+    .n_knobs = 6,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
-                       "the stage's partial sums doubling the accumulators), a stretch of the "
-                       "phase's rows laid out flat; 0: the width with the fewest predicted "
-                       "rounds of tiles over the SMs x (bn + 64)",
+                       "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
+                       "blocks of 64: 64, 128 or 256), a stretch of the phase's rows laid out "
+                       "flat; 0: the width with the fewest predicted rounds of tiles over the "
+                       "SMs x (bn + 64)",
                .n_defaults = 3,
                .defaults = {0, 64, 128}},
               {.name = "bk",
@@ -1398,7 +1448,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
                .defaults = {8, 16}},
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST},
+              WG_KNOB_PERSIST,
+              WG_KNOB_POS_M},
     .supports = wg_supports_split3,
     .workspace_size = wg_workspace_split3,
     .prepare = wg_prepare_split3,
@@ -1409,4 +1460,5 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD
 #undef WG_KNOB_PERSIST
+#undef WG_KNOB_POS_M
 #endif /* CONVT_HAVE_WGMMA */

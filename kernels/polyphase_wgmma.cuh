@@ -184,6 +184,26 @@ __host__ __device__ __forceinline__ int64_t wg_weight_slot(int g, int cob, int c
 /* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
 typedef convt_wg_cursor wg_cursor;
 
+/* Whether the cursor's position is one of its row's outputs (columns past
+ * them are computed, not stored; an image past the last: a position past
+ * the phase). */
+__device__ __forceinline__ bool wg_is_output(const wg_args &wa, const phase_desc &ph,
+                                             const wg_phase_flat &fl, const wg_cursor &c)
+{
+    return c.n < wa.n && (unsigned)(c.col - fl.lead) < (unsigned)ph.q_count[2];
+}
+
+/* Where an output position goes: its offset from its channel's plane in
+ * image 0 (image c.n, and its place in the plane). */
+__device__ __forceinline__ int64_t wg_output_offset(const poly_args &a, const phase_desc &ph,
+                                                    const wg_phase_flat &fl, const wg_cursor &c)
+{
+    const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+    const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
+    const int o2 = (c.col - fl.lead + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+    return (int64_t)c.n * a.cout * a.out_plane + (o0 * a.out[1] + o1) * a.out[2] + o2;
+}
+
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
@@ -323,18 +343,23 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
         }
 }
 
-template <int BN, int BK, int NSEG, bool SPLIT3>
+#include "polyphase_wgmma_posm.cuh"
+
+/* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
+ * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh). */
+template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
     constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
-    constexpr int W_ROWS = NCO * WG_M;        /* output channels per block */
+    constexpr int W_ROWS = NCOS ? NCOS : NCO * WG_M; /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
     constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
     constexpr int PARTS = SPLIT3 ? 2 : 1;     /* a staged operand's parts: big, or big and small */
     static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
-    static_assert(!SPLIT3 || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
+    static_assert(!SPLIT3 || NCOS || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
+    static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
@@ -513,138 +538,141 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         if (tl.f0 >= fl.flat)
             continue;
         const int ktiles = fl.nrows * chunks;
-        float d[BN / 2];
-        float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
+        if constexpr (NCOS > 0) {
+            const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
+                                        wtap_bytes, w_part, a_lbo, b_lbo};
+            wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_off2,
+                                               full, empty, wg_seg, ctid, bias, y);
+        } else {
+            float d[BN / 2];
+            float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
 #pragma unroll
-        for (int r = 0; r < BN / 2; r++)
-            d[r] = 0.0f;
+            for (int r = 0; r < BN / 2; r++)
+                d[r] = 0.0f;
 #pragma unroll
-        for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
-            part[r] = 0.0f;
-        int k_row = 0, k_ci0 = 0, prev_buf = 0;
-        for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
-            const int buf = ring.buf;
-            mbar_wait(&full[buf], ring.phase);
-            /* the input's copies wrote through the generic proxy; wgmma
-             * reads through the async one (the weights' bulk copy is
-             * async-proxy already, made visible by the barrier) */
-            fence_proxy_async();
-            const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-            const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
-            /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
-             * reads staged row wg_seg*BN + j + off2_max - off2(t) */
-            const unsigned char *in_t = st + wg_seg * (BN * 16);
-            const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
-            wgmma_fence();
-            for (int t = 0; t < r.ntaps; t++) {
-                const int shift = fl.off2_max - s_off2[r.tap_begin + t];
+            for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
+                part[r] = 0.0f;
+            int k_row = 0, k_ci0 = 0, prev_buf = 0;
+            for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
+                const int buf = ring.buf;
+                mbar_wait(&full[buf], ring.phase);
+                /* the input's copies wrote through the generic proxy; wgmma
+                 * reads through the async one (the weights' bulk copy is
+                 * async-proxy already, made visible by the barrier) */
+                fence_proxy_async();
+                const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+                const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
+                /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
+                 * reads staged row wg_seg*BN + j + off2_max - off2(t) */
+                const unsigned char *in_t = st + wg_seg * (BN * 16);
+                const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
+                wgmma_fence();
+                for (int t = 0; t < r.ntaps; t++) {
+                    const int shift = fl.off2_max - s_off2[r.tap_begin + t];
 #pragma unroll
-                for (int kk = 0; kk < BK / 8; kk++) {
-                    const unsigned char *w_k = w_t + t * wtap_bytes + kk * 2 * a_lbo;
-                    const unsigned char *in_k = in_t + shift * 16 + kk * 2 * b_lbo;
-                    const uint64_t w_big = wg_descriptor(w_k, a_lbo, 128), in_big = wg_descriptor(in_k, b_lbo, 128);
-                    if constexpr (SPLIT3) {
-                        /* the small parts lie a part further; the
-                         * stage's first product starts its sums */
-                        wgmma_tf32(part, wg_descriptor(w_k + w_part, a_lbo, 128), in_big, t > 0 || kk > 0);
-                        wgmma_tf32(part, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
-                        wgmma_tf32(part, w_big, in_big);
-                    } else {
-                        wgmma_tf32(d, w_big, in_big);
+                    for (int kk = 0; kk < BK / 8; kk++) {
+                        const unsigned char *w_k = w_t + t * wtap_bytes + kk * 2 * a_lbo;
+                        const unsigned char *in_k = in_t + shift * 16 + kk * 2 * b_lbo;
+                        const uint64_t w_big = wg_descriptor(w_k, a_lbo, 128), in_big = wg_descriptor(in_k, b_lbo, 128);
+                        if constexpr (SPLIT3) {
+                            /* the small parts lie a part further; the
+                             * stage's first product starts its sums */
+                            wgmma_tf32(part, wg_descriptor(w_k + w_part, a_lbo, 128), in_big, t > 0 || kk > 0);
+                            wgmma_tf32(part, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
+                            wgmma_tf32(part, w_big, in_big);
+                        } else {
+                            wgmma_tf32(d, w_big, in_big);
+                        }
                     }
                 }
-            }
-            wgmma_commit();
-            if constexpr (SPLIT3) {
-                /* the stage's sums, rounded to nearest into the tile's;
-                 * its buffer is free */
-                wgmma_wait_all();
+                wgmma_commit();
+                if constexpr (SPLIT3) {
+                    /* the stage's sums, rounded to nearest into the tile's;
+                     * its buffer is free */
+                    wgmma_wait_all();
 #pragma unroll
-                for (int r = 0; r < BN / 2; r++)
-                    d[r] += part[r];
-                if (ctid % 128 == 0)
-                    mbar_arrive(&empty[buf]);
-            } else {
-                /* the previous stage's wgmma are done in this warpgroup:
-                 * its buffer is free */
-                wgmma_wait_prev();
-                if (kt > 0 && ctid % 128 == 0)
+                    for (int r = 0; r < BN / 2; r++)
+                        d[r] += part[r];
+                    if (ctid % 128 == 0)
+                        mbar_arrive(&empty[buf]);
+                } else {
+                    /* the previous stage's wgmma are done in this warpgroup:
+                     * its buffer is free */
+                    wgmma_wait_prev();
+                    if (kt > 0 && ctid % 128 == 0)
+                        mbar_arrive(&empty[prev_buf]);
+                }
+                k_ci0 += BK;
+                if (k_ci0 >= a.cin_g) {
+                    k_ci0 = 0;
+                    k_row++;
+                }
+            }
+            if constexpr (!SPLIT3) {
+                wgmma_wait_all();
+                /* the tile's last stage is free too: the producer may fill it
+                 * with the next tile while this one is stored */
+                if (ktiles > 0 && ctid % 128 == 0)
                     mbar_arrive(&empty[prev_buf]);
             }
-            k_ci0 += BK;
-            if (k_ci0 >= a.cin_g) {
-                k_ci0 = 0;
-                k_row++;
-            }
-        }
-        if constexpr (!SPLIT3) {
-            wgmma_wait_all();
-            /* the tile's last stage is free too: the producer may fill it
-             * with the next tile while this one is stored */
-            if (ktiles > 0 && ctid % 128 == 0)
-                mbar_arrive(&empty[prev_buf]);
-        }
 
-        /* Epilogue: register r of thread t of a warpgroup holds M row
-         * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
-         * (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
-         * warp's 16 channels go through shared memory 32 positions at a
-         * time, so that a warp stores 32 neighbouring positions of one
-         * channel (128 bytes where the stride is 1 and the row goes on);
-         * stored from the fragments directly, a warp wrote 8 channels x 4
-         * scattered floats (9 of 32 bytes per sector used, kb64). Both
-         * consumer warpgroups store at once and the tensor cores idle
-         * meanwhile, so it is lean (v15): the bias goes into the fragments
-         * (two channel rows a thread), the lane's position moves from chunk
-         * to chunk by a carry, and a store is a load, a store and a pointer
-         * step. v14's, with a cursor's fast divisions per chunk and a
-         * shuffle, an add and a 64-bit product per value, took 31% of the
-         * consumers' warp samples on kb57 and kb69 (Nsight Compute). */
-        /* (a second tile past the phase's end stores nothing: out_ok below;
-         * a branch around the epilogue here, divergent between the two
-         * warpgroups, made ptxas serialise every wgmma: C7520) */
-        const int fw = tl.f0 + wg_seg * BN;
-        const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
-        const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
-        float b_frag[2];
+            /* Epilogue: register r of thread t of a warpgroup holds M row
+             * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
+             * (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
+             * warp's 16 channels go through shared memory 32 positions at a
+             * time, so that a warp stores 32 neighbouring positions of one
+             * channel (128 bytes where the stride is 1 and the row goes on);
+             * stored from the fragments directly, a warp wrote 8 channels x 4
+             * scattered floats (9 of 32 bytes per sector used, kb64). Both
+             * consumer warpgroups store at once and the tensor cores idle
+             * meanwhile, so it is lean (v15): the bias goes into the fragments
+             * (two channel rows a thread), the lane's position moves from chunk
+             * to chunk by a carry, and a store is a load, a store and a pointer
+             * step. v14's, with a cursor's fast divisions per chunk and a
+             * shuffle, an add and a 64-bit product per value, took 31% of the
+             * consumers' warp samples on kb57 and kb69 (Nsight Compute). */
+            /* (a second tile past the phase's end stores nothing: out_ok below;
+             * a branch around the epilogue here, divergent between the two
+             * warpgroups, made ptxas serialise every wgmma: C7520) */
+            const int fw = tl.f0 + wg_seg * BN;
+            const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
+            const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
+            float b_frag[2];
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int co = co_w + lane / 4 + 8 * h;
-            b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
-        }
-        float *y_ch = y + ((int64_t)tl.g * a.cout_g + co_w) * a.out_plane;
-        wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
-#pragma unroll
-        for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-            /* the last chunk of a width that is no multiple of 32 is 16 wide */
-            constexpr int full_chunks = BN / WG_EPI_COLS;
-            const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
-#pragma unroll
-            for (int j = 0; j < WG_EPI_COLS / 8; j++)
-                if (8 * j < cols)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
-                    *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
-                        make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
-                }
-            __syncwarp();
-            /* the lane's position: stored where it is one of its row's
-             * outputs (an image past the last: a position past the phase) */
-            const int q2 = c.col - fl.lead;
-            if (lane < cols && c.n < wa.n && (unsigned)q2 < (unsigned)ph.q_count[2]) {
-                const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
-                const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
-                const int o2 = (q2 + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
-                float *yq = y_ch + (int64_t)c.n * a.cout * a.out_plane + (o0 * a.out[1] + o1) * a.out[2] + o2;
-#pragma unroll
-                for (int row = 0; row < 16; row++, yq += a.out_plane)
-                    if (row < rows_out)
-                        *yq = stage_w[row * WG_EPI_PITCH + lane];
+            for (int h = 0; h < 2; h++) {
+                const int co = co_w + lane / 4 + 8 * h;
+                b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
             }
-            __syncwarp();
-            c.col += WG_EPI_COLS;
-            convt_wg_cursor_carry(&c, &ph, &fl);
+            float *y_ch = y + ((int64_t)tl.g * a.cout_g + co_w) * a.out_plane;
+            wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
+#pragma unroll
+            for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
+                /* the last chunk of a width that is no multiple of 32 is 16 wide */
+                constexpr int full_chunks = BN / WG_EPI_COLS;
+                const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
+#pragma unroll
+                for (int j = 0; j < WG_EPI_COLS / 8; j++)
+                    if (8 * j < cols)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
+                        *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
+                            make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
+                    }
+                __syncwarp();
+                /* the lane's position: stored where it is one of its row's
+                 * outputs (an image past the last: a position past the phase) */
+                if (lane < cols && wg_is_output(wa, ph, fl, c)) {
+                    float *yq = y_ch + wg_output_offset(a, ph, fl, c);
+#pragma unroll
+                    for (int row = 0; row < 16; row++, yq += a.out_plane)
+                        if (row < rows_out)
+                            *yq = stage_w[row * WG_EPI_PITCH + lane];
+                }
+                __syncwarp();
+                c.col += WG_EPI_COLS;
+                convt_wg_cursor_carry(&c, &ph, &fl);
+            }
         }
     }
 }
@@ -660,25 +688,45 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg)                                               \
     {                                                                                              \
         if (bk == 16)                                                                              \
-            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false>                            \
-                             : polyphase_wgmma_kernel<BN, 16, 2, false>;                           \
-        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false>                                \
-                         : polyphase_wgmma_kernel<BN, 32, 2, false>;                               \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0>                         \
+                             : polyphase_wgmma_kernel<BN, 16, 2, false, 0>;                        \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0>                             \
+                         : polyphase_wgmma_kernel<BN, 32, 2, false, 0>;                            \
     }
 #define WG_SPLIT3_KERNELS_OF_WIDTH(BN)                                                             \
     wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg)                                        \
     {                                                                                              \
         if (bk == 8)                                                                               \
-            return nseg == 1 ? polyphase_wgmma_kernel<BN, 8, 1, true>                              \
-                             : polyphase_wgmma_kernel<BN, 8, 2, true>;                             \
-        return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, true>                                 \
-                         : polyphase_wgmma_kernel<BN, 16, 2, true>;                                \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 8, 1, true, 0>                           \
+                             : polyphase_wgmma_kernel<BN, 8, 2, true, 0>;                          \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, true, 0>                              \
+                         : polyphase_wgmma_kernel<BN, 16, 2, true, 0>;                             \
     }
 /* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
  * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
  * wg_kernel_for's dispatch. */
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
+/* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
+ * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 16 or
+ * 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_posm.cu. */
+#define WG_POSM_OF_NCOS(BN, BK, SPLIT3)                                                            \
+    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 8>                                   \
+     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 16>                                  \
+     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 24>                                  \
+                  : polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 32>)
+#define WG_POSM_KERNELS_OF_WIDTH(BN)                                                               \
+    wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts)                               \
+    {                                                                                              \
+        if (parts == 2)                                                                            \
+            return bk == 8 ? WG_POSM_OF_NCOS(BN, 8, true) : WG_POSM_OF_NCOS(BN, 16, true);         \
+        return bk == 16 ? WG_POSM_OF_NCOS(BN, 16, false) : WG_POSM_OF_NCOS(BN, 32, false);         \
+    }
+#define WG_POSM_WIDTHS(X) X(64) X(128) X(256)
+#define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);
+WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
+#undef WG_DECLARE_POSM_WIDTH
 #define WG_DECLARE_WIDTH(BN) wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg);
 #define WG_DECLARE_SPLIT3_WIDTH(BN) wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_WIDTH)

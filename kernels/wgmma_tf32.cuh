@@ -2,10 +2,11 @@
  * polyphase_wgmma_3xtf32 issue it (kernels/polyphase_wgmma.cuh):
  * wgmma_tf32(d, da, db) does d += a * b (d = a * b with scale_d 0) for a
  * warpgroup's 64 x N tile, one K step of 8, both operands in shared memory
- * behind descriptors. There is one overload per width N = 64 to 256 in
- * steps of 16, picked by the accumulator array's length (N / 2 floats per
- * thread): wgmma names its N in the instruction and every accumulator
- * register in its operand list, so each width is its own asm statement.
+ * behind descriptors. There is one overload per width, N = 8 to 32 in
+ * steps of 8 and 64 to 256 in steps of 16, picked by the accumulator
+ * array's length (N / 2 floats per thread): wgmma names its N in the
+ * instruction and every accumulator register in its operand list, so each
+ * width is its own asm statement.
  * The macros below write those statements; the operand lists grow by
  * eight accumulators per step. Built without sm_90a, every overload traps
  * (supports() keeps the variants from running there). */
@@ -38,6 +39,14 @@
         "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 
 /* The names (WG_NAMES_n) and operands (WG_OPS_n) of n accumulators. */
+#define WG_NAMES_4 "%0, %1, %2, %3"
+#define WG_NAMES_8 WG_S0
+#define WG_NAMES_12 WG_S0 ", %8, %9, %10, %11"
+#define WG_NAMES_16 WG_S0 ", " WG_S1
+#define WG_OPS_4 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+#define WG_OPS_8 WG_D8(0)
+#define WG_OPS_12 WG_D8(0), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
+#define WG_OPS_16 WG_D8(0), WG_D8(8)
 #define WG_NAMES_32 WG_S0 ", " WG_S1 ", " WG_S2 ", " WG_S3
 #define WG_NAMES_40 WG_NAMES_32 ", " WG_S4
 #define WG_NAMES_48 WG_NAMES_40 ", " WG_S5
@@ -92,6 +101,12 @@
     }
 #endif
 
+/* N = 8 to 32: a group's few output channels as N, positions as M
+ * (polyphase_wgmma's pos_m) */
+WG_TF32(8, 4, 4, 5, 6)
+WG_TF32(16, 8, 8, 9, 10)
+WG_TF32(24, 12, 12, 13, 14)
+WG_TF32(32, 16, 16, 17, 18)
 WG_TF32(64, 32, 32, 33, 34)
 WG_TF32(80, 40, 40, 41, 42)
 WG_TF32(96, 48, 48, 49, 50)

@@ -126,6 +126,24 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_3xtf32", &p, "bn", 144, ws, "bn = 144 must be 0 (chosen for the shape) or 64 to 128 in steps of 16");
     refuses("polyphase_wgmma_3xtf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
     refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps in a row");
+    /* positions as M: wgmma's N holds the group's channels, up to 32 */
+    refuses("polyphase_wgmma_tf32", &p, "pos_m", 2, ws, "pos_m = 2 must be 0");
+    convt_problem many_per_group = p;
+    many_per_group.cout = 40;
+    const convt_variant *wg3 = convt_variant_find("polyphase_wgmma_3xtf32");
+    if (wg3) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wg3);
+        l.value[convt_knob_index(wg3, "pos_m")] = 1;
+        char why[512] = "";
+        assert_false(wg3->supports(&many_per_group, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "up to 32 output channels per group"));
+        l.value[convt_knob_index(wg3, "bn")] = 80; /* compiled at 64, 128, 256 only */
+        assert_false(wg3->supports(&p, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "bn = 80 must be 0 (chosen for the shape), 64, 128 or 256"));
+        l.value[convt_knob_index(wg3, "bn")] = 256; /* 3xTF32's partial sums fit there */
+        assert_true(wg3->supports(&p, &l, &ctx, why, sizeof why));
+    }
     const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
     if (wg) {
         convt_device_info a100 = h100;
