@@ -873,8 +873,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, int parts)
             convt_launch_get(v, l, "persist"), convt_launch_get(v, l, "pos_m"), parts};
 }
 
-/* The widest compiled tile, and bk's two values (bk_lo and twice it): a
- * 3xTF32 stage holds twice a TF32 stage's bytes for the same channels. */
+/* The widest compiled tile: 3xTF32's partial sums double the accumulators
+ * (with positions as M they are small at every width). */
 static int wg_max_bn(const wg_knobs &k)
 {
     return k.pos_m || k.parts == 1 ? WG_MAX_BN : WG_MAX_BN_SPLIT3;
@@ -891,7 +891,14 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
-static int wg_bk_lo(const wg_knobs &k) { return k.parts == 2 ? 8 : 16; }
+
+/* Whether bk is compiled: TF32 8 (for groups of 8 input channels or fewer,
+ * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
+ * stage holds twice a TF32 stage's bytes for the same channels). */
+static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
+{
+    return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
+}
 
 /* What the launch needs of the plan: the block's shape (two segments, or
  * two 64-channel halves beyond 64 output channels per group), the staged
@@ -1126,9 +1133,9 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
                      (long long)k.bn, wg_max_bn(k));
         return false;
     }
-    if (k.bk != wg_bk_lo(k) && k.bk != 2 * wg_bk_lo(k)) {
-        snprintf(why, why_len, "bk = %lld must be %d or %d", (long long)k.bk, wg_bk_lo(k),
-                 2 * wg_bk_lo(k));
+    if (!wg_bk_compiled(k, k.bk)) {
+        snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
+                 k.parts == 2 ? "8 or 16" : "8, 16 or 32");
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -1367,7 +1374,7 @@ static int wg_prepare_split3(const convt_problem *p, const convt_launch *l, cons
 }
 
 /* The knobs both variants share; bn's and bk's ranges differ (wg_max_bn,
- * wg_bk_lo). */
+ * wg_bk_compiled). */
 #define WG_KNOB_STAGES                                                                             \
     {.name = "stages",                                                                             \
      .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
@@ -1411,9 +1418,10 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
                .n_defaults = 3,
                .defaults = {0, 64, 128}},
               {.name = "bk",
-               .help = "input channels staged per pipeline stage (16 or 32)",
-               .n_defaults = 2,
-               .defaults = {16, 32}},
+               .help = "input channels staged per pipeline stage (8, 16 or 32: 8 for groups "
+                       "of 8 input channels or fewer)",
+               .n_defaults = 3,
+               .defaults = {16, 32, 8}},
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,

@@ -679,7 +679,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 
 typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float *, float *);
 
-/* The TF32 kernel of width BN for bk (16 or 32) and nseg (1 or 2), one
+/* The TF32 kernel of width BN for bk (8, 16 or 32) and nseg (1 or 2), one
  * function per width, defined by WG_KERNELS_OF_WIDTH in
  * kernels/polyphase_wgmma_bn*.cu; the 3xTF32 one for bk 8 or 16 (a stage
  * holds twice the bytes), by WG_SPLIT3_KERNELS_OF_WIDTH in
@@ -687,6 +687,9 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 #define WG_KERNELS_OF_WIDTH(BN)                                                                    \
     wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg)                                               \
     {                                                                                              \
+        if (bk == 8)                                                                               \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 8, 1, false, 0>                          \
+                             : polyphase_wgmma_kernel<BN, 8, 2, false, 0>;                         \
         if (bk == 16)                                                                              \
             return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0>                         \
                              : polyphase_wgmma_kernel<BN, 16, 2, false, 0>;                        \
@@ -708,8 +711,8 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
- * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 16 or
- * 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in
+ * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
+ * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in
  * kernels/polyphase_wgmma_posm.cu. */
 #define WG_POSM_OF_NCOS(BN, BK, SPLIT3)                                                            \
     (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 8>                                   \
@@ -721,7 +724,9 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     {                                                                                              \
         if (parts == 2)                                                                            \
             return bk == 8 ? WG_POSM_OF_NCOS(BN, 8, true) : WG_POSM_OF_NCOS(BN, 16, true);         \
-        return bk == 16 ? WG_POSM_OF_NCOS(BN, 16, false) : WG_POSM_OF_NCOS(BN, 32, false);         \
+        return bk == 8    ? WG_POSM_OF_NCOS(BN, 8, false)                                          \
+               : bk == 16 ? WG_POSM_OF_NCOS(BN, 16, false)                                         \
+                          : WG_POSM_OF_NCOS(BN, 32, false);                                        \
     }
 #define WG_POSM_WIDTHS(X) X(64) X(128) X(256)
 #define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);

@@ -116,7 +116,7 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_tf32", &many_co, NULL, 0, (size_t)1 << 40, "exceed the grid's y limit");
     /* sm_90a builds only */
     refuses("polyphase_wgmma_tf32", &p, "bn", 100, ws, "bn = 100 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
-    refuses("polyphase_wgmma_tf32", &p, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     refuses("polyphase_wgmma_tf32", &p, "stages", 2, ws, "stages = 2 must be 3, 4 or 5");
     refuses("polyphase_wgmma_tf32", &p, "kpad", 32, ws, "kpad = 32 must be 0 or 64");
     convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
