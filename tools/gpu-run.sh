@@ -27,7 +27,9 @@
 # CONVT_TORCH=1 measures PyTorch's ConvTranspose on each sweep's shapes
 # (tools/torch_baseline.py) right after the sweep and merges the two
 # (NAME-merged.json and its selection: the fastest vendor record of each
-# tier includes PyTorch's). CONVT_BUNDLE=1 packs everything under $OUT into
+# tier includes PyTorch's); CONVT_TORCH_ONLY="NAME ..." limits that to the
+# sweeps of those config names (e.g. "realistic", not a random check's 300
+# shapes). CONVT_BUNDLE=1 packs everything under $OUT into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
 # CONVT_SM=90a builds for sm_90a, with the Hopper-only variants
 # (polyphase_wgmma_tf32).
@@ -152,7 +154,7 @@ for cfg in $configs; do
   timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1 || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
-  if [ "${CONVT_TORCH:-0}" = 1 ]; then
+  if [ "${CONVT_TORCH:-0}" = 1 ] && { [ -z "${CONVT_TORCH_ONLY:-}" ] || [[ " $CONVT_TORCH_ONLY " == *" $name "* ]]; }; then
     PYTHONUNBUFFERED=1 timeout ${CONVT_TORCH_TIMEOUT:-300} python3 tools/torch_baseline.py "$cfg" \
       --out "$OUT/$name-torch.json" > "$OUT/$name-torch.log" 2>&1 || status=1
     tail -8 "$OUT/$name-torch.log"
