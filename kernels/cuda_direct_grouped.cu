@@ -1,122 +1,228 @@
 /* direct_grouped: transposed convolution for few input channels per group
  * (depthwise and the like, up to 16 per group), where a GEMM has too little
  * K to use tensor cores and gather wastes its time on taps that do not reach.
+ * Such layers move far more bytes than they compute: the kernel is meant to
+ * run at the copy bandwidth, so what it must get right is how a warp touches
+ * memory.
  *
  * Each block serves one (n, co) output row and stages that channel's weights
  * w[ci of the group][col][taps] in shared memory once. Each thread computes
  * OUTS outputs of one stride phase along the innermost dimension: positions
- * o2 = ph + stride * (q0 + j), j < OUTS. All of them are reached by the same
- * taps (o2 + pad - k*dil divisible by the stride depends on ph alone), and
- * tap k reads the consecutive inputs q0 + j + c(k): the tap walk is done
- * once for OUTS outputs, with no divisibility test per output and no tap
- * visited that does not reach (taps of one phase are stride / gcd(stride,
- * dil) apart). The outer dimensions enumerate their reaching taps the same
- * way. float32 accumulation in a fixed order: deterministic.
+ * o2 = ph + stride * q, all reached by the same taps (o2 + pad - k*dil
+ * divisible by the stride depends on ph alone), tap k reading input q + c(k):
+ * the tap walk is done once for OUTS outputs, with no divisibility test per
+ * output and no tap visited that does not reach (taps of one phase are
+ * stride / gcd(stride, dil) apart, and the inputs they read di = dil /
+ * gcd(stride, dil) apart). The outer dimensions walk their reaching taps the
+ * same way.
+ *
+ * `lanes` consecutive threads take consecutive q, and a thread's OUTS outputs
+ * are `lanes` apart: q = (qh * OUTS + j) * lanes + lane. With lanes = 32 a
+ * warp's load of one tap is 32 consecutive floats (one 128-byte line) and its
+ * store at stride 1 is too; with lanes = 1 a thread's outputs are consecutive
+ * (the first version's layout: each lane its own sector, eight times the L1
+ * wavefronts of a coalesced load, which kept depthwise layers near 20% of
+ * the copy bandwidth; results/notes.md, "Session 13"), which still suits an
+ * innermost dimension much shorter than a warp. float32 accumulation in a
+ * fixed order: deterministic.
  *
  *   convt-bench --config configs/realistic.json   (depthwise and grouped shapes) */
 #include "build_config.h"
 #include "cuda_check.h"
+#include "fastdiv.h"
 #include "hostdevice.h"
 #include "stride_phase.h"
 #include "variant.h"
 
-enum { DG_MAX_CIN_G = 16 };
+enum {
+    DG_MAX_CIN_G = 16,
+    /* resident threads per SM (2048 on sm_70 and later) times this many
+     * rounds: the grid a row's blocks are capped to, beyond which a block
+     * walks more of its row instead (its weights staged once) */
+    DG_THREADS_PER_SM = 2048,
+    DG_ROUNDS = 4
+};
+
+/* One spatial dimension's tap walk: the taps that reach a phase are k, k +
+ * step, ..., and the inputs they read i, i - di, ... */
+struct dg_dim {
+    int k, stride, pad, step, di;
+    int dil_mod, dil_div; /* dil = dil_div * stride + dil_mod */
+    int in, out;
+    convt_fastdiv by_stride;
+};
 
 struct dg_args {
     int64_t cin, cout, cin_g, cout_g;
-    convt_shape3 s;
-    int64_t step[3];   /* stride / gcd(stride, dil): distance between taps of one phase */
-    int64_t qblocks;   /* ceil(ceil(out2 / stride2) / OUTS): thread columns per phase */
-    int64_t per_row;   /* out0 * out1 * stride2 * qblocks: threads per (n, co) row */
+    int64_t in_plane; /* input elements per channel */
+    dg_dim d[3];
+    convt_fastdiv by_qh, by_stride2, by_out1; /* the thread index's digits */
+    int per_row;                              /* out0 * out1 * stride2 * qh_count * lanes */
 };
 
-template <int OUTS>
+/* The first tap along d that reaches output position o (o + pad >= 0), and
+ * the input position it reads, which may be negative (then so are the
+ * others': i falls as k rises); false when no tap reaches o's phase. k*dil
+ * is walked as dil_div * k + (its residue mod stride), so that no division
+ * runs inside the loop: the first k whose residue is (o + pad)'s reads
+ * (o + pad - k*dil) / stride = q - (k*dil - r) / stride. */
+__device__ __forceinline__ bool dg_first_tap(const dg_dim &d, int o, int &k, int &i)
+{
+    const int t = o + d.pad;
+    const int q = (int)convt_fastdiv_div(d.by_stride, (uint32_t)t);
+    const int r = t - q * d.stride;
+    int kd = 0, m = 0; /* k*dil = m * stride + kd */
+    for (k = 0; k < d.k && k < d.step; k++) {
+        if (kd == r) {
+            i = q - m;
+            return true;
+        }
+        kd += d.dil_mod;
+        m += d.dil_div;
+        if (kd >= d.stride)
+            kd -= d.stride, m++;
+    }
+    return false;
+}
+
+/* The taps of one input row (i0, i1) for a thread's OUTS outputs: along the
+ * innermost dimension the phase's taps k2f, k2f + step, ... read inputs
+ * q + c, c falling by di per tap. CHECKED tests each input against the
+ * row's bounds; the threads whose outputs read inside the row for every tap
+ * (all but a few at each end) run without the tests: one load and one FMA
+ * per tap and output (the kernel is otherwise instruction-bound: Nsight
+ * Compute on depthwise2d_s2, results/notes.md, "Session 13"). */
+template <int OUTS, int LANES, bool CHECKED>
+__device__ __forceinline__ void dg_row(float (&acc)[OUTS], const float *xrow, const float *wk,
+                                       int cin_g, int64_t in_plane, int taps, int q0, int in2,
+                                       int k2f, int c2f, int k2_end, int step2, int di2)
+{
+    for (int k2 = k2f, c = c2f; k2 < k2_end; k2 += step2, c -= di2) {
+        for (int cl = 0; cl < cin_g; cl++) {
+            const float wv = wk[cl * taps + k2];
+            const float *xc = xrow + cl * in_plane + q0 + c;
+#pragma unroll
+            for (int j = 0; j < OUTS; j++) {
+                if (!CHECKED || (unsigned)(q0 + j * LANES + c) < (unsigned)in2)
+                    acc[j] += xc[j * LANES] * wv;
+            }
+        }
+    }
+}
+
+/* ONE_CIN: one input channel per group (depthwise), the channel loop gone. */
+template <int OUTS, int LANES, bool ONE_CIN>
 __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
                                       const float *__restrict__ w, const float *__restrict__ b,
                                       float *__restrict__ y)
 {
     extern __shared__ float ws[]; /* ws[cl][tap] */
-    const convt_shape3 &s = a.s;
-    const int64_t taps = s.k[0] * s.k[1] * s.k[2];
+    const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
+    const int taps = d0.k * d1.k * d2.k;
+    const int cin_g = ONE_CIN ? 1 : (int)a.cin_g;
+    const int64_t in_plane = a.in_plane;
     const int64_t row = blockIdx.y;
     const int64_t co = row % a.cout, n = row / a.cout;
     const int64_t g = co / a.cout_g, col = co - g * a.cout_g;
-    for (int64_t e = threadIdx.x; e < a.cin_g * taps; e += blockDim.x) {
-        int64_t cl = e / taps, k = e % taps;
+    for (int e = threadIdx.x; e < cin_g * taps; e += blockDim.x) {
+        int cl = e / taps, k = e - cl * taps;
         ws[e] = w[((g * a.cin_g + cl) * a.cout_g + col) * taps + k];
     }
     __syncthreads();
-    int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= a.per_row)
-        return;
-    const int64_t qb = idx % a.qblocks;
-    int64_t r = idx / a.qblocks;
-    const int64_t ph = r % s.stride[2];
-    r /= s.stride[2];
-    const int64_t o1 = r % s.out[1], o0 = r / s.out[1];
-    const int64_t q0 = qb * OUTS;
-    if (ph + s.stride[2] * q0 >= s.out[2])
-        return;
-    const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
     const float *xg = x + (n * a.cin + g * a.cin_g) * in_plane;
-    float acc[OUTS];
+    float *yplane = y + (n * a.cout + co) * d0.out * d1.out * (int64_t)d2.out;
     const float bias = b ? b[co] : 0.0f;
-#pragma unroll
-    for (int j = 0; j < OUTS; j++)
-        acc[j] = bias;
-    const int64_t k0_first = convt_first_reaching_tap(o0, s.stride[0], s.pad[0], s.dil[0], s.k[0], a.step[0]);
-    const int64_t k1_first = convt_first_reaching_tap(o1, s.stride[1], s.pad[1], s.dil[1], s.k[1], a.step[1]);
-    const int64_t k2_first = convt_first_reaching_tap(ph, s.stride[2], s.pad[2], s.dil[2], s.k[2], a.step[2]);
-    for (int64_t k0 = k0_first; k0 < s.k[0]; k0 += a.step[0]) {
-        const int64_t t0 = o0 + s.pad[0] - k0 * s.dil[0];
-        const int64_t i0 = t0 / s.stride[0]; /* exact: the tap reaches */
-        if (t0 < 0 || i0 >= s.in[0])
+    /* a block walks its row's threads in turn (gridDim.x blocks to a row): the
+     * weights staged once serve many outputs */
+    for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < a.per_row;
+         idx += gridDim.x * blockDim.x) {
+        /* idx = (((o0 * out1 + o1) * stride2 + ph) * qh_count + qh) * LANES + lane */
+        const int lane = idx & (LANES - 1);
+        const int r = idx / LANES;
+        const int r1 = (int)convt_fastdiv_div(a.by_qh, (uint32_t)r);
+        const int qh = r - r1 * (int)a.by_qh.d;
+        const int r2 = (int)convt_fastdiv_div(a.by_stride2, (uint32_t)r1);
+        const int ph = r1 - r2 * d2.stride;
+        const int o0 = (int)convt_fastdiv_div(a.by_out1, (uint32_t)r2);
+        const int o1 = r2 - o0 * d1.out;
+        const int q0 = qh * OUTS * LANES + lane; /* output j's q is q0 + j * LANES */
+        if (ph + d2.stride * q0 >= d2.out)
             continue;
-        for (int64_t k1 = k1_first; k1 < s.k[1]; k1 += a.step[1]) {
-            const int64_t t1 = o1 + s.pad[1] - k1 * s.dil[1];
-            const int64_t i1 = t1 / s.stride[1];
-            if (t1 < 0 || i1 >= s.in[1])
-                continue;
-            const float *xrow = xg + (i0 * s.in[1] + i1) * s.in[2];
-            for (int64_t k2 = k2_first; k2 < s.k[2]; k2 += a.step[2]) {
-                /* input of output q is q + c: exact division, c may be negative */
-                const int64_t c = (ph + s.pad[2] - k2 * s.dil[2]) / s.stride[2];
-                const int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                for (int64_t cl = 0; cl < a.cin_g; cl++) {
-                    const float wv = ws[cl * taps + k];
-                    const float *xc = xrow + cl * in_plane;
+        float acc[OUTS];
 #pragma unroll
-                    for (int j = 0; j < OUTS; j++) {
-                        const int64_t i2 = q0 + j + c;
-                        if (i2 >= 0 && i2 < s.in[2])
-                            acc[j] += xc[i2] * wv;
-                    }
+        for (int j = 0; j < OUTS; j++)
+            acc[j] = bias;
+        int k0f, i0f, k1f, i1f, k2f, c2f;
+        if (dg_first_tap(d0, o0, k0f, i0f) && dg_first_tap(d1, o1, k1f, i1f) &&
+            dg_first_tap(d2, ph, k2f, c2f)) {
+            /* inside the row for every tap: the first tap reads the highest
+             * inputs, the last the lowest */
+            const int c2_last = c2f - (d2.k - 1 - k2f) / d2.step * d2.di;
+            const bool inside = q0 + c2_last >= 0 && q0 + (OUTS - 1) * LANES + c2f < d2.in;
+            for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+                if (i0 >= d0.in)
+                    continue;
+                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                    if (i1 >= d1.in)
+                        continue;
+                    const float *xrow = xg + ((int64_t)i0 * d1.in + i1) * d2.in;
+                    const float *wk = ws + (k0 * d1.k + k1) * d2.k;
+                    if (inside)
+                        dg_row<OUTS, LANES, false>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in,
+                                                   k2f, c2f, d2.k, d2.step, d2.di);
+                    else
+                        dg_row<OUTS, LANES, true>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in,
+                                                  k2f, c2f, d2.k, d2.step, d2.di);
                 }
             }
         }
-    }
-    float *yrow = y + ((n * a.cout + co) * s.out[0] + o0) * s.out[1] * s.out[2] + o1 * s.out[2];
+        float *yrow = yplane + ((int64_t)o0 * d1.out + o1) * d2.out;
 #pragma unroll
-    for (int j = 0; j < OUTS; j++) {
-        const int64_t o2 = ph + s.stride[2] * (q0 + j);
-        if (o2 < s.out[2])
-            yrow[o2] = acc[j];
+        for (int j = 0; j < OUTS; j++) {
+            const int o2 = ph + d2.stride * (q0 + j * LANES);
+            if (o2 < d2.out)
+                yrow[o2] = acc[j];
+        }
     }
 }
 
-static dg_args make_args(const convt_problem *p, int outs)
+static dg_dim make_dim(const convt_shape3 &s, int d)
+{
+    dg_dim x;
+    x.k = (int)s.k[d], x.stride = (int)s.stride[d], x.pad = (int)s.pad[d];
+    x.step = (int)convt_phase_step(s.stride[d], s.dil[d]);
+    x.di = (int)(s.dil[d] / convt_gcd(s.stride[d], s.dil[d]));
+    x.dil_mod = (int)(s.dil[d] % s.stride[d]), x.dil_div = (int)(s.dil[d] / s.stride[d]);
+    x.in = (int)s.in[d], x.out = (int)s.out[d];
+    x.by_stride = convt_fastdiv_make((uint32_t)s.stride[d]);
+    return x;
+}
+
+/* The threads of one (n, co) row: out0 * out1 * stride2 * qh_count * lanes,
+ * qh_count = ceil(ceil(out2 / stride2) / (outs * lanes)). */
+static int64_t dg_threads_per_row(const convt_shape3 &s, int outs, int lanes, int64_t *qh_count)
+{
+    const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
+    *qh_count = (q2 + (int64_t)outs * lanes - 1) / ((int64_t)outs * lanes);
+    return s.out[0] * s.out[1] * s.stride[2] * *qh_count * lanes;
+}
+
+static dg_args make_args(const convt_problem *p, int outs, int lanes)
 {
     dg_args a;
+    const convt_shape3 s = convt_problem_as_3d(p);
     a.cin = p->cin;
     a.cout = p->cout;
     a.cin_g = p->cin / p->groups;
     a.cout_g = p->cout / p->groups;
-    a.s = convt_problem_as_3d(p);
+    a.in_plane = s.in[0] * s.in[1] * s.in[2];
     for (int d = 0; d < 3; d++)
-        a.step[d] = convt_phase_step(a.s.stride[d], a.s.dil[d]);
-    int64_t q2 = (a.s.out[2] + a.s.stride[2] - 1) / a.s.stride[2];
-    a.qblocks = (q2 + outs - 1) / outs;
-    a.per_row = a.s.out[0] * a.s.out[1] * a.s.stride[2] * a.qblocks;
+        a.d[d] = make_dim(s, d);
+    int64_t qh_count;
+    a.per_row = (int)dg_threads_per_row(s, outs, lanes, &qh_count); /* dg_supports bounds it */
+    a.by_qh = convt_fastdiv_make((uint32_t)qh_count);
+    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
+    a.by_out1 = convt_fastdiv_make((uint32_t)s.out[1]);
     return a;
 }
 
@@ -124,24 +230,29 @@ extern "C" const convt_variant convt_variant_direct_grouped;
 
 /* The launch, decoded by name. */
 struct dg_knobs {
-    int64_t block, outs;
+    int64_t block, outs, lanes;
 };
 
 static dg_knobs dg_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_direct_grouped;
-    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs")};
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs"),
+            convt_launch_get(v, l, "lanes")};
 }
 
 static bool dg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                         char *why, size_t why_len)
 {
     const dg_knobs k = dg_knobs_of(l);
-    int64_t block = k.block, outs = k.outs;
+    int64_t block = k.block, outs = k.outs, lanes = k.lanes;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     if (outs != 2 && outs != 4 && outs != 8) {
         snprintf(why, why_len, "outs = %lld must be 2, 4 or 8 (compiled widths)", (long long)outs);
+        return false;
+    }
+    if (lanes != 1 && lanes != 32) {
+        snprintf(why, why_len, "lanes = %lld must be 1 or 32 (compiled layouts)", (long long)lanes);
         return false;
     }
     int64_t cin_g = p->cin / p->groups;
@@ -152,13 +263,32 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
     }
     if (!convt_check_row_blocks(p, "direct_grouped", why, why_len))
         return false;
-    dg_args a = make_args(p, (int)outs);
-    if ((a.per_row + block - 1) / block > 0x7fffffff) {
-        snprintf(why, why_len, "needs %lld blocks per row, above the grid limit 2^31-1",
-                 (long long)((a.per_row + block - 1) / block));
+    /* the kernel indexes a row's threads, a dimension's positions and its
+     * pads in 32 bits */
+    const convt_shape3 s = convt_problem_as_3d(p);
+    int64_t qh_count, per_row = dg_threads_per_row(s, (int)outs, (int)lanes, &qh_count);
+    int64_t widest = 0;
+    for (int d = 0; d < 3; d++) {
+        const int64_t v[] = {s.in[d], s.out[d] + s.pad[d], s.k[d] * s.dil[d], s.stride[d]};
+        for (int i = 0; i < 4; i++)
+            widest = v[i] > widest ? v[i] : widest;
+    }
+    if (per_row + block > INT32_MAX || widest > INT32_MAX) {
+        snprintf(why, why_len, "needs %lld threads per (n, co) row (or a dimension of %lld), "
+                 "above the kernel's 32-bit indices", (long long)per_row, (long long)widest);
         return false;
     }
     return true;
+}
+
+typedef void (*dg_kernel_fn)(dg_args, const float *, const float *, const float *, float *);
+
+template <int OUTS>
+static dg_kernel_fn dg_kernel_for(int lanes, bool one_cin)
+{
+    if (lanes == 32)
+        return one_cin ? direct_grouped_kernel<OUTS, 32, true> : direct_grouped_kernel<OUTS, 32, false>;
+    return one_cin ? direct_grouped_kernel<OUTS, 1, true> : direct_grouped_kernel<OUTS, 1, false>;
 }
 
 static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
@@ -166,17 +296,20 @@ static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_
 {
     (void)workspace, (void)state;
     const dg_knobs k = dg_knobs_of(l);
-    int block = (int)k.block, outs = (int)k.outs;
-    dg_args a = make_args(p, outs);
+    const int block = (int)k.block, outs = (int)k.outs, lanes = (int)k.lanes;
+    dg_args a = make_args(p, outs, lanes);
     size_t smem = sizeof(float) * (size_t)a.cin_g * (size_t)convt_taps(p);
-    dim3 grid((unsigned)((a.per_row + block - 1) / block), (unsigned)(p->n * p->cout));
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (outs == 8)
-        direct_grouped_kernel<8><<<grid, block, smem, st>>>(a, t->x, t->w, t->b, t->y);
-    else if (outs == 4)
-        direct_grouped_kernel<4><<<grid, block, smem, st>>>(a, t->x, t->w, t->b, t->y);
-    else
-        direct_grouped_kernel<2><<<grid, block, smem, st>>>(a, t->x, t->w, t->b, t->y);
+    const int64_t rows = p->n * p->cout;
+    int64_t per_row_blocks = (a.per_row + block - 1) / block;
+    const int64_t cap = ((int64_t)ctx->dev->sm_count * DG_THREADS_PER_SM / block * DG_ROUNDS + rows - 1) / rows;
+    if (per_row_blocks > cap)
+        per_row_blocks = cap;
+    dim3 grid((unsigned)per_row_blocks, (unsigned)rows);
+    const bool one_cin = a.cin_g == 1;
+    dg_kernel_fn kernel = outs == 8   ? dg_kernel_for<8>(lanes, one_cin)
+                          : outs == 4 ? dg_kernel_for<4>(lanes, one_cin)
+                                      : dg_kernel_for<2>(lanes, one_cin);
+    kernel<<<grid, block, smem, (cudaStream_t)ctx->stream>>>(a, t->x, t->w, t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -184,11 +317,12 @@ static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_
 extern "C" const convt_variant convt_variant_direct_grouped = {
     .name = "direct_grouped",
     .summary = "few channels per group: weights in shared memory, OUTS outputs of one stride "
-               "phase per thread, only reaching taps visited",
+               "phase per thread, `lanes` consecutive threads on consecutive outputs, only "
+               "reaching taps visited",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 2,
+    .n_knobs = 3,
     .knobs = {{.name = "block",
                .help = "threads per block",
                .n_defaults = 2,
@@ -197,7 +331,14 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
                .help = "outputs of one stride phase per thread along the innermost dimension "
                        "(2, 4, 8)",
                .n_defaults = 3,
-               .defaults = {2, 4, 8}}},
+               .defaults = {2, 4, 8}},
+              {.name = "lanes",
+               .help = "consecutive threads on consecutive outputs of a phase, a thread's "
+                       "outputs that far apart (1 or 32): 32 makes a warp's loads and "
+                       "stride-1 stores whole lines; 1 gives each thread consecutive outputs, "
+                       "for innermost dimensions much shorter than a warp",
+               .n_defaults = 2,
+               .defaults = {32, 1}}},
     .supports = dg_supports,
     .workspace_size = NULL,
     .prepare = NULL,

@@ -19,7 +19,8 @@
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
 # spread; CONVT_AGAIN_ARGS replaces CONVT_SWEEP_ARGS for the second, e.g.
 # "--devices all" then "--devices 0"); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
-# CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json under
+# CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json and
+# configs/sanitize-direct-grouped.json (or CONVT_SANITIZE_CONFIGS) under
 # compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
 # profiles the winning polyphase kernel on each shape of
 # configs/profile-dense.json with Nsight Compute (every metric of the
@@ -117,13 +118,15 @@ grep -E 'warning' "$OUT/build.log" | head -20
 
 status=0
 if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
-  timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$build/convt-bench" --quiet --config configs/sanitize-polyphase.json \
-    --out "$OUT/sanitize.json" > "$OUT/sanitize.log" 2>&1
-  rc=$?
-  echo "compute-sanitizer memcheck: exit $rc"
-  [ $rc = 0 ] || status=1
-  grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/sanitize.log" | head -12
+  for cfg in ${CONVT_SANITIZE_CONFIGS:-configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json}; do
+    name=$(basename "$cfg" .json)
+    timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$build/convt-bench" --quiet --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer memcheck, $cfg: exit $rc"
+    [ $rc = 0 ] || status=1
+    grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/$name.log" | head -12
+  done
 fi
 if [ "${CONVT_PROFILE:-0}" = 1 ]; then
   # shape, variant and launch: each problem's winner in the KernelBench (or
@@ -152,7 +155,10 @@ configs=${CONVT_CONFIGS:-configs/kernelbench-l1.json}
 for cfg in $configs; do
   name=$(basename "$cfg" .json)
   timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
-    ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1 || status=1
+    ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1
+  rc=$?
+  echo "convt-bench --config $cfg: exit $rc"
+  [ $rc = 0 ] || status=1
   grep -vE '^\[' "$OUT/$name.log" | tail -45
   if [ "${CONVT_TORCH:-0}" = 1 ] && { [ -z "${CONVT_TORCH_ONLY:-}" ] || [[ " $CONVT_TORCH_ONLY " == *" $name "* ]]; }; then
     PYTHONUNBUFFERED=1 timeout ${CONVT_TORCH_TIMEOUT:-300} python3 tools/torch_baseline.py "$cfg" \
