@@ -33,11 +33,22 @@ int planted_run_gpu(planted_bug bug, const convt_problem *p, const float *x, con
 static convt_device_info dev;
 static char dir[256];
 
+/* The wgmma variants (sm_90a builds) run one width, one schedule and both
+ * operand orders in these tests: their defaults, 36 and 24 launches a shape,
+ * kept the random sweep and the KernelBench test past ten minutes each, and
+ * configs/wgmma-check.json, wgmma-posm-check.json and wgmma-3xtf32-check.json
+ * validate every knob on 300 random shapes each, configs/kernelbench-l1.json
+ * every default launch on the KernelBench problems (tools/gpu-run.sh). */
+#define WGMMA_TEST_LAUNCHES \
+    "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
+    "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}"
+
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
     "{\"variants\": %s, \"seed\": 77," \
     " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}," \
-    "  \"cudnn_graph_fp32\": {\"engine\": [0, 1, 4]}, \"cudnn_graph_tf32\": {\"engine\": [0, 1, 4]}}," \
+    "  \"cudnn_graph_fp32\": {\"engine\": [0, 1, 4]}, \"cudnn_graph_tf32\": {\"engine\": [0, 1, 4]}," \
+    WGMMA_TEST_LAUNCHES "}," \
     " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
     " \"random\": {\"count\": %d, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
@@ -109,6 +120,10 @@ static cJSON *run_config_text(const char *text, const char *name, int *ok, int *
     convt_run_summary sum;
     if (convt_run(&cfg, &opt, &sum, &e))
         fail_msg("%s", e.msg);
+    /* a sweep stopped by a signal (a caller's time limit) holds only some
+     * shapes' records: not a pass */
+    if (sum.interrupted)
+        fail_msg("%s: the sweep was stopped by signal %d before it finished", name, sum.interrupted);
     cJSON *doc = read_json(cfg.output);
     assert_non_null(doc);
     *ok = sum.ok;
@@ -221,8 +236,9 @@ static void polyphase_every_tile_against_gpu_reference(void **state)
 }
 
 /* The 17 KernelBench problems of configs/kernelbench-l1.json at full size:
- * every own variant with every default launch configuration, one validated
- * run each against the float64 GPU reference (spot-checked on the CPU). */
+ * every own variant with every default launch configuration (the wgmma
+ * variants with WGMMA_TEST_LAUNCHES), one validated run each against the
+ * float64 GPU reference (spot-checked on the CPU). */
 static void kernelbench_shapes(void **state)
 {
     (void)state;
@@ -237,6 +253,7 @@ static void kernelbench_shapes(void **state)
     char *text = malloc(len);
     snprintf(text, len,
              "{\"variants\": %s, \"seed\": 11,"
+             " \"launch\": {" WGMMA_TEST_LAUNCHES "},"
              " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1,"
              " \"cache\": \"warm\"},"
              " \"validation\": {\"cpu_reference_max_gflop\": 0, \"spot_checks\": 64},"
