@@ -9,6 +9,9 @@
 # (needs the sm_90a build: CONVT_SM=90a).
 #
 #   CONVT_PROFILE_SPECS="SHAPE VARIANT KNOB=V ...;..." (default below)
+#   CONVT_PROFILE_CONFIG: the config the shapes come from (default
+#     configs/kernelbench-l1.json); CONVT_PROFILE_KERNEL: a regex on the
+#     kernel names to profile (default polyphase_), e.g. direct_grouped
 set -uo pipefail
 # The default: the dense problems v10 loses to cuDNN (kb68, kb69) or stays
 # 3x above the floor on (kb57), at the widths the sweep picks.
@@ -17,13 +20,13 @@ IFS=';' read -ra list <<< "$specs"
 for spec in "${list[@]}"; do
   set -- $spec
   shape=$1 variant=$2; shift 2
-  python3 tools/one_launch_config.py configs/kernelbench-l1.json "$shape" "$variant" "$@" --once \
+  python3 tools/one_launch_config.py "${CONVT_PROFILE_CONFIG:-configs/kernelbench-l1.json}" "$shape" "$variant" "$@" --once \
     > /tmp/profile-one.json
   # the knobs in the name: two launches of one shape and variant keep two reports
   knobs=$(echo "$*" | tr ' =' '_-')
   report="$OUT/ncu-$shape-$variant${knobs:+-$knobs}.txt"
   rep=/tmp/profile-one
-  timeout 150 ncu --kernel-name regex:polyphase_ --launch-count 1 --section SpeedOfLight \
+  timeout 150 ncu --kernel-name "regex:${CONVT_PROFILE_KERNEL:-polyphase_}" --launch-count 1 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section Occupancy --section SchedulerStats \
     --section WarpStateStats --section MemoryWorkloadAnalysis \
     --section MemoryWorkloadAnalysis_Tables --section LaunchStats --section SourceCounters \
