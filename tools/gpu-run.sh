@@ -40,6 +40,9 @@
 # row shift: which descriptor base offset computes, and cycles per wgmma).
 # CONVT_NN=1 checks libconvt on the GPU: the C example installed, and
 # convt.nn against PyTorch (tools/check_convt_nn.py).
+# CONVT_GPU_TEST_FUNCS="FILTER ..." runs test_gpu once per cmocka filter
+# (e.g. "kernelbench* variants_against_cpu*"), each under
+# CONVT_GPU_TEST_TIMEOUT seconds (default 400), logs in $OUT/test-gpu-*.log.
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
@@ -225,6 +228,22 @@ if [ "${CONVT_CHECK_SLOWDOWN:-0}" = 1 ]; then
   # compare must catch a gather slowed by a planted delay, and pass noise
   CONVT_NO_SETUP=1 CONVT_BUILD=$build CONVT_OUT="$OUT/slowdown" \
     timeout 300 bash tools/check-slowdown.sh "${CONVT_DELAY_US:-5}" cuda || status=1
+fi
+if [ -n "${CONVT_GPU_TEST_FUNCS:-}" ]; then
+  # test_gpu's functions one by one (cmocka filters, e.g. "kernelbench*
+  # variants_against_cpu*"), each under CONVT_GPU_TEST_TIMEOUT seconds: the
+  # whole program runs past one device call, and a function cut off by the
+  # limit fails instead of hiding the rest
+  ninja -C "$build" tests/test_gpu >> "$OUT/build.log" 2>&1
+  for f in $CONVT_GPU_TEST_FUNCS; do
+    log="$OUT/test-gpu-$(echo "$f" | tr -cd 'A-Za-z0-9_-').log"
+    (cd "$build" && CONVT_GPU_TEST_FILTER="$f" CONVT_SOURCE_ROOT="$here" CONVT_BENCH="$PWD/convt-bench" \
+      timeout ${CONVT_GPU_TEST_TIMEOUT:-400} tests/test_gpu > "$log" 2>&1)
+    rc=$?
+    echo "test_gpu $f: exit $rc"
+    [ $rc = 0 ] || status=1
+    grep -vE '^\[ *[0-9]+/' "$log" | grep -E 'runs ok|passed on|PASSED|FAILED|SIGTERM|: (wrong|failed):' | head -8
+  done
 fi
 if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
   timeout ${CONVT_TEST_TIMEOUT:-420} meson test -C "$build" --print-errorlogs --num-processes 4 \
