@@ -263,8 +263,15 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
     }
     if (!convt_check_row_blocks(p, "direct_grouped", why, why_len))
         return false;
-    /* the kernel indexes a row's threads, a dimension's positions and its
-     * pads in 32 bits */
+    /* The kernel indexes in 32 bits: a dimension's positions and pads; a
+     * row's threads and the grid-stride loop's next index (a row's grid is
+     * at most ceil(per_row / block) blocks, so below 2 * (per_row + block));
+     * along the innermost dimension the positions ph + stride * q of every
+     * output a thread computes, the padding ones past the row's end
+     * included (q below qh_count * outs * lanes), and the inputs q + c they
+     * read (|c| below the widest extent). Shapes past these (strides or
+     * extents near 2^30) are refused rather than wrapped: a review found
+     * stores 8 GiB before y, and reads past x on the unchecked path. */
     const convt_shape3 s = convt_problem_as_3d(p);
     int64_t qh_count, per_row = dg_threads_per_row(s, (int)outs, (int)lanes, &qh_count);
     int64_t widest = 0;
@@ -273,9 +280,12 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
         for (int i = 0; i < 4; i++)
             widest = v[i] > widest ? v[i] : widest;
     }
-    if (per_row + block > INT32_MAX || widest > INT32_MAX) {
-        snprintf(why, why_len, "needs %lld threads per (n, co) row (or a dimension of %lld), "
-                 "above the kernel's 32-bit indices", (long long)per_row, (long long)widest);
+    if (widest > INT32_MAX || 2 * (per_row + block) > INT32_MAX ||
+        s.stride[2] * qh_count * outs * lanes + widest > INT32_MAX) {
+        snprintf(why, why_len, "needs %lld threads per (n, co) row and positions up to %lld "
+                 "along the innermost dimension (a dimension of %lld), beyond the kernel's "
+                 "32-bit indices", (long long)per_row,
+                 (long long)(s.stride[2] * qh_count * outs * lanes), (long long)widest);
         return false;
     }
     return true;

@@ -162,6 +162,24 @@ static void refusals_name_their_reason(void **state)
     convt_problem wide = plain();
     wide.cin = 64; /* 64 channels per group: a GEMM's work */
     refuses("direct_grouped", &wide, NULL, 0, ws, "64 input channels per group");
+    /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
+     * the padding outputs of a stride of 2^30 past the row's end ... */
+    convt_problem wide_stride = convt_problem_default(1);
+    wide_stride.n = wide_stride.cin = wide_stride.cout = wide_stride.groups = 1, wide_stride.in[0] = 1;
+    wide_stride.k[0] = 3;
+    wide_stride.stride[0] = (int64_t)1 << 30;
+    refuses("direct_grouped", &wide_stride, "outs", 8, ws, "beyond the kernel's 32-bit indices");
+    /* ... a row of 2^31 - 200 threads, whose grid-stride step wraps ... */
+    convt_problem rows = convt_problem_default(2);
+    rows.n = rows.cin = rows.cout = rows.groups = 1, rows.in[0] = rows.in[1] = 1;
+    rows.k[0] = 2, rows.k[1] = 3, rows.stride[1] = ((int64_t)1 << 30) - 100;
+    refuses("direct_grouped", &rows, "lanes", 1, ws, "beyond the kernel's 32-bit indices");
+    /* ... and out + pad at 2^31 - 1, where the unchecked path's test wraps */
+    convt_problem edge = convt_problem_default(1);
+    edge.n = edge.cin = edge.cout = edge.groups = 1;
+    edge.in[0] = ((int64_t)1 << 30) - 500, edge.k[0] = 2, edge.pad[0] = ((int64_t)1 << 30) - 1000;
+    edge.dil[0] = ((int64_t)1 << 30) - 1, edge.out_pad[0] = ((int64_t)1 << 30) - 500;
+    refuses("direct_grouped", &edge, "outs", 8, ws, "beyond the kernel's 32-bit indices");
     convt_problem q = plain();
     q.stride[1] = 1, q.dil[1] = 3, q.out_pad[1] = 2; /* PyTorch allows it, cuDNN cannot */
     refuses("cudnn_fp32", &q, NULL, 0, ws, "out_pad[1] = 2 is not below stride[1] = 1");
