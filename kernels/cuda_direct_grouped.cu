@@ -20,11 +20,11 @@
  * are `lanes` apart: q = (qh * OUTS + j) * lanes + lane. With lanes = 32 a
  * warp's load of one tap is 32 consecutive floats (one 128-byte line) and its
  * store at stride 1 is too; with lanes = 1 a thread's outputs are consecutive
- * (the first version's layout: each lane its own sector, eight times the L1
- * wavefronts of a coalesced load, which kept depthwise layers near 20% of
- * the copy bandwidth; results/notes.md, "Session 13"), which still suits an
- * innermost dimension much shorter than a warp. float32 accumulation in a
- * fixed order: deterministic.
+ * (the first version's layout: each lane its own sector), which suits an
+ * innermost dimension much shorter than a warp. On the H100 the first version
+ * was instruction-bound, not memory-bound, and this one is still issue-bound
+ * at lanes = 32 and L1-bound at lanes = 1 (results/notes.md, "Session 13").
+ * float32 accumulation in a fixed order: deterministic.
  *
  *   convt-bench --config configs/realistic.json   (depthwise and grouped shapes) */
 #include "build_config.h"
