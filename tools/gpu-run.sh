@@ -120,14 +120,17 @@ ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/
 grep -E 'warning' "$OUT/build.log" | head -20
 
 status=0
+# the exit status $1 of step $2, printed; anything but 0 fails the call
+check_rc() {
+  echo "$2: exit $1"
+  [ "$1" = 0 ] || status=1
+}
 if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
   for cfg in ${CONVT_SANITIZE_CONFIGS:-configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json}; do
     name=$(basename "$cfg" .json)
     timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$build/convt-bench" --quiet --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1
-    rc=$?
-    echo "compute-sanitizer memcheck, $cfg: exit $rc"
-    [ $rc = 0 ] || status=1
+    check_rc $? "compute-sanitizer memcheck, $cfg"
     grep -E 'ERROR SUMMARY|Invalid|runs:|ok,' "$OUT/$name.log" | head -12
   done
 fi
@@ -159,9 +162,7 @@ for cfg in $configs; do
   name=$(basename "$cfg" .json)
   timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1
-  rc=$?
-  echo "convt-bench --config $cfg: exit $rc"
-  [ $rc = 0 ] || status=1
+  check_rc $? "convt-bench --config $cfg"
   grep -vE '^\[' "$OUT/$name.log" | tail -45
   if [ "${CONVT_TORCH:-0}" = 1 ] && { [ -z "${CONVT_TORCH_ONLY:-}" ] || [[ " $CONVT_TORCH_ONLY " == *" $name "* ]]; }; then
     PYTHONUNBUFFERED=1 timeout ${CONVT_TORCH_TIMEOUT:-300} python3 tools/torch_baseline.py "$cfg" \
@@ -234,14 +235,12 @@ if [ -n "${CONVT_GPU_TEST_FUNCS:-}" ]; then
   # variants_against_cpu*"), each under CONVT_GPU_TEST_TIMEOUT seconds: the
   # whole program runs past one device call, and a function cut off by the
   # limit fails instead of hiding the rest
-  ninja -C "$build" tests/test_gpu >> "$OUT/build.log" 2>&1
+  # (through meson test, which gives test_gpu its environment)
   for f in $CONVT_GPU_TEST_FUNCS; do
     log="$OUT/test-gpu-$(echo "$f" | tr -cd 'A-Za-z0-9_-').log"
-    (cd "$build" && CONVT_GPU_TEST_FILTER="$f" CONVT_SOURCE_ROOT="$here" CONVT_BENCH="$PWD/convt-bench" \
-      timeout ${CONVT_GPU_TEST_TIMEOUT:-400} tests/test_gpu > "$log" 2>&1)
-    rc=$?
-    echo "test_gpu $f: exit $rc"
-    [ $rc = 0 ] || status=1
+    CONVT_GPU_TEST_FILTER="$f" timeout ${CONVT_GPU_TEST_TIMEOUT:-400} \
+      meson test -C "$build" --suite gpu --verbose --timeout-multiplier 0 > "$log" 2>&1
+    check_rc $? "test_gpu $f"
     grep -vE '^\[ *[0-9]+/' "$log" | grep -E 'runs ok|passed on|PASSED|FAILED|SIGTERM|: (wrong|failed):' | head -8
   done
 fi
