@@ -1,0 +1,84 @@
+/* The stride phases folded into the output channels (fold_phases.h): which
+ * problems fold, and the folded problem. */
+#include "fold_phases.h"
+
+#include <stdio.h>
+
+const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
+{
+    int64_t S = 1;
+    for (int d = 0; d < p->dims; d++) {
+        if (p->dil[d] != 1) {
+            snprintf(buf, len, "dil[%d] = %lld: folding the phases needs dilation 1", d,
+                     (long long)p->dil[d]);
+            return buf;
+        }
+        if (p->k[d] % p->stride[d] != 0) {
+            snprintf(buf, len,
+                     "k[%d] = %lld is no multiple of stride[%d] = %lld: the phases' taps "
+                     "differ, so they do not fold",
+                     d, (long long)p->k[d], d, (long long)p->stride[d]);
+            return buf;
+        }
+        if (p->out_pad[d] > p->pad[d]) {
+            snprintf(buf, len,
+                     "out_pad[%d] = %lld exceeds pad[%d] = %lld: the folded positions would "
+                     "not reach the last outputs",
+                     d, (long long)p->out_pad[d], d, (long long)p->pad[d]);
+            return buf;
+        }
+        /* every folded position and original output index stays far inside an int */
+        if (p->in[d] + p->k[d] > ((int64_t)1 << 30) / p->stride[d]) {
+            snprintf(buf, len, "in[%d] = %lld is too long to fold in 32-bit positions", d,
+                     (long long)p->in[d]);
+            return buf;
+        }
+        S *= p->stride[d];
+    }
+    if (S == 1) {
+        snprintf(buf, len, "stride 1 along every dimension: one phase, nothing to fold");
+        return buf;
+    }
+    if (S > CONVT_FOLD_MAX_PHASES || (S & (S - 1))) {
+        snprintf(buf, len,
+                 "%lld stride phases: folding takes 2, 4, 8 or 16 (a power of two that "
+                 "divides an epilogue warp's 16 channel rows)",
+                 (long long)S);
+        return buf;
+    }
+    return NULL;
+}
+
+convt_problem convt_fold_problem(const convt_problem *p)
+{
+    convt_problem f = *p;
+    int64_t S = 1;
+    for (int d = 0; d < p->dims; d++) {
+        S *= p->stride[d];
+        f.k[d] = p->k[d] / p->stride[d];
+        f.stride[d] = 1;
+        f.pad[d] = 0;
+        f.out_pad[d] = 0;
+        f.dil[d] = 1;
+    }
+    f.cout = p->cout * S;
+    return f;
+}
+
+convt_fold convt_fold_of(const convt_problem *p)
+{
+    const convt_shape3 s = convt_problem_as_3d(p);
+    convt_fold f;
+    f.S = 1;
+    for (int d = 0; d < 3; d++) {
+        f.s[d] = (int)s.stride[d];
+        f.k[d] = (int)s.k[d];
+        f.m[d] = (int)(s.k[d] / s.stride[d]);
+        f.pad[d] = (int)s.pad[d];
+        f.out[d] = (int)s.out[d];
+        f.S *= f.s[d];
+    }
+    f.cout_g = (int)(p->cout / p->groups);
+    f.out_plane = s.out[0] * s.out[1] * s.out[2];
+    return f;
+}

@@ -1,0 +1,103 @@
+/* The stride phases folded into the output channels: a transposed
+ * convolution whose kernel is a whole number of strides long along every
+ * dimension (k[d] = m[d] * stride[d], dilation 1) is a stride-1 transposed
+ * convolution with S = stride[0] * stride[1] * stride[2] times the output
+ * channels, followed by a depth-to-space rearrangement of its output.
+ *
+ * With o = t*s + r - pad (t the folded position, r the phase, 0 <= r < s)
+ * the taps that reach o are k = j*s + r, reading input t - j (j < m): the
+ * same input shifts j for every phase. So
+ *
+ *   y[n][c][o]  =  Y[n][c*S + r][t],   Y = stride-1 convolution, pad 0,
+ *   kernel m, weights W[ci][c*S + r][j] = w[ci][c][j*s + r],
+ *
+ * per dimension (r's innermost dimension fastest in c*S + r). A tile of Y
+ * holds every phase of a stretch of outputs, so its stores fill whole
+ * sectors, and the input is staged once for all the phases
+ * (polyphase_wgmma_tf32, knob fold); phase by phase, each of the S phases
+ * stores every S-th float (Nsight Compute on vocoder_up2, k16 stride 8:
+ * L2 at 75% of its peak with the SMs at 17%).
+ *
+ * Y's positions t run over [0, in + m - 1); they cover outputs
+ * [-pad, (in + m - 1)*s - pad), which is all of y when out_pad <= pad
+ * (convt_fold_check). The host (C11) and the kernels share what is here;
+ * tests/test_fold_phases.c checks it against the float64 reference. */
+#ifndef CONVT_SRC_LIB_FOLD_PHASES_H
+#define CONVT_SRC_LIB_FOLD_PHASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostdevice.h"
+#include "problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Phases a fold may have: S divides the 16 output channels of an epilogue
+ * warp's rows, so each warp holds whole original channels. */
+#define CONVT_FOLD_MAX_PHASES 16
+
+/* What the folded output's consumer needs of the original problem, as
+ * 3-dimensional (index 2 innermost; convt_problem_as_3d). S = 1: no fold. */
+typedef struct convt_fold {
+    int S;                 /* phases: s[0] * s[1] * s[2] */
+    int s[3], m[3], pad[3], out[3];
+    int k[3];              /* the original kernel: m[d] * s[d] */
+    int cout_g;            /* the original output channels per group */
+    int64_t out_plane;     /* out[0] * out[1] * out[2] */
+} convt_fold;
+
+/* NULL when p folds: dilation 1, every k[d] a multiple of stride[d], S in
+ * 2..CONVT_FOLD_MAX_PHASES and a power of two, out_pad[d] <= pad[d] (else
+ * Y would not cover y's last outputs); otherwise a sentence in buf. */
+const char *convt_fold_check(const convt_problem *p, char *buf, size_t len);
+
+/* The folded problem (stride 1, pad 0, out_pad 0, kernel m, cout * S
+ * output channels; groups, images, input and bias flag kept) and the
+ * fold's description. p must pass convt_fold_check. */
+convt_problem convt_fold_problem(const convt_problem *p);
+convt_fold convt_fold_of(const convt_problem *p);
+
+/* A folded output channel's phase r (in [0, S)) split per dimension. */
+CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
+{
+    ph[2] = r % f->s[2];
+    ph[1] = (r / f->s[2]) % f->s[1];
+    ph[0] = r / (f->s[2] * f->s[1]);
+}
+
+/* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
+ * w: ci counts from 0 over all input channels (g * cin_g + ci within the
+ * group), cf is a folded channel of the group, jlin = (j0*m1 + j1)*m2 + j2. */
+CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int jlin)
+{
+    int ph[3];
+    convt_fold_phase(f, cf % f->S, ph);
+    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
+    const int k0 = j0 * f->s[0] + ph[0], k1 = j1 * f->s[1] + ph[1], k2 = j2 * f->s[2] + ph[2];
+    return (ci * f->cout_g + cf / f->S) * ((int64_t)f->k[0] * f->k[1] * f->k[2]) +
+           ((int64_t)k0 * f->k[1] + k1) * f->k[2] + k2;
+}
+
+/* Where Y's position (t0, t1, t2) of phase ph goes in its original
+ * channel's plane: true and *off, or false where that is outside y (the
+ * pad's outputs before 0 and past out). */
+CONVT_HD bool convt_fold_output(const convt_fold *f, const int ph[3], int t0, int t1, int t2,
+                                int64_t *off)
+{
+    const int o0 = t0 * f->s[0] + ph[0] - f->pad[0], o1 = t1 * f->s[1] + ph[1] - f->pad[1],
+              o2 = t2 * f->s[2] + ph[2] - f->pad[2];
+    if ((unsigned)o0 >= (unsigned)f->out[0] || (unsigned)o1 >= (unsigned)f->out[1] ||
+        (unsigned)o2 >= (unsigned)f->out[2])
+        return false;
+    *off = ((int64_t)o0 * f->out[1] + o1) * f->out[2] + o2;
+    return true;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,194 @@
+/* The stride phases folded into the output channels (src/lib/fold_phases.h)
+ * against the float64 reference, over 300 random shapes that fold (1-3
+ * dimensions, strides with 2 to 16 phases, kernels of 1 to 3 strides,
+ * every pad and out_pad that folds, groups, bias): the folded problem's
+ * reference, with W built by convt_fold_weight_index, mapped back by
+ * convt_fold_output (plus the bias of the original channel), is the
+ * original's reference, and the map hits every output exactly once. The
+ * kernels' epilogue and weight image call these same functions.
+ * convt_fold_check refuses what does not fold, naming why. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold_phases.h"
+#include "hostdevice.h"
+#include "problem.h"
+#include "reference.h"
+
+static uint64_t rng_state = 12345;
+static int64_t pick(int64_t lo, int64_t hi)
+{
+    rng_state = convt_mix64(rng_state);
+    return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+/* A random problem that folds: strides with at most 16 phases, each a
+ * power of two (1 along some dimensions), k a multiple of the stride. */
+static convt_problem random_foldable(void)
+{
+    for (;;) {
+        convt_problem p = convt_problem_default((int)pick(1, 3));
+        p.n = pick(1, 2);
+        p.groups = pick(1, 3);
+        p.cin = p.groups * pick(1, 3);
+        p.cout = p.groups * pick(1, 3);
+        p.bias = pick(0, 1);
+        int64_t S = 1;
+        for (int d = 0; d < p.dims; d++) {
+            p.stride[d] = (int64_t)1 << pick(0, p.dims == 1 ? 4 : 2);
+            p.k[d] = p.stride[d] * pick(1, 3);
+            p.in[d] = pick(1, p.dims == 3 ? 4 : 9);
+            p.pad[d] = pick(0, p.k[d] - 1);
+            p.out_pad[d] = pick(0, p.pad[d] < p.stride[d] - 1 ? p.pad[d] : p.stride[d] - 1);
+            S *= p.stride[d];
+        }
+        char why[200];
+        if (S < 2 || S > CONVT_FOLD_MAX_PHASES || convt_problem_check(&p, why, sizeof why) ||
+            convt_out_spatial(&p) <= 0)
+            continue;
+        assert_null(convt_fold_check(&p, why, sizeof why));
+        return p;
+    }
+}
+
+static float *random_tensor(int64_t n, uint64_t seed)
+{
+    float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = convt_uniform(seed, (uint64_t)i, -1.0f, 1.0f);
+    return v;
+}
+
+static void check_one(const convt_problem *p)
+{
+    const convt_problem fp = convt_fold_problem(p);
+    const convt_fold f = convt_fold_of(p);
+    char why[200];
+    assert_null(convt_problem_check(&fp, why, sizeof why));
+    assert_int_equal(fp.cout, p->cout * f.S);
+    float *x = random_tensor(convt_x_elems(p), 1), *w = random_tensor(convt_w_elems(p), 2);
+    float *b = random_tensor(convt_b_elems(p), 3);
+
+    /* W from w, every element through the fold's map */
+    const int64_t cin_g = p->cin / p->groups, fcout_g = fp.cout / fp.groups, mtaps = convt_taps(&fp);
+    float *W = malloc(sizeof *W * (size_t)convt_w_elems(&fp));
+    assert_non_null(W);
+    for (int64_t ci = 0; ci < p->cin; ci++)
+        for (int cf = 0; cf < fcout_g; cf++)
+            for (int j = 0; j < mtaps; j++) {
+                const int64_t src = convt_fold_weight_index(&f, ci, cf, j);
+                assert_true(src >= 0 && src < convt_w_elems(p));
+                W[(ci * fcout_g + cf) * mtaps + j] = w[src];
+            }
+    (void)cin_g;
+
+    const int64_t ny = convt_y_elems(p), nY = convt_y_elems(&fp);
+    double *ref = malloc(sizeof *ref * (size_t)ny), *Ref = malloc(sizeof *Ref * (size_t)nY);
+    int *hits = calloc((size_t)ny, sizeof *hits);
+    assert_non_null(ref);
+    assert_non_null(Ref);
+    assert_non_null(hits);
+    convt_reference(p, x, w, b, ref, NULL);
+    convt_reference(&fp, x, W, NULL, Ref, NULL);
+
+    /* every folded output, mapped back */
+    const convt_shape3 Fs = convt_problem_as_3d(&fp);
+    int64_t i = 0;
+    for (int64_t n = 0; n < fp.n; n++)
+        for (int64_t co = 0; co < fp.cout; co++)
+            for (int t0 = 0; t0 < Fs.out[0]; t0++)
+                for (int t1 = 0; t1 < Fs.out[1]; t1++)
+                    for (int t2 = 0; t2 < Fs.out[2]; t2++, i++) {
+                        const int64_t g = co / fcout_g, cf = co % fcout_g;
+                        const int64_t c = g * f.cout_g + cf / f.S; /* the original channel */
+                        int ph[3];
+                        convt_fold_phase(&f, (int)(cf % f.S), ph);
+                        int64_t off;
+                        if (!convt_fold_output(&f, ph, t0, t1, t2, &off))
+                            continue;
+                        assert_true(off >= 0 && off < f.out_plane);
+                        const int64_t o = (n * p->cout + c) * f.out_plane + off;
+                        hits[o]++;
+                        const double want = ref[o], got = Ref[i] + (p->bias ? b[c] : 0.0);
+                        if (fabs(want - got) > 1e-9 * (1.0 + fabs(want))) {
+                            char key[160];
+                            convt_problem_key(p, key, sizeof key);
+                            fail_msg("%s: output %lld is %.12g, folded gives %.12g", key,
+                                     (long long)o, want, got);
+                        }
+                    }
+    assert_int_equal(i, nY);
+    for (int64_t o = 0; o < ny; o++)
+        if (hits[o] != 1) {
+            char key[160];
+            convt_problem_key(p, key, sizeof key);
+            fail_msg("%s: output %lld hit %d times", key, (long long)o, hits[o]);
+        }
+    free(x), free(w), free(b), free(W), free(ref), free(Ref), free(hits);
+}
+
+static void folded_equals_reference(void **state)
+{
+    (void)state;
+    for (int s = 0; s < 300; s++) {
+        const convt_problem p = random_foldable();
+        check_one(&p);
+    }
+}
+
+/* The realistic layers that fold, as configs/realistic.json has them. */
+static void realistic_layers_fold(void **state)
+{
+    (void)state;
+    convt_problem p = convt_problem_default(1);
+    p.n = 1, p.cin = 4, p.cout = 3, p.in[0] = 7, p.k[0] = 16, p.stride[0] = 8, p.pad[0] = 4;
+    check_one(&p); /* vocoder: k 2 x stride 8 */
+    p = convt_problem_default(2);
+    p.n = 1, p.cin = 3, p.cout = 2, p.in[0] = 5, p.in[1] = 6, p.bias = true;
+    p.k[0] = p.k[1] = p.stride[0] = p.stride[1] = 2;
+    check_one(&p); /* UNet 2x2 */
+}
+
+static void refuses_what_does_not_fold(void **state)
+{
+    (void)state;
+    char why[200];
+    convt_problem p = convt_problem_default(1);
+    p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = 8, p.k[0] = 16, p.stride[0] = 8, p.pad[0] = 4;
+    assert_null(convt_fold_check(&p, why, sizeof why));
+    p.k[0] = 15;
+    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "multiple of stride[0]"));
+    p.k[0] = 16, p.dil[0] = 2;
+    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "dil[0]"));
+    p.dil[0] = 1, p.pad[0] = 0, p.out_pad[0] = 1;
+    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "out_pad[0]"));
+    p.out_pad[0] = 0, p.k[0] = 3, p.stride[0] = 1;
+    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* one phase: nothing to fold */
+    assert_non_null(strstr(why, "nothing to fold"));
+    p.k[0] = 32, p.stride[0] = 32;
+    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    p.k[0] = 6, p.stride[0] = 3;
+    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* 3 phases: not a power of two */
+    assert_non_null(strstr(why, "3 stride phases"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(folded_equals_reference),
+        cmocka_unit_test(realistic_layers_fold),
+        cmocka_unit_test(refuses_what_does_not_fold),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
