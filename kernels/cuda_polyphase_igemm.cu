@@ -394,6 +394,7 @@ struct wg_pack_args {
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
     int64_t total;
+    convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
 };
 
 /* Element i of the image, walked tile by tile (output contiguous): tap T of
@@ -420,8 +421,10 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
         const int cob = (int)(s % pa.co_blocks), g = (int)(s / pa.co_blocks);
         const int k4 = j / pa.a_lbo_f, co = (j % pa.a_lbo_f) / 4, e = j % 4;
         const int ci = chunk * pa.bk + 4 * k4 + e, cog = cob * pa.w_rows + co;
+        const int64_t gci = (int64_t)g * pa.cin_g + ci;
         const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
-                            ? w[(((int64_t)g * pa.cin_g + ci) * pa.cout_g + cog) * pa.ktaps + taps[T].lin]
+                            ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, taps[T].lin)
+                                              : (gci * pa.cout_g + cog) * pa.ktaps + taps[T].lin]
                             : 0.0f;
         const int2 tr = tap_rows[T];
         const int64_t slot = wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x,
@@ -856,21 +859,48 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 
-/* The launch, decoded by name, and the variant's precision: parts 1 is
- * TF32, 2 is 3xTF32 (each staged operand a big and a small part). */
+/* Which of the three variants: the precision (parts 1 is TF32, 2 is
+ * 3xTF32: each staged operand a big and a small part) and whether the
+ * stride phases are folded into the output channels
+ * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h). */
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32 };
+
+/* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
     int64_t bn, bk, stages, kpad, persist, pos_m;
     int parts;
+    bool fold;
 };
 
-static wg_knobs wg_knobs_of(const convt_launch *l, int parts)
+static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
 {
-    const convt_variant *v =
-        parts == 2 ? &convt_variant_polyphase_wgmma_3xtf32 : &convt_variant_polyphase_wgmma_tf32;
+    const convt_variant *v = kind == WG_3XTF32    ? &convt_variant_polyphase_wgmma_3xtf32
+                             : kind == WG_FOLD_TF32 ? &convt_variant_polyphase_wgmma_fold_tf32
+                                                    : &convt_variant_polyphase_wgmma_tf32;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            convt_launch_get(v, l, "persist"), convt_launch_get(v, l, "pos_m"), parts};
+            convt_launch_get(v, l, "persist"),
+            kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "pos_m"),
+            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32};
+}
+
+/* The problem the kernel computes: the folded one for
+ * polyphase_wgmma_fold_tf32 (which supports() has checked folds), else p. */
+static convt_problem wg_problem(const convt_problem *p, const wg_knobs &k)
+{
+    return k.fold ? convt_fold_problem(p) : *p;
+}
+
+/* The fold the epilogue and the weight image undo: S = 1 where none. */
+static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
+{
+    if (k.fold)
+        return convt_fold_of(p);
+    convt_fold f = {};
+    f.S = 1;
+    return f;
 }
 
 /* The widest compiled tile: 3xTF32's partial sums double the accumulators
@@ -884,7 +914,7 @@ static int wg_max_bn(const wg_knobs &k)
  * positions as M (pos_m) 64, 128 and 256. */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
-    if (k.pos_m)
+    if (k.pos_m || k.fold)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
@@ -897,6 +927,8 @@ enum { WG_POSM_MAX_CO = 32 };
  * stage holds twice a TF32 stage's bytes for the same channels). */
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
+    if (k.fold)
+        return bk == 16 || bk == 32;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
 
@@ -1064,9 +1096,14 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
 }
 
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
-static size_t wg_workspace(const convt_problem *p, const convt_launch *l, int parts)
+static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
-    return sizeof(float) * (size_t)wg_pack_args_of(p, wg_knobs_of(l, parts), convt_taps(p)).total;
+    const wg_knobs k = wg_knobs_of(l, kind);
+    char why[200];
+    if (k.fold && convt_fold_check(p, why, sizeof why))
+        return 0; /* supports() refuses it */
+    const convt_problem q = wg_problem(p, k);
+    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1108,10 +1145,15 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
     return 0;
 }
 
-static bool wg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
-                        char *why, size_t why_len, int parts)
+static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
+                        const convt_context *ctx, char *why, size_t why_len, wg_variant kind)
 {
-    const wg_knobs k = wg_knobs_of(l, parts);
+    const wg_knobs k = wg_knobs_of(l, kind);
+    if (k.fold && convt_fold_check(p_orig, why, why_len))
+        return false;
+    /* from here on, the problem the kernel computes */
+    const convt_problem q = wg_problem(p_orig, k);
+    const convt_problem *p = &q;
     if (k.pos_m != 0 && k.pos_m != 1) {
         snprintf(why, why_len, "pos_m = %lld must be 0 (output channels as wgmma's M) or 1 "
                  "(positions as M)", (long long)k.pos_m);
@@ -1123,9 +1165,10 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
-        if (k.pos_m)
+        if (k.pos_m || k.fold)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
-                     "with pos_m = 1 (the compiled widths)", (long long)k.bn);
+                     "%s (the compiled widths)", (long long)k.bn,
+                     k.fold ? "with the phases folded" : "with pos_m = 1");
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1135,7 +1178,7 @@ static bool wg_supports(const convt_problem *p, const convt_launch *l, const con
     }
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
-                 k.parts == 2 ? "8 or 16" : "8, 16 or 32");
+                 k.fold ? "16 or 32" : k.parts == 2 ? "8 or 16" : "8, 16 or 32");
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -1201,6 +1244,10 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (k.fold)
+        return bn == 64 ? wg_fold_kernel_bn64(bk, nseg)
+               : bn == 128 ? wg_fold_kernel_bn128(bk, nseg)
+                           : wg_fold_kernel_bn256(bk, nseg);
     if (k.pos_m)
         return bn == 64 ? wg_posm_kernel_bn64(bk, w_rows, parts)
                : bn == 128 ? wg_posm_kernel_bn128(bk, w_rows, parts)
@@ -1259,10 +1306,12 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     return 0;
 }
 
-static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
-                      void **state, convt_err *e, int parts)
+static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
+                      const convt_context *ctx, void **state, convt_err *e, wg_variant kind)
 {
-    const wg_knobs k = wg_knobs_of(l, parts);
+    const wg_knobs k = wg_knobs_of(l, kind);
+    const convt_problem q = wg_problem(p_orig, k); /* supports() has checked the fold */
+    const convt_problem *p = &q;
     wg_planned w;
     char why[160];
     if (wg_plan(p, k, ctx->dev, &w, why, sizeof why))
@@ -1289,6 +1338,7 @@ static int wg_prepare(const convt_problem *p, const convt_launch *l, const convt
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
+        st->args.fold = st->pack.fold = wg_fold(p_orig, k);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
@@ -1340,38 +1390,29 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     return 0;
 }
 
-/* The two variants' entry points: one kernel template and host side,
- * their precision passed on. */
-static bool wg_supports_tf32(const convt_problem *p, const convt_launch *l,
-                             const convt_context *ctx, char *why, size_t why_len)
-{
-    return wg_supports(p, l, ctx, why, why_len, 1);
-}
-static bool wg_supports_split3(const convt_problem *p, const convt_launch *l,
-                               const convt_context *ctx, char *why, size_t why_len)
-{
-    return wg_supports(p, l, ctx, why, why_len, 2);
-}
-static size_t wg_workspace_tf32(const convt_problem *p, const convt_launch *l)
-{
-    return wg_workspace(p, l, 1);
-}
-static size_t wg_workspace_split3(const convt_problem *p, const convt_launch *l)
-{
-    return wg_workspace(p, l, 2);
-}
-static int wg_prepare_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                           const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
-{
-    (void)t, (void)workspace;
-    return wg_prepare(p, l, ctx, state, e, 1);
-}
-static int wg_prepare_split3(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                             const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
-{
-    (void)t, (void)workspace;
-    return wg_prepare(p, l, ctx, state, e, 2);
-}
+/* The three variants' entry points: one kernel template and host side,
+ * their kind passed on. */
+#define WG_ENTRY_POINTS(SUFFIX, KIND)                                                              \
+    static bool wg_supports_##SUFFIX(const convt_problem *p, const convt_launch *l,                \
+                                     const convt_context *ctx, char *why, size_t why_len)          \
+    {                                                                                              \
+        return wg_supports(p, l, ctx, why, why_len, KIND);                                         \
+    }                                                                                              \
+    static size_t wg_workspace_##SUFFIX(const convt_problem *p, const convt_launch *l)             \
+    {                                                                                              \
+        return wg_workspace(p, l, KIND);                                                           \
+    }                                                                                              \
+    static int wg_prepare_##SUFFIX(const convt_problem *p, const convt_launch *l,                  \
+                                   const convt_tensors *t, const convt_context *ctx, void **state, \
+                                   size_t *workspace, convt_err *e)                                \
+    {                                                                                              \
+        (void)t, (void)workspace;                                                                  \
+        return wg_prepare(p, l, ctx, state, e, KIND);                                              \
+    }
+WG_ENTRY_POINTS(tf32, WG_TF32)
+WG_ENTRY_POINTS(split3, WG_3XTF32)
+WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
+#undef WG_ENTRY_POINTS
 
 /* The knobs both variants share; bn's and bk's ranges differ (wg_max_bn,
  * wg_bk_compiled). */
@@ -1461,6 +1502,33 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .supports = wg_supports_split3,
     .workspace_size = wg_workspace_split3,
     .prepare = wg_prepare_split3,
+    .launch = wg_launch,
+    .release = wg_release,
+    .describe = NULL,
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
+    .name = "polyphase_wgmma_fold_tf32",
+    .summary = "polyphase_wgmma_tf32 with the stride phases folded into the output channels, for kernels a whole number of strides long (k = m x stride, dilation 1: vocoder and UNet upsampling): a stride-1 GEMM of S x the channels whose tiles store every phase of a stretch; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 5,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64, "
+                       "128 or 256), each one position of every phase; 0: the width with the "
+                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 2,
+               .defaults = {0, 128}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (16 or 32)",
+               .n_defaults = 2,
+               .defaults = {32, 16}},
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST},
+    .supports = wg_supports_fold,
+    .workspace_size = wg_workspace_fold,
+    .prepare = wg_prepare_fold,
     .launch = wg_launch,
     .release = wg_release,
     .describe = NULL,

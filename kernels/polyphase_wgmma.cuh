@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "build_config.h"
+#include "fold_phases.h"
 #include "polyphase_common.cuh"
 #include "wgmma_flat.h"
 
@@ -129,6 +130,7 @@ struct wg_args {
     int co_blocks;              /* blocks of output channels per group */
     int groups;
     int tiles;                  /* units x nphases x co_blocks x groups: the work of the persistent blocks */
+    convt_fold fold;            /* knob fold = 1: the original problem that p folds (S = 1 otherwise) */
 };
 
 /* Tile L of the work list (L < tiles): output channels and groups vary
@@ -207,6 +209,28 @@ __device__ __forceinline__ int64_t wg_output_offset(const poly_args &a, const ph
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
+
+/* Chunk jc of a warp's 16 x BN accumulators, plus the bias of its two rows,
+ * into its staging (register r of a thread: row lane / 4 + 8 ((r / 2) % 2),
+ * column 8 (r / 4) + 2 (lane % 4) + r % 2); returns the chunk's columns:
+ * 32, and 16 in the last chunk of a width that is no multiple of 32. */
+template <int BN>
+__device__ __forceinline__ int wg_epi_stage(const float (&d)[BN / 2], const float b_frag[2],
+                                            float *stage_w, int jc, int lane)
+{
+    constexpr int full_chunks = BN / WG_EPI_COLS;
+    const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
+#pragma unroll
+    for (int j = 0; j < WG_EPI_COLS / 8; j++)
+        if (8 * j < cols)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
+                *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
+                    make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
+            }
+    return cols;
+}
 
 /* mbarriers (shared::cta): a full barrier per stage that the producers'
  * cp.async arrive on when their copies land, an empty one that each
@@ -344,10 +368,13 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
 }
 
 #include "polyphase_wgmma_posm.cuh"
+#include "polyphase_wgmma_fold.cuh"
 
 /* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
- * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh). */
-template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS>
+ * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh).
+ * FOLD: output channels as M, the stride phases folded into them
+ * (polyphase_wgmma_fold.cuh). */
+template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -361,6 +388,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!SPLIT3 || NCOS || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
+    static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -636,6 +664,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * warpgroups, made ptxas serialise every wgmma: C7520) */
             const int fw = tl.f0 + wg_seg * BN;
             const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
+            if constexpr (FOLD) {
+                wg_fold_epilogue<BN>(wa, tl, ph, fl, d, stage_w, fw, co_w, lane, bias, y);
+                continue;
+            }
             const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
             float b_frag[2];
 #pragma unroll
@@ -647,18 +679,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
 #pragma unroll
             for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-                /* the last chunk of a width that is no multiple of 32 is 16 wide */
-                constexpr int full_chunks = BN / WG_EPI_COLS;
-                const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
-#pragma unroll
-                for (int j = 0; j < WG_EPI_COLS / 8; j++)
-                    if (8 * j < cols)
-#pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
-                        *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
-                            make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
-                    }
+                const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
                 __syncwarp();
                 /* the lane's position: stored where it is one of its row's
                  * outputs (an image past the last: a position past the phase) */
@@ -708,6 +729,22 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 /* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
  * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
  * wg_kernel_for's dispatch. */
+/* The folded kernels (knob fold = 1: TF32, channels as M) of width BN for
+ * bk 16 or 32 and nseg 1 or 2, defined by WG_FOLD_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold.cu. */
+#define WG_FOLD_KERNELS_OF_WIDTH(BN)                                                               \
+    wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg)                                          \
+    {                                                                                              \
+        if (bk == 16)                                                                              \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true>                   \
+                             : polyphase_wgmma_kernel<BN, 16, 2, false, 0, true>;                  \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, true>                       \
+                         : polyphase_wgmma_kernel<BN, 32, 2, false, 0, true>;                      \
+    }
+#define WG_FOLD_WIDTHS(X) X(64) X(128) X(256)
+#define WG_DECLARE_FOLD_WIDTH(BN) wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);
+WG_FOLD_WIDTHS(WG_DECLARE_FOLD_WIDTH)
+#undef WG_DECLARE_FOLD_WIDTH
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the

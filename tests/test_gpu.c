@@ -37,11 +37,13 @@ static char dir[256];
  * operand orders in these tests: their defaults, 36 and 24 launches a shape,
  * kept the random sweep and the KernelBench test past ten minutes each, and
  * configs/wgmma-check.json, wgmma-posm-check.json and wgmma-3xtf32-check.json
- * validate every knob on 300 random shapes each, configs/kernelbench-l1.json
+ * validate every knob on 300 random shapes each (wgmma-fold-check.json the
+ * folded kernel's on the shapes that fold), configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
-    "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}"
+    "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
+    "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}"
 
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
@@ -62,7 +64,10 @@ static char dir[256];
     "   \"k\": [3, 2, 3]}, \"axes\": {\"stride\": [[2, 3, 2]], \"dil\": [[2, 2, 3], [3, 1, 2]]," \
     "   \"pad\": [0, [2, 1, 2]], \"bias\": [false, true]}}," \
     "  {\"name\": \"odd\", \"base\": {\"n\": 1, \"cin\": 3, \"cout\": 5, \"in\": [127, 33]," \
-    "   \"k\": [5, 3]}, \"axes\": {\"out_pad\": [[0, 0], [1, 0]], \"stride\": [[2, 1], [3, 2]]}}" \
+    "   \"k\": [5, 3]}, \"axes\": {\"out_pad\": [[0, 0], [1, 0]], \"stride\": [[2, 1], [3, 2]]}}," \
+    "  {\"name\": \"whole_strides\", \"base\": {\"n\": 2, \"cin\": 6, \"cout\": 3, \"in\": [10, 7]," \
+    "   \"k\": [4, 2], \"stride\": [2, 2], \"pad\": [1, 0], \"bias\": true}," \
+    "   \"axes\": {\"groups\": [1, 3], \"out_pad\": [[0, 0], [1, 0]]}}" \
     " ]}"
 
 /* Shapes on which a vendor kernel never finishes (GPU busy forever), seen on

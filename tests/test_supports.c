@@ -56,6 +56,7 @@ static void every_default_launch_is_accepted(void **state)
 {
     (void)state;
     convt_problem p = plain();
+    p.k[0] = 4; /* a whole number of strides, so that polyphase_wgmma_fold_tf32 takes it too */
     convt_context ctx = ctx_with((size_t)4 << 30);
     int variants = 0;
     for (const convt_variant *const *v = convt_variants; *v; v++) {
@@ -143,6 +144,30 @@ static void refusals_name_their_reason(void **state)
         assert_non_null(strstr(why, "bn = 80 must be 0 (chosen for the shape), 64, 128 or 256"));
         l.value[convt_knob_index(wg3, "bn")] = 256; /* 3xTF32's partial sums fit there */
         assert_true(wg3->supports(&p, &l, &ctx, why, sizeof why));
+    }
+    /* the phases folded into the channels: k a whole number of strides */
+    convt_problem vocoder = convt_problem_default(1);
+    vocoder.n = 16, vocoder.cin = 256, vocoder.cout = 128, vocoder.in[0] = 1024;
+    vocoder.k[0] = 16, vocoder.stride[0] = 8, vocoder.pad[0] = 4;
+    convt_problem unstrided = vocoder;
+    unstrided.stride[0] = 1;
+    refuses("polyphase_wgmma_fold_tf32", &unstrided, NULL, 0, ws, "nothing to fold");
+    refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 192, ws,
+            "bn = 192 must be 0 (chosen for the shape), 64, 128 or 256 with the phases folded");
+    refuses("polyphase_wgmma_fold_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    convt_problem odd_k = vocoder;
+    odd_k.k[0] = 15;
+    refuses("polyphase_wgmma_fold_tf32", &odd_k, NULL, 0, ws, "k[0] = 15 is no multiple of stride[0] = 8");
+    refuses("polyphase_wgmma_fold_tf32", &p, NULL, 0, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    const convt_variant *wgf = convt_variant_find("polyphase_wgmma_fold_tf32");
+    if (wgf) {
+        convt_context ctx = ctx_with(ws);
+        const convt_launch l = convt_launch_first_default(wgf);
+        char why[512] = "";
+        assert_true(wgf->supports(&vocoder, &l, &ctx, why, sizeof why));
+        /* W: 256 input channels x 1024 folded channels x 2 taps, in 128-channel tiles */
+        assert_int_equal(wgf->workspace_size(&vocoder, &l), (size_t)256 * 1024 * 2 * 4 +
+                         (size_t)256 / 4 * 64 * 8 * 2 /* kpad 64 bytes per K core row */);
     }
     const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
     if (wg) {
