@@ -45,6 +45,7 @@
 
 #include "polyphase_common.cuh"
 #include "polyphase_wgmma.cuh"
+#include "smem_limit.cuh"
 
 /* The compiled tile shapes: block tile BM x BN, warps WM x WN. Shapes 5-9
  * give each warp 64 rows, so every B fragment and every A element staged
@@ -677,8 +678,8 @@ static poly_args poly_args_of(const convt_problem *p, int nphases, int co_pad, i
     return a;
 }
 
-static int poly_prepare_common(const convt_problem *p, const convt_launch *l, void **state,
-                               bool split3, convt_err *e)
+static int poly_prepare_common(const convt_problem *p, const convt_launch *l,
+                               const convt_context *ctx, void **state, bool split3, convt_err *e)
 {
     const poly_knobs k = poly_knobs_of(l);
     const int tile = (int)k.tile, bk = (int)k.bk;
@@ -706,11 +707,9 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l, vo
     a.phases = st->d_phases;
     a.taps = st->d_taps;
     if (!rc) {
-        cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)st->smem);
+        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
         if (err != cudaSuccess)
-            rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
+            rc = convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
     }
     if (rc) {
         poly_release(st);
@@ -724,15 +723,15 @@ static int poly_prepare_tf32(const convt_problem *p, const convt_launch *l, cons
                              const convt_context *ctx, void **state, size_t *workspace,
                              convt_err *e)
 {
-    (void)t, (void)ctx, (void)workspace;
-    return poly_prepare_common(p, l, state, false, e);
+    (void)t, (void)workspace;
+    return poly_prepare_common(p, l, ctx, state, false, e);
 }
 
 static int poly_prepare_3x(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                            const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)ctx, (void)workspace;
-    return poly_prepare_common(p, l, state, true, e);
+    (void)t, (void)workspace;
+    return poly_prepare_common(p, l, ctx, state, true, e);
 }
 
 /* y[n][co][...] = bias[co] over whole planes, float4 where a plane is a
@@ -1348,11 +1347,9 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->base.smem = gm.smem;
         if ((rc = wg_upload(st, &w, e)))
             goto done;
-        cudaError_t err = cudaFuncSetAttribute((const void *)st->kernel,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)st->base.smem);
+        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
         if (err != cudaSuccess)
-            rc = convt_cuda_fail(err, __FILE__, __LINE__, "cudaFuncSetAttribute", e);
+            rc = convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
     }
 done:
     wg_planned_free(&w);

@@ -15,6 +15,7 @@
  *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["tiled_smem"]) */
 #include "cuda_check.h"
+#include "smem_limit.cuh"
 #include "hostdevice.h"
 #include "stride_phase.h"
 #include "variant.h"
@@ -232,33 +233,28 @@ static int launch_tco(const tiled_args &a, dim3 grid, int threads, size_t smem,
     return 0;
 }
 
-/* Raising the dynamic shared-memory limit is a per-function attribute: done
- * once, in prepare, never in launch. */
+/* Both kernels of TCO may run with more than 48 KiB (kernels/smem_limit.cuh). */
 template <int TCO>
-static int raise_smem(size_t smem, convt_err *e)
+static int raise_smem(const convt_device_info *dev, convt_err *e)
 {
-    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO, false>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-             e);
-    CUDA_TRY(cudaFuncSetAttribute(tiled_kernel<TCO, true>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
-             e);
+    CUDA_TRY(convt_raise_smem_limit((const void *)tiled_kernel<TCO, false>, dev), e);
+    CUDA_TRY(convt_raise_smem_limit((const void *)tiled_kernel<TCO, true>, dev), e);
     return 0;
 }
 
 static int tiled_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                          const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)ctx, (void)state, (void)workspace;
+    (void)t, (void)state, (void)workspace;
     convt_shape3 s = convt_problem_as_3d(p);
     const tiled_knobs k = tiled_knobs_of(l);
     size_t smem = smem_bytes(s, (int)k.tile_w, (int)k.tile_co, (int)k.tile_ci);
     if (smem <= 48 * 1024)
         return 0;
     switch (k.tile_co) {
-    case 4: return raise_smem<4>(smem, e);
-    case 8: return raise_smem<8>(smem, e);
-    default: return raise_smem<16>(smem, e);
+    case 4: return raise_smem<4>(ctx->dev, e);
+    case 8: return raise_smem<8>(ctx->dev, e);
+    default: return raise_smem<16>(ctx->dev, e);
     }
 }
 

@@ -1,0 +1,28 @@
+/* A kernel's dynamic shared-memory limit (cudaFuncAttributeMaxDynamic-
+ * SharedMemorySize) belongs to the function, not to a launch, and the
+ * driver prepares every launch of a shape before it runs any
+ * (src/tool/driver.c, prepare_all). Set to one launch's need, it was
+ * lowered by the next prepare of the same function that needed less
+ * (kpad 0 after kpad 64, fewer stages, a narrower tile_ci), and the first
+ * launch then failed with "invalid argument": 1100 launches of
+ * configs/wgmma-fold-check.json on the H100. So prepare raises it once to
+ * all the device allows, and each launch asks for what it needs. */
+#ifndef CONVT_KERNELS_SMEM_LIMIT_CUH
+#define CONVT_KERNELS_SMEM_LIMIT_CUH
+
+#include <cuda_runtime.h>
+
+#include "variant.h"
+
+/* The device's opt-in limit less the function's static shared memory. */
+static inline cudaError_t convt_raise_smem_limit(const void *fn, const convt_device_info *dev)
+{
+    cudaFuncAttributes at;
+    cudaError_t err = cudaFuncGetAttributes(&at, fn);
+    if (err != cudaSuccess)
+        return err;
+    return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)(dev->smem_per_block_optin - at.sharedSizeBytes));
+}
+
+#endif
