@@ -398,24 +398,28 @@ struct wg_pack_args {
     convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
 };
 
-/* The image, one tap tile per block: tile (g, cob, T, chunk) of the
- * plan's tap T, chunk, block of output channels cob, group g; its float
- * j of part pt (pt < parts) holds channel chunk*bk + 4*k4 + e of output
- * channel cob*w_rows + co at j = pt*tap_f/parts + k4*a_lbo_f + co*4 + e:
- * part 0 the weight rounded to TF32, part 1 (3xTF32) the rest, rounded;
- * zero where no such channel is and in the kpad floats past the w_rows
- * channels. tap_rows[T]: the first tap and the tap count of T's row. The
- * tile's split is per block and its floats go to consecutive threads
- * (co, e from the thread by shifts): split per float, with eight 64-bit
- * divisions each, the pack took 58 us of vocoder_up1's 170 under Nsight
- * Compute, issue-bound. */
+/* The image, one K core row of a tap tile per block: row k4 of tile (g,
+ * cob, T, chunk) (the plan's tap T, chunk, block of output channels cob,
+ * group g); the tile's float j of part pt (pt < parts) holds channel
+ * chunk*bk + 4*k4 + e of output channel cob*w_rows + co at j =
+ * pt*tap_f/parts + k4*a_lbo_f + co*4 + e: part 0 the weight rounded to
+ * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
+ * and in the kpad floats past the w_rows channels. tap_rows[T]: the first
+ * tap and the tap count of T's row. The row's place is found once per
+ * block and its floats go to consecutive threads (co, e by shifts): split
+ * per float with eight 64-bit divisions, the pack took 58 us of
+ * vocoder_up1's 170 under Nsight Compute, issue-bound; with a whole tile
+ * per block, too few blocks (128 on vocoder_up2) left each thread 33 loads
+ * in a row, and the pack got slower still. */
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const phase_tap *__restrict__ taps,
                                     const int2 *__restrict__ tap_rows, wg_pack_args pa)
 {
-    const int64_t tiles = pa.total / pa.tap_f;
-    const int part_f = pa.tap_f / pa.parts, kg = pa.bk / 4;
-    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts;
+    const int64_t rows = pa.total / pa.tap_f * kg;
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const int k4 = (int)(row % kg);
+        const int64_t tile = row / kg;
         const int chunk = (int)(tile % pa.chunks);
         const int64_t s = tile / pa.chunks;
         const int T = (int)(s % pa.taps_total);
@@ -423,21 +427,20 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
         const int2 tr = tap_rows[T];
         const int lin = taps[T].lin;
         float *out = wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x, tr.y,
-                                          chunk) + (T - tr.x)) * pa.tap_f;
-        for (int k4 = 0; k4 < kg; k4++)
-            for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
-                const int co = idx >> 2, ci = chunk * pa.bk + 4 * k4 + (idx & 3);
-                const int cog = cob * pa.w_rows + co;
-                const int64_t gci = (int64_t)g * pa.cin_g + ci;
-                const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
-                                    ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, lin)
-                                                      : (gci * pa.cout_g + cog) * pa.ktaps + lin]
-                                    : 0.0f;
-                const float big = __uint_as_float(tf32_exact(v));
-                out[k4 * pa.a_lbo_f + idx] = big;
-                if (pa.parts == 2)
-                    out[part_f + k4 * pa.a_lbo_f + idx] = __uint_as_float(tf32_exact(v - big));
-            }
+                                          chunk) + (T - tr.x)) * pa.tap_f + k4 * pa.a_lbo_f;
+        for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
+            const int co = idx >> 2, ci = chunk * pa.bk + 4 * k4 + (idx & 3);
+            const int cog = cob * pa.w_rows + co;
+            const int64_t gci = (int64_t)g * pa.cin_g + ci;
+            const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
+                                ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, lin)
+                                                  : (gci * pa.cout_g + cog) * pa.ktaps + lin]
+                                : 0.0f;
+            const float big = __uint_as_float(tf32_exact(v));
+            out[idx] = big;
+            if (pa.parts == 2)
+                out[part_f + idx] = __uint_as_float(tf32_exact(v - big));
+        }
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -1378,9 +1381,10 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    const int64_t blocks = st->pack.total / st->pack.tap_f; /* a block per tap tile */
+    /* a block per K core row of a tap tile */
+    const int64_t blocks = st->pack.total / st->pack.tap_f * (st->pack.bk / 4);
     if (blocks) {
-        pack_weights_stages<<<(unsigned)(blocks < 65535 ? blocks : 65535), 128, 0, s>>>(
+        pack_weights_stages<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), 256, 0, s>>>(
             t->w, wk, a.taps, st->d_tap_rows, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
