@@ -389,8 +389,10 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 /* The weight image that polyphase_wgmma_kernel's stages copy whole
  * (wg_weight_slot): its dimensions. */
 struct wg_pack_args {
-    int cin_g, cout_g, ktaps;
-    int w_rows, bk, chunks, co_blocks, taps_total;
+    int cin_g, cout_g, ktaps, groups;
+    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total < 65535 (the grid's y): the
+                                                    * kernel's tap table in shared memory
+                                                    * would not fit otherwise */
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
@@ -398,34 +400,30 @@ struct wg_pack_args {
     convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
 };
 
-/* The image, one K core row of a tap tile per block: row k4 of tile (g,
- * cob, T, chunk) (the plan's tap T, chunk, block of output channels cob,
- * group g); the tile's float j of part pt (pt < parts) holds channel
- * chunk*bk + 4*k4 + e of output channel cob*w_rows + co at j =
- * pt*tap_f/parts + k4*a_lbo_f + co*4 + e: part 0 the weight rounded to
- * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
- * and in the kpad floats past the w_rows channels. tap_rows[T]: the first
- * tap and the tap count of T's row. The row's place is found once per
- * block and its floats go to consecutive threads (co, e by shifts): split
- * per float with eight 64-bit divisions, the pack took 58 us of
- * vocoder_up1's 170 under Nsight Compute, issue-bound; with a whole tile
- * per block, too few blocks (128 on vocoder_up2) left each thread 33 loads
- * in a row, and the pack got slower still. */
+/* The image, one K core row of a tap tile per block: block (x, y, z) =
+ * (chunk * bk/4 + k4, tap T, cob + co_blocks * g) writes row k4 of the
+ * tile of the plan's tap T, chunk, block of output channels cob, group g;
+ * the tile's float j of part pt (pt < parts) holds channel chunk*bk + 4*k4
+ * + e of output channel cob*w_rows + co at j = pt*tap_f/parts +
+ * k4*a_lbo_f + co*4 + e: part 0 the weight rounded to TF32, part 1
+ * (3xTF32) the rest, rounded; zero where no such channel is and in the
+ * kpad floats past the w_rows channels. tap_rows[T]: the first tap and the
+ * tap count of T's row. The row's place comes from the grid, its floats go
+ * to consecutive threads (co, e by shifts). Split per float with eight
+ * 64-bit divisions, the pack took 58 us of vocoder_up1's 170 under Nsight
+ * Compute (issue-bound); a block per tile left 128 blocks on vocoder_up2
+ * and 33 loads a thread; a block per row found by 64-bit divisions still
+ * took 42 us (about two floats a thread for a dozen divisions). */
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const phase_tap *__restrict__ taps,
                                     const int2 *__restrict__ tap_rows, wg_pack_args pa)
 {
     const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts;
-    const int64_t rows = pa.total / pa.tap_f * kg;
-    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-        const int k4 = (int)(row % kg);
-        const int64_t tile = row / kg;
-        const int chunk = (int)(tile % pa.chunks);
-        const int64_t s = tile / pa.chunks;
-        const int T = (int)(s % pa.taps_total);
-        const int cob = (int)(s / pa.taps_total % pa.co_blocks), g = (int)(s / pa.taps_total / pa.co_blocks);
-        const int2 tr = tap_rows[T];
-        const int lin = taps[T].lin;
+    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, T = (int)blockIdx.y;
+    const int2 tr = tap_rows[T];
+    const int lin = taps[T].lin;
+    for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
+        const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
         float *out = wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x, tr.y,
                                           chunk) + (T - tr.x)) * pa.tap_f + k4 * pa.a_lbo_f;
         for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
@@ -1091,6 +1089,7 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.cin_g = (int)cin_g;
     pa.cout_g = (int)cout_g;
     pa.ktaps = (int)convt_taps(p);
+    pa.groups = (int)p->groups;
     pa.w_rows = w_rows;
     pa.bk = (int)k.bk;
     pa.chunks = (int)convt_ceil_div(cin_g, k.bk);
@@ -1381,10 +1380,13 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    /* a block per K core row of a tap tile */
-    const int64_t blocks = st->pack.total / st->pack.tap_f * (st->pack.bk / 4);
-    if (blocks) {
-        pack_weights_stages<<<(unsigned)(blocks < (1 << 20) ? blocks : (1 << 20)), 256, 0, s>>>(
+    /* a block per K core row of a tap tile (grid: chunk rows, taps, channel blocks x groups) */
+    const wg_pack_args &pa = st->pack;
+    if (pa.total) {
+        const int zs = pa.co_blocks * pa.groups;
+        const dim3 grid((unsigned)(pa.chunks * (pa.bk / 4)), (unsigned)pa.taps_total,
+                        (unsigned)(zs < 65535 ? zs : 65535));
+        pack_weights_stages<<<grid, 128, 0, s>>>(
             t->w, wk, a.taps, st->d_tap_rows, st->pack);
         CUDA_TRY_LAUNCH(e);
     }

@@ -30,13 +30,13 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const int co = co_w + lane / 4 + 8 * h; /* folded: original channel co / S */
-        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * f.cout_g + co / S] : 0.0f;
+        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * f.cout_g + (co >> f.lgS)] : 0.0f;
     }
     const int r = lane % S, u = lane / S;
     int phd[3];
     convt_fold_phase(&f, r, phd);
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
-    float *y_ch = y + ((int64_t)tl.g * f.cout_g + co_w / S) * f.out_plane;
+    float *y_ch = y + ((int64_t)tl.g * f.cout_g + (co_w >> f.lgS)) * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + u);
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {

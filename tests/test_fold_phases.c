@@ -74,6 +74,8 @@ static void check_one(const convt_problem *p)
     char why[200];
     assert_null(convt_problem_check(&fp, why, sizeof why));
     assert_int_equal(fp.cout, p->cout * f.S);
+    assert_int_equal(1 << f.lgS, f.S);
+    assert_int_equal(1 << (f.lg[0] + f.lg[1] + f.lg[2]), f.S);
     float *x = random_tensor(convt_x_elems(p), 1), *w = random_tensor(convt_w_elems(p), 2);
     float *b = random_tensor(convt_b_elems(p), 3);
 

@@ -70,8 +70,12 @@ convt_fold convt_fold_of(const convt_problem *p)
     const convt_shape3 s = convt_problem_as_3d(p);
     convt_fold f;
     f.S = 1;
+    f.lgS = 0;
     for (int d = 0; d < 3; d++) {
         f.s[d] = (int)s.stride[d];
+        for (f.lg[d] = 0; (1 << f.lg[d]) < f.s[d]; f.lg[d]++)
+            ;
+        f.lgS += f.lg[d];
         f.k[d] = (int)s.k[d];
         f.m[d] = (int)(s.k[d] / s.stride[d]);
         f.pad[d] = (int)s.pad[d];

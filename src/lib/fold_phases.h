@@ -45,6 +45,7 @@ extern "C" {
 typedef struct convt_fold {
     int S;                 /* phases: s[0] * s[1] * s[2] */
     int s[3], m[3], pad[3], out[3];
+    int lg[3], lgS;        /* log2 of s[d] and of S: S is a power of two, so each s[d] is */
     int k[3];              /* the original kernel: m[d] * s[d] */
     int cout_g;            /* the original output channels per group */
     int64_t out_plane;     /* out[0] * out[1] * out[2] */
@@ -64,9 +65,9 @@ convt_fold convt_fold_of(const convt_problem *p);
 /* A folded output channel's phase r (in [0, S)) split per dimension. */
 CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
 {
-    ph[2] = r % f->s[2];
-    ph[1] = (r / f->s[2]) % f->s[1];
-    ph[0] = r / (f->s[2] * f->s[1]);
+    ph[2] = r & (f->s[2] - 1);
+    ph[1] = (r >> f->lg[2]) & (f->s[1] - 1);
+    ph[0] = r >> (f->lg[2] + f->lg[1]);
 }
 
 /* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
@@ -75,10 +76,10 @@ CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
 CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int jlin)
 {
     int ph[3];
-    convt_fold_phase(f, cf % f->S, ph);
+    convt_fold_phase(f, cf & (f->S - 1), ph);
     const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
     const int k0 = j0 * f->s[0] + ph[0], k1 = j1 * f->s[1] + ph[1], k2 = j2 * f->s[2] + ph[2];
-    return (ci * f->cout_g + cf / f->S) * ((int64_t)f->k[0] * f->k[1] * f->k[2]) +
+    return (ci * f->cout_g + (cf >> f->lgS)) * ((int64_t)f->k[0] * f->k[1] * f->k[2]) +
            ((int64_t)k0 * f->k[1] + k1) * f->k[2] + k2;
 }
 
