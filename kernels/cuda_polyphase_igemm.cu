@@ -422,6 +422,7 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
     const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, T = (int)blockIdx.y;
     const int2 tr = tap_rows[T];
     const int lin = taps[T].lin;
+    const int tap_base = pa.fold.S > 1 ? convt_fold_tap_base(&pa.fold, lin) : 0;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
         const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
         float *out = wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x, tr.y,
@@ -431,7 +432,7 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
             const int cog = cob * pa.w_rows + co;
             const int64_t gci = (int64_t)g * pa.cin_g + ci;
             const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
-                                ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, lin)
+                                ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, tap_base)
                                                   : (gci * pa.cout_g + cog) * pa.ktaps + lin]
                                 : 0.0f;
             const float big = __uint_as_float(tf32_exact(v));

@@ -86,7 +86,7 @@ static void check_one(const convt_problem *p)
     for (int64_t ci = 0; ci < p->cin; ci++)
         for (int cf = 0; cf < fcout_g; cf++)
             for (int j = 0; j < mtaps; j++) {
-                const int64_t src = convt_fold_weight_index(&f, ci, cf, j);
+                const int64_t src = convt_fold_weight_index(&f, ci, cf, convt_fold_tap_base(&f, j));
                 assert_true(src >= 0 && src < convt_w_elems(p));
                 W[(ci * fcout_g + cf) * mtaps + j] = w[src];
             }

@@ -82,6 +82,7 @@ convt_fold convt_fold_of(const convt_problem *p)
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];
     }
+    f.ktaps = f.k[0] * f.k[1] * f.k[2];
     f.cout_g = (int)(p->cout / p->groups);
     f.out_plane = s.out[0] * s.out[1] * s.out[2];
     return f;

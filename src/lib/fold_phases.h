@@ -47,6 +47,7 @@ typedef struct convt_fold {
     int s[3], m[3], pad[3], out[3];
     int lg[3], lgS;        /* log2 of s[d] and of S: S is a power of two, so each s[d] is */
     int k[3];              /* the original kernel: m[d] * s[d] */
+    int ktaps;             /* k[0] * k[1] * k[2] */
     int cout_g;            /* the original output channels per group */
     int64_t out_plane;     /* out[0] * out[1] * out[2] */
 } convt_fold;
@@ -70,17 +71,24 @@ CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
     ph[0] = r >> (f->lg[2] + f->lg[1]);
 }
 
+/* Where W's tap jlin = (j0*m1 + j1)*m2 + j2 reads in the original kernel,
+ * phase 0: the taps j*s[d], as a tap index of w. */
+CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
+{
+    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
+    return ((j0 * f->s[0]) * f->k[1] + j1 * f->s[1]) * f->k[2] + j2 * f->s[2];
+}
+
 /* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
  * w: ci counts from 0 over all input channels (g * cin_g + ci within the
- * group), cf is a folded channel of the group, jlin = (j0*m1 + j1)*m2 + j2. */
-CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int jlin)
+ * group), cf is a folded channel of the group, tap_base =
+ * convt_fold_tap_base(f, jlin) (a weight image's block finds it once). */
+CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int tap_base)
 {
     int ph[3];
     convt_fold_phase(f, cf & (f->S - 1), ph);
-    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
-    const int k0 = j0 * f->s[0] + ph[0], k1 = j1 * f->s[1] + ph[1], k2 = j2 * f->s[2] + ph[2];
-    return (ci * f->cout_g + (cf >> f->lgS)) * ((int64_t)f->k[0] * f->k[1] * f->k[2]) +
-           ((int64_t)k0 * f->k[1] + k1) * f->k[2] + k2;
+    return (ci * f->cout_g + (cf >> f->lgS)) * f->ktaps + tap_base + (ph[0] * f->k[1] + ph[1]) * f->k[2] +
+           ph[2];
 }
 
 /* Where Y's position (t0, t1, t2) of phase ph goes in its original
