@@ -125,14 +125,17 @@ static void usage(FILE *f)
 
 static void list_variants(void)
 {
-    printf("%-22s %-7s %-5s %-13s %s\n", "variant", "backend", "tier", "deterministic",
-           "idea");
+    /* the name column as wide as the longest name (plugins' included) */
+    int w = (int)strlen("variant");
+    for (const convt_variant *const *v = convt_tool_variants(); *v; v++)
+        w = (int)strlen((*v)->name) > w ? (int)strlen((*v)->name) : w;
+    printf("%-*s %-7s %-5s %-13s %s\n", w, "variant", "backend", "tier", "deterministic", "idea");
     for (const convt_variant *const *v = convt_tool_variants(); *v; v++) {
-        printf("%-22s %-7s %-5s %-13s %s\n", (*v)->name, convt_backend_kind_name((*v)->backend),
+        printf("%-*s %-7s %-5s %-13s %s\n", w, (*v)->name, convt_backend_kind_name((*v)->backend),
                convt_tier_name((*v)->tier), (*v)->deterministic ? "yes" : "no", (*v)->summary);
         for (int k = 0; k < (*v)->n_knobs; k++) {
             const convt_knob *kn = &(*v)->knobs[k];
-            printf("%-22s   knob %-10s default [", "", kn->name);
+            printf("%-*s   knob %-10s default [", w, "", kn->name);
             for (int i = 0; i < kn->n_defaults; i++)
                 printf("%s%lld", i ? ", " : "", (long long)kn->defaults[i]);
             printf("]  %s\n", kn->help);
