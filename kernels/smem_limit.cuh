@@ -21,6 +21,8 @@ static inline cudaError_t convt_raise_smem_limit(const void *fn, const convt_dev
     cudaError_t err = cudaFuncGetAttributes(&at, fn);
     if (err != cudaSuccess)
         return err;
+    if (at.sharedSizeBytes > dev->smem_per_block_optin)
+        return cudaErrorInvalidValue; /* its static shared memory alone is over the limit */
     return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)(dev->smem_per_block_optin - at.sharedSizeBytes));
 }
