@@ -27,6 +27,8 @@
  * float32 accumulation in a fixed order: deterministic.
  *
  *   convt-bench --config configs/realistic.json   (depthwise and grouped shapes) */
+#include <stdlib.h>
+
 #include "build_config.h"
 #include "cuda_check.h"
 #include "fastdiv.h"
@@ -301,25 +303,52 @@ static dg_kernel_fn dg_kernel_for(int lanes, bool one_cin)
     return one_cin ? direct_grouped_kernel<OUTS, 1, true> : direct_grouped_kernel<OUTS, 1, false>;
 }
 
-static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
+/* Everything a launch needs, made once in prepare: the arguments (three
+ * fast divisions), the grid and the kernel; the timed launch only
+ * launches. */
+typedef struct dg_state {
+    dg_args args;
+    dg_kernel_fn kernel;
+    dim3 grid;
+    int block;
+    size_t smem;
+} dg_state;
+
+static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)workspace, (void)state;
+    (void)t, (void)workspace;
     const dg_knobs k = dg_knobs_of(l);
     const int block = (int)k.block, outs = (int)k.outs, lanes = (int)k.lanes;
-    dg_args a = make_args(p, outs, lanes);
-    size_t smem = sizeof(float) * (size_t)a.cin_g * (size_t)convt_taps(p);
+    dg_state *st = (dg_state *)calloc(1, sizeof *st);
+    if (!st)
+        return convt_fail(e, "out of host memory");
+    st->args = make_args(p, outs, lanes);
+    st->smem = sizeof(float) * (size_t)st->args.cin_g * (size_t)convt_taps(p);
     const int64_t rows = p->n * p->cout;
-    int64_t per_row_blocks = (a.per_row + block - 1) / block;
+    int64_t per_row_blocks = (st->args.per_row + block - 1) / block;
     const int64_t cap = ((int64_t)ctx->dev->sm_count * DG_THREADS_PER_SM / block * DG_ROUNDS + rows - 1) / rows;
     if (per_row_blocks > cap)
         per_row_blocks = cap;
-    dim3 grid((unsigned)per_row_blocks, (unsigned)rows);
-    const bool one_cin = a.cin_g == 1;
-    dg_kernel_fn kernel = outs == 8   ? dg_kernel_for<8>(lanes, one_cin)
-                          : outs == 4 ? dg_kernel_for<4>(lanes, one_cin)
-                                      : dg_kernel_for<2>(lanes, one_cin);
-    kernel<<<grid, block, smem, (cudaStream_t)ctx->stream>>>(a, t->x, t->w, t->b, t->y);
+    st->grid = dim3((unsigned)per_row_blocks, (unsigned)rows);
+    st->block = block;
+    const bool one_cin = st->args.cin_g == 1;
+    st->kernel = outs == 8   ? dg_kernel_for<8>(lanes, one_cin)
+                 : outs == 4 ? dg_kernel_for<4>(lanes, one_cin)
+                             : dg_kernel_for<2>(lanes, one_cin);
+    *state = st;
+    return 0;
+}
+
+static void dg_release(void *state) { free(state); }
+
+static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)workspace;
+    const dg_state *st = (const dg_state *)state;
+    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
+                                                                             t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -351,8 +380,8 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
                .defaults = {32, 1}}},
     .supports = dg_supports,
     .workspace_size = NULL,
-    .prepare = NULL,
+    .prepare = dg_prepare,
     .launch = dg_launch,
-    .release = NULL,
+    .release = dg_release,
     .describe = NULL,
 };

@@ -1231,6 +1231,7 @@ typedef struct wg_state {
     wg_phase_flat *d_flat;
     int2 *d_tap_rows; /* per tap: its row's first tap and tap count (pack_weights_stages) */
     wg_pack_args pack;
+    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps, channel blocks x groups */
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1347,6 +1348,10 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->args.fold = st->pack.fold = wg_fold(p_orig, k);
+        /* a block per K core row of a tap tile */
+        const int zs = st->pack.co_blocks * st->pack.groups;
+        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
+                             (unsigned)st->pack.taps_total, (unsigned)(zs < 65535 ? zs : 65535));
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
@@ -1381,13 +1386,8 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    /* a block per K core row of a tap tile (grid: chunk rows, taps, channel blocks x groups) */
-    const wg_pack_args &pa = st->pack;
-    if (pa.total) {
-        const int zs = pa.co_blocks * pa.groups;
-        const dim3 grid((unsigned)(pa.chunks * (pa.bk / 4)), (unsigned)pa.taps_total,
-                        (unsigned)(zs < 65535 ? zs : 65535));
-        pack_weights_stages<<<grid, 128, 0, s>>>(
+    if (st->pack.total) {
+        pack_weights_stages<<<st->pack_grid, 128, 0, s>>>(
             t->w, wk, a.taps, st->d_tap_rows, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
@@ -1424,8 +1424,8 @@ WG_ENTRY_POINTS(split3, WG_3XTF32)
 WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 #undef WG_ENTRY_POINTS
 
-/* The knobs both variants share; bn's and bk's ranges differ (wg_max_bn,
- * wg_bk_compiled). */
+/* The knobs the wgmma variants share (pos_m: all but the folded one); bn's and bk's ranges differ
+ * (wg_max_bn, wg_bk_compiled). */
 #define WG_KNOB_STAGES                                                                             \
     {.name = "stages",                                                                             \
      .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
