@@ -6,7 +6,9 @@
  * convt_fold_output (plus the bias of the original channel), is the
  * original's reference, and the map hits every output exactly once. The
  * kernels' epilogue and weight image call these same functions.
- * convt_fold_check refuses what does not fold, naming why. */
+ * convt_fold_check refuses what does not fold, naming why. The identity
+ * fold of any problem (every stride, dilation and group count) maps each
+ * weight to its own index. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -185,12 +187,42 @@ static void refuses_what_does_not_fold(void **state)
     assert_non_null(strstr(why, "3 stride phases"));
 }
 
+/* The identity fold, through the same two functions the weight image's
+ * kernel calls, gives w's own index of every (channel, channel, tap), on
+ * random problems of any stride, dilation and kernel. */
+static void identity_fold_is_the_plain_index(void **state)
+{
+    (void)state;
+    for (int s = 0; s < 300; s++) {
+        convt_problem p = convt_problem_default((int)pick(1, 3));
+        p.groups = pick(1, 3);
+        p.cin = p.groups * pick(1, 4);
+        p.cout = p.groups * pick(1, 5);
+        for (int d = 0; d < p.dims; d++) {
+            p.k[d] = pick(1, 5);
+            p.stride[d] = pick(1, 4);
+            p.dil[d] = pick(1, 3);
+            p.in[d] = pick(1, 6);
+        }
+        const convt_fold f = convt_fold_identity(&p);
+        assert_int_equal(f.S, 1);
+        const int64_t cout_g = p.cout / p.groups, ktaps = convt_taps(&p);
+        assert_int_equal(f.ktaps, ktaps);
+        for (int64_t ci = 0; ci < p.cin; ci++)
+            for (int co = 0; co < cout_g; co++)
+                for (int t = 0; t < ktaps; t++)
+                    assert_int_equal(convt_fold_weight_index(&f, ci, co, convt_fold_tap_base(&f, t)),
+                                     (ci * cout_g + co) * ktaps + t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(folded_equals_reference),
         cmocka_unit_test(realistic_layers_fold),
         cmocka_unit_test(refuses_what_does_not_fold),
+        cmocka_unit_test(identity_fold_is_the_plain_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,3 +87,16 @@ convt_fold convt_fold_of(const convt_problem *p)
     f.out_plane = s.out[0] * s.out[1] * s.out[2];
     return f;
 }
+
+convt_fold convt_fold_identity(const convt_problem *p)
+{
+    convt_fold f = convt_fold_of(p); /* k, pad, out, ktaps and cout_g as p has them */
+    f.S = 1;
+    f.lgS = 0;
+    for (int d = 0; d < 3; d++) {
+        f.s[d] = 1;
+        f.lg[d] = 0;
+        f.m[d] = f.k[d];
+    }
+    return f;
+}

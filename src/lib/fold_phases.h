@@ -62,6 +62,10 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len);
  * fold's description. p must pass convt_fold_check. */
 convt_problem convt_fold_problem(const convt_problem *p);
 convt_fold convt_fold_of(const convt_problem *p);
+/* The identity fold of any problem (S = 1, s = 1, m = k): its weight index
+ * is w's own, (ci * cout_g + co) * ktaps + tap, so the weight image's
+ * kernel reads every wgmma variant's weights through one map. */
+convt_fold convt_fold_identity(const convt_problem *p);
 
 /* A folded output channel's phase r (in [0, S)) split per dimension. */
 CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
