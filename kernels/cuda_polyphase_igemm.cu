@@ -390,55 +390,79 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
  * (wg_weight_slot): its dimensions. */
 struct wg_pack_args {
     int cin_g, cout_g, ktaps, groups;
-    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total < 65535 (the grid's y): the
+    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total x a_lbo_f < 2^31: the
                                                     * kernel's tap table in shared memory
-                                                    * would not fit otherwise */
+                                                    * bounds taps_total far below that */
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
+    convt_fastdiv a_lbo_div; /* division by a_lbo_f: a block's (tap, float) pair from its index */
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
     int64_t total;
     convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
 };
 
-/* The image, one K core row of a tap tile per block: block (x, y, z) =
- * (chunk * bk/4 + k4, tap T, cob + co_blocks * g) writes row k4 of the
- * tile of the plan's tap T, chunk, block of output channels cob, group g;
- * the tile's float j of part pt (pt < parts) holds channel chunk*bk + 4*k4
- * + e of output channel cob*w_rows + co at j = pt*tap_f/parts +
- * k4*a_lbo_f + co*4 + e: part 0 the weight rounded to TF32, part 1
- * (3xTF32) the rest, rounded; zero where no such channel is and in the
- * kpad floats past the w_rows channels. tap_rows[T]: the first tap and the
- * tap count of T's row. The row's place comes from the grid, its floats go
- * to consecutive threads (co, e by shifts). Split per float with eight
- * 64-bit divisions, the pack took 58 us of vocoder_up1's 170 under Nsight
- * Compute (issue-bound); a block per tile left 128 blocks on vocoder_up2
- * and 33 loads a thread; a block per row found by 64-bit divisions still
- * took 42 us (about two floats a thread for a dozen divisions). */
+/* The image, one K core row of every tap tile per block: block (x, z) =
+ * (chunk * bk/4 + k4, cob + co_blocks * g) writes row k4 of the tiles of
+ * every tap T of the plan for chunk, block of output channels cob and
+ * group g; the tile's float j of part pt (pt < parts) holds channel
+ * chunk*bk + 4*k4 + e of output channel cob*w_rows + co at j =
+ * pt*tap_f/parts + k4*a_lbo_f + co*4 + e: part 0 the weight rounded to
+ * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
+ * and in the kpad floats past the w_rows channels. tap_info[T]: the first
+ * tap and the tap count of T's row, and where tap T's phase 0 lies among
+ * w's taps (convt_fold_tap_base). The block's (tap, float) pairs go to
+ * consecutive threads, floats fastest, so its stores are coalesced; a
+ * thread's source is w[ci][co][tap] through the fold's map (the identity
+ * fold where there is none: s = 1, m = k), and all the taps of one
+ * (ci, co) lie together in w, so the block's loads read its 4 input
+ * channels' weights as 4 contiguous stretches, every sector from L2 once.
+ * With a block per tap (session 14) each of ktaps blocks read one float
+ * of every sector's 8 from L2 (non-fold) or half its lines (fold); split
+ * per float with eight 64-bit divisions, the pack took 58 us of
+ * vocoder_up1's 170 under Nsight Compute (issue-bound); a block per tile
+ * left 128 blocks on vocoder_up2 and 33 loads a thread. */
+/* threads a multiple of 4: a thread keeps its channel */
+enum { WG_PACK_THREADS = 256, WG_PACK_UNROLL = 4 };
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
-                                    const phase_tap *__restrict__ taps,
-                                    const int2 *__restrict__ tap_rows, wg_pack_args pa)
+                                    const int4 *__restrict__ tap_info, wg_pack_args pa)
 {
     const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts;
-    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, T = (int)blockIdx.y;
-    const int2 tr = tap_rows[T];
-    const int lin = taps[T].lin;
-    const int tap_base = pa.fold.S > 1 ? convt_fold_tap_base(&pa.fold, lin) : 0;
+    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg;
+    /* WG_PACK_THREADS and a_lbo_f are multiples of 4: a thread keeps its channel */
+    const int ci = chunk * pa.bk + 4 * k4 + (int)(threadIdx.x & 3);
+    const int pairs = pa.taps_total * pa.a_lbo_f;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
         const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
-        float *out = wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, tr.x, tr.y,
-                                          chunk) + (T - tr.x)) * pa.tap_f + k4 * pa.a_lbo_f;
-        for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
-            const int co = idx >> 2, ci = chunk * pa.bk + 4 * k4 + (idx & 3);
-            const int cog = cob * pa.w_rows + co;
-            const int64_t gci = (int64_t)g * pa.cin_g + ci;
-            const float v = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g
-                                ? w[pa.fold.S > 1 ? convt_fold_weight_index(&pa.fold, gci, cog, tap_base)
-                                                  : (gci * pa.cout_g + cog) * pa.ktaps + lin]
-                                : 0.0f;
-            const float big = __uint_as_float(tf32_exact(v));
-            out[idx] = big;
-            if (pa.parts == 2)
-                out[part_f + idx] = __uint_as_float(tf32_exact(v - big));
+        const int64_t gci = (int64_t)g * pa.cin_g + ci;
+        /* four pairs a pass, their loads issued together: one at a time,
+         * each behind its tap's table entry and a branch, the loads
+         * waited one by one (SASS) */
+        for (int e0 = threadIdx.x; e0 < pairs; e0 += WG_PACK_UNROLL * WG_PACK_THREADS) {
+            float v[WG_PACK_UNROLL];
+            float *out[WG_PACK_UNROLL];
+#pragma unroll
+            for (int u = 0; u < WG_PACK_UNROLL; u++) {
+                const int e = e0 + u * WG_PACK_THREADS;
+                const int T = e < pairs ? (int)convt_fastdiv_div(pa.a_lbo_div, (uint32_t)e) : 0;
+                const int idx = e - T * pa.a_lbo_f, co = idx >> 2, cog = cob * pa.w_rows + co;
+                const int4 ti = tap_info[T];
+                const bool have = e < pairs && co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g;
+                /* every lane loads, the missing ones w[0] */
+                v[u] = w[have ? convt_fold_weight_index(&pa.fold, gci, cog, ti.z) : 0];
+                v[u] = have ? v[u] : 0.0f;
+                out[u] = e < pairs ? wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, ti.x,
+                                                           ti.y, chunk) + (T - ti.x)) * pa.tap_f +
+                                         k4 * pa.a_lbo_f + idx
+                                   : nullptr;
+            }
+#pragma unroll
+            for (int u = 0; u < WG_PACK_UNROLL; u++)
+                if (out[u]) {
+                    const float big = __uint_as_float(tf32_exact(v[u]));
+                    out[u][0] = big;
+                    if (pa.parts == 2)
+                        out[u][part_f] = __uint_as_float(tf32_exact(v[u] - big));
+                }
         }
     }
 }
@@ -900,14 +924,11 @@ static convt_problem wg_problem(const convt_problem *p, const wg_knobs &k)
     return k.fold ? convt_fold_problem(p) : *p;
 }
 
-/* The fold the epilogue and the weight image undo: S = 1 where none. */
+/* The fold the epilogue and the weight image undo: the identity (S = 1)
+ * where none, through which the image reads w's own indices. */
 static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
 {
-    if (k.fold)
-        return convt_fold_of(p);
-    convt_fold f = {};
-    f.S = 1;
-    return f;
+    return k.fold ? convt_fold_of(p) : convt_fold_identity(p);
 }
 
 /* The widest compiled tile: 3xTF32's partial sums double the accumulators
@@ -917,11 +938,11 @@ static int wg_max_bn(const wg_knobs &k)
     return k.pos_m || k.parts == 1 ? WG_MAX_BN : WG_MAX_BN_SPLIT3;
 }
 
-/* Whether width bn is compiled: 64 to the widest in steps of 16, or with
- * positions as M (pos_m) 64, 128 and 256. */
+/* Whether width bn is compiled: 64 to the widest in steps of 16 (the
+ * folded kernel too), or with positions as M (pos_m) 64, 128 and 256. */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
-    if (k.pos_m || k.fold)
+    if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
@@ -977,32 +998,34 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     gm->smem = (size_t)gm->tables_bytes + pipeline + WG_EPI_BYTES;
 }
 
-/* bn = 0: the width with the least predicted time. One block runs on
- * each SM (384 threads of 168 registers) and takes a tile per round; a
- * round costs bn + 64: per position, a wide tile reads the weights for
- * more positions (the 64 a guess at the weights' share), and SMs left idle
- * in the last round count in full. Long layouts get 256; a small problem a
- * width that fills the SMs. */
+/* bn = 0: the width with the least predicted time, over every compiled
+ * width. One block runs on each SM (384 threads of 168 registers) and
+ * takes a tile per round; a round costs bn + 64: per position, a wide tile
+ * reads the weights for more positions (the 64 a guess at the weights'
+ * share), and SMs left idle in the last round count in full. Long layouts
+ * get 256; a small problem the width that fills the SMs in the fewest
+ * rounds: vocoder_up1 folded (2176 positions, 16 channel blocks, 132 SMs)
+ * 144 (256 tiles, two rounds) where 128 took three, the third nearly
+ * empty. Ties go to the wider. */
 static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
                          int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
-    static const int widths[] = {256, 192, 128, 96, 64};
     const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
     int best = 64;
     double best_cost = 0;
-    for (int wi = 0; wi < (int)(sizeof widths / sizeof widths[0]); wi++) {
-        if (!wg_width_compiled(k, widths[wi]))
+    for (int bn = WG_MAX_BN; bn >= 64; bn -= 16) {
+        if (!wg_width_compiled(k, bn))
             continue;
-        wg_size(k, span, widths[wi], gm);
+        wg_size(k, span, bn, gm);
         if (gm->smem > dev->smem_per_block_optin)
             continue;
         int64_t blocks = 0;
         for (int i = 0; i < nphases; i++)
-            blocks += (fl[i].flat + gm->nseg * widths[wi] - 1) / (gm->nseg * widths[wi]);
+            blocks += (fl[i].flat + gm->nseg * bn - 1) / (gm->nseg * bn);
         blocks *= co_blocks;
-        const double cost = (double)((blocks + sms - 1) / sms) * (widths[wi] + 64);
+        const double cost = (double)((blocks + sms - 1) / sms) * (bn + 64);
         if (best_cost == 0 || cost < best_cost) {
-            best = widths[wi];
+            best = bn;
             best_cost = cost;
         }
     }
@@ -1097,6 +1120,7 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.co_blocks = (int)convt_ceil_div(cout_g, w_rows);
     pa.taps_total = (int)taps_total;
     pa.a_lbo_f = (int)((w_rows * 16 + k.kpad) / 4);
+    pa.a_lbo_div = convt_fastdiv_make((uint32_t)pa.a_lbo_f);
     pa.parts = k.parts;
     pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
@@ -1173,10 +1197,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
-        if (k.pos_m || k.fold)
+        if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
-                     "%s (the compiled widths)", (long long)k.bn,
-                     k.fold ? "with the phases folded" : "with pos_m = 1");
+                     "with pos_m = 1 (the compiled widths)", (long long)k.bn);
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1229,9 +1252,9 @@ typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
     wg_phase_flat *d_flat;
-    int2 *d_tap_rows; /* per tap: its row's first tap and tap count (pack_weights_stages) */
+    int4 *d_tap_info; /* per tap: its row's first tap and tap count, its phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
-    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps, channel blocks x groups */
+    dim3 pack_grid; /* pack_weights_stages: chunk rows, 1, channel blocks x groups */
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1243,7 +1266,7 @@ static void wg_release(void *state)
         return;
     cudaFree(st->d_rows);
     cudaFree(st->d_flat);
-    cudaFree(st->d_tap_rows);
+    cudaFree(st->d_tap_info);
     free_plan(&st->base);
     free(st);
 }
@@ -1253,10 +1276,15 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows)
 {
     const int bk = (int)k.bk, parts = k.parts;
-    if (k.fold)
-        return bn == 64 ? wg_fold_kernel_bn64(bk, nseg)
-               : bn == 128 ? wg_fold_kernel_bn128(bk, nseg)
-                           : wg_fold_kernel_bn256(bk, nseg);
+    if (k.fold) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_fold_kernel_bn##BN(bk, nseg);
+            WG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_fold_kernel_bn256(bk, nseg);
+        }
+    }
     if (k.pos_m)
         return bn == 64 ? wg_posm_kernel_bn64(bk, w_rows, parts)
                : bn == 128 ? wg_posm_kernel_bn128(bk, w_rows, parts)
@@ -1295,18 +1323,21 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
         CUDA_TRY(cudaMemcpy(st->d_flat, w->flat, sizeof *w->flat * (size_t)nph,
                             cudaMemcpyHostToDevice), e);
     const int ntaps = w->pl.ntaps_total;
-    int2 *tap_rows = (int2 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_rows);
-    if (!tap_rows)
+    int4 *tap_info = (int4 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_info);
+    if (!tap_info)
         return convt_fail(e, "out of host memory");
     for (int r = 0; r < nrows; r++)
-        for (int t = 0; t < w->rows[r].ntaps; t++)
-            tap_rows[w->rows[r].tap_begin + t] = make_int2(w->rows[r].tap_begin, w->rows[r].ntaps);
-    cudaError_t err = cudaMalloc((void **)&st->d_tap_rows, sizeof *tap_rows * (size_t)(ntaps ? ntaps : 1));
+        for (int t = 0; t < w->rows[r].ntaps; t++) {
+            const int T = w->rows[r].tap_begin + t;
+            tap_info[T] = make_int4(w->rows[r].tap_begin, w->rows[r].ntaps,
+                                    convt_fold_tap_base(&st->pack.fold, w->pl.taps[T].lin), 0);
+        }
+    cudaError_t err = cudaMalloc((void **)&st->d_tap_info, sizeof *tap_info * (size_t)(ntaps ? ntaps : 1));
     if (err == cudaSuccess && ntaps)
-        err = cudaMemcpy(st->d_tap_rows, tap_rows, sizeof *tap_rows * (size_t)ntaps, cudaMemcpyHostToDevice);
-    free(tap_rows);
+        err = cudaMemcpy(st->d_tap_info, tap_info, sizeof *tap_info * (size_t)ntaps, cudaMemcpyHostToDevice);
+    free(tap_info);
     if (err != cudaSuccess)
-        return convt_cuda_fail(err, __FILE__, __LINE__, "the tap rows' table", e);
+        return convt_cuda_fail(err, __FILE__, __LINE__, "the taps' table", e);
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
@@ -1348,10 +1379,10 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->args.fold = st->pack.fold = wg_fold(p_orig, k);
-        /* a block per K core row of a tap tile */
+        /* a block per K core row of every tap's tile */
         const int zs = st->pack.co_blocks * st->pack.groups;
-        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
-                             (unsigned)st->pack.taps_total, (unsigned)(zs < 65535 ? zs : 65535));
+        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)), 1u,
+                             (unsigned)(zs < 65535 ? zs : 65535));
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
@@ -1387,8 +1418,8 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
     if (st->pack.total) {
-        pack_weights_stages<<<st->pack_grid, 128, 0, s>>>(
-            t->w, wk, a.taps, st->d_tap_rows, st->pack);
+        pack_weights_stages<<<st->pack_grid, WG_PACK_THREADS, 0, s>>>(
+            t->w, wk, st->d_tap_info, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
     if (st->base.prefill && prefill_output(p, a, t, s, e))
@@ -1524,9 +1555,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .deterministic = true,
     .n_knobs = 5,
     .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64, "
-                       "128 or 256), each one position of every phase; 0: the width with the "
-                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
+                       "to 256 in steps of 16), each one position of every phase; 0: the width "
+                       "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
               {.name = "bk",

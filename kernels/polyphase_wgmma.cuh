@@ -729,9 +729,9 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 /* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
  * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
  * wg_kernel_for's dispatch. */
-/* The folded kernels (knob fold = 1: TF32, channels as M) of width BN for
- * bk 16 or 32 and nseg 1 or 2, defined by WG_FOLD_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_fold.cu. */
+/* The folded kernels (polyphase_wgmma_fold_tf32: TF32, channels as M) of
+ * width BN (every width of WG_WIDTHS) for bk 16 or 32 and nseg 1 or 2,
+ * defined by WG_FOLD_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_bn*.cu. */
 #define WG_FOLD_KERNELS_OF_WIDTH(BN)                                                               \
     wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg)                                          \
     {                                                                                              \
@@ -741,11 +741,10 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
         return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, true>                       \
                          : polyphase_wgmma_kernel<BN, 32, 2, false, 0, true>;                      \
     }
-#define WG_FOLD_WIDTHS(X) X(64) X(128) X(256)
-#define WG_DECLARE_FOLD_WIDTH(BN) wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);
-WG_FOLD_WIDTHS(WG_DECLARE_FOLD_WIDTH)
-#undef WG_DECLARE_FOLD_WIDTH
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
+#define WG_DECLARE_FOLD_WIDTH(BN) wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);
+WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
+#undef WG_DECLARE_FOLD_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16

@@ -162,8 +162,8 @@ static void refusals_name_their_reason(void **state)
     convt_problem unstrided = vocoder;
     unstrided.stride[0] = 1;
     refuses("polyphase_wgmma_fold_tf32", &unstrided, NULL, 0, ws, "nothing to fold");
-    refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 192, ws,
-            "bn = 192 must be 0 (chosen for the shape), 64, 128 or 256 with the phases folded");
+    refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 200, ws,
+            "bn = 200 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
     convt_problem odd_k = vocoder;
     odd_k.k[0] = 15;
@@ -175,6 +175,9 @@ static void refusals_name_their_reason(void **state)
         const convt_launch l = convt_launch_first_default(wgf);
         char why[512] = "";
         assert_true(wgf->supports(&vocoder, &l, &ctx, why, sizeof why));
+        convt_launch l144 = l; /* every width the unfolded kernel has */
+        l144.value[convt_knob_index(wgf, "bn")] = 144;
+        assert_true(wgf->supports(&vocoder, &l144, &ctx, why, sizeof why));
         /* W: 256 input channels x 1024 folded channels x 2 taps, in 128-channel tiles */
         assert_int_equal(wgf->workspace_size(&vocoder, &l), (size_t)256 * 1024 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 8 * 2 /* kpad 64 bytes per K core row */);
