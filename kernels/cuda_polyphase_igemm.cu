@@ -394,7 +394,6 @@ struct wg_pack_args {
                                                     * kernel's tap table in shared memory
                                                     * bounds taps_total far below that */
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
-    convt_fastdiv a_lbo_div; /* division by a_lbo_f: a block's (tap, float) pair from its index */
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
     int64_t total;
@@ -408,61 +407,60 @@ struct wg_pack_args {
  * chunk*bk + 4*k4 + e of output channel cob*w_rows + co at j =
  * pt*tap_f/parts + k4*a_lbo_f + co*4 + e: part 0 the weight rounded to
  * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
- * and in the kpad floats past the w_rows channels. tap_info[T]: the first
- * tap and the tap count of T's row, and where tap T's phase 0 lies among
- * w's taps (convt_fold_tap_base). The block's (tap, float) pairs go to
- * consecutive threads, floats fastest, so its stores are coalesced; a
- * thread's source is w[ci][co][tap] through the fold's map (the identity
- * fold where there is none: s = 1, m = k), and all the taps of one
- * (ci, co) lie together in w, so the block's loads read its 4 input
- * channels' weights as 4 contiguous stretches, every sector from L2 once.
- * With a block per tap (session 14) each of ktaps blocks read one float
- * of every sector's 8 from L2 (non-fold) or half its lines (fold); split
- * per float with eight 64-bit divisions, the pack took 58 us of
- * vocoder_up1's 170 under Nsight Compute (issue-bound); a block per tile
- * left 128 blocks on vocoder_up2 and 33 loads a thread. */
-/* threads a multiple of 4: a thread keeps its channel */
-enum { WG_PACK_THREADS = 256, WG_PACK_UNROLL = 4 };
+ * and in the kpad floats past the w_rows channels. tap_info[T]: T's
+ * row's term of wg_weight_slot plus T's place in the row, the row's tap
+ * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base). A thread takes a float of the row (co,
+ * e) and walks the taps: w's index is linear in the tap's place
+ * (convt_fold_weight_index; the identity fold where none), so the thread
+ * finds its (ci, co) once and adds each tap's, and all the taps of one
+ * (ci, co) lie together in w, so a warp's later taps hit the lines its
+ * first loaded; the stores of a tap go to consecutive floats. With a block
+ * per tap (session 14) each of ktaps blocks read one float of every
+ * sector's 8 from L2 (non-fold) or half its lines (fold); with the block's
+ * (tap, float) pairs spread over its threads by a division, the index
+ * arithmetic took 146 instructions a float (Nsight Compute, 56% issue on
+ * vocoder_up1: 20 us where 16.7 before); split per float with eight
+ * 64-bit divisions, 58 us. */
+enum { WG_PACK_THREADS = 256, WG_PACK_TAPS = 4 };
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info, wg_pack_args pa)
 {
     const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts;
     const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg;
-    /* WG_PACK_THREADS and a_lbo_f are multiples of 4: a thread keeps its channel */
-    const int ci = chunk * pa.bk + 4 * k4 + (int)(threadIdx.x & 3);
-    const int pairs = pa.taps_total * pa.a_lbo_f;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
         const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
-        const int64_t gci = (int64_t)g * pa.cin_g + ci;
-        /* four pairs a pass, their loads issued together: one at a time,
-         * each behind its tap's table entry and a branch, the loads
-         * waited one by one (SASS) */
-        for (int e0 = threadIdx.x; e0 < pairs; e0 += WG_PACK_UNROLL * WG_PACK_THREADS) {
-            float v[WG_PACK_UNROLL];
-            float *out[WG_PACK_UNROLL];
+        /* wg_weight_slot is a sum of a (g, cob) term, a tap-row term and a
+         * chunk term: tap_info[T].x holds T's tap-row term (and T's place
+         * in its row), the chunk term is T's row's taps x chunk */
+        float *row = wk + wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, 0, 0, 0) * pa.tap_f +
+                     k4 * pa.a_lbo_f;
+        for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
+            const int co = idx >> 2, ci = chunk * pa.bk + 4 * k4 + (idx & 3), cog = cob * pa.w_rows + co;
+            const bool have = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g;
+            /* the thread's (ci, co) at w's tap 0; a missing one reads w[0] and stores zero */
+            const float *src =
+                w + (have ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci, cog, 0) : 0);
+            /* WG_PACK_TAPS taps a pass, their loads issued before their
+             * stores (a loop left a store between every two loads) */
+            for (int T0 = 0; T0 < pa.taps_total; T0 += WG_PACK_TAPS) {
+                float v[WG_PACK_TAPS];
+                int64_t slot[WG_PACK_TAPS];
 #pragma unroll
-            for (int u = 0; u < WG_PACK_UNROLL; u++) {
-                const int e = e0 + u * WG_PACK_THREADS;
-                const int T = e < pairs ? (int)convt_fastdiv_div(pa.a_lbo_div, (uint32_t)e) : 0;
-                const int idx = e - T * pa.a_lbo_f, co = idx >> 2, cog = cob * pa.w_rows + co;
-                const int4 ti = tap_info[T];
-                const bool have = e < pairs && co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g;
-                /* every lane loads, the missing ones w[0] */
-                v[u] = w[have ? convt_fold_weight_index(&pa.fold, gci, cog, ti.z) : 0];
-                v[u] = have ? v[u] : 0.0f;
-                out[u] = e < pairs ? wk + (wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, ti.x,
-                                                           ti.y, chunk) + (T - ti.x)) * pa.tap_f +
-                                         k4 * pa.a_lbo_f + idx
-                                   : nullptr;
-            }
-#pragma unroll
-            for (int u = 0; u < WG_PACK_UNROLL; u++)
-                if (out[u]) {
-                    const float big = __uint_as_float(tf32_exact(v[u]));
-                    out[u][0] = big;
-                    if (pa.parts == 2)
-                        out[u][part_f] = __uint_as_float(tf32_exact(v[u] - big));
+                for (int u = 0; u < WG_PACK_TAPS; u++) {
+                    const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
+                    v[u] = src[have ? ti.z : 0];
+                    slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
                 }
+#pragma unroll
+                for (int u = 0; u < WG_PACK_TAPS; u++)
+                    if (T0 + u < pa.taps_total) {
+                        float *out = row + slot[u] * pa.tap_f + idx;
+                        const float big = __uint_as_float(tf32_exact(have ? v[u] : 0.0f));
+                        out[0] = big;
+                        if (pa.parts == 2)
+                            out[part_f] = __uint_as_float(tf32_exact((have ? v[u] : 0.0f) - big));
+                    }
+            }
         }
     }
 }
@@ -1120,7 +1118,6 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.co_blocks = (int)convt_ceil_div(cout_g, w_rows);
     pa.taps_total = (int)taps_total;
     pa.a_lbo_f = (int)((w_rows * 16 + k.kpad) / 4);
-    pa.a_lbo_div = convt_fastdiv_make((uint32_t)pa.a_lbo_f);
     pa.parts = k.parts;
     pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
@@ -1252,7 +1249,8 @@ typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
     wg_phase_flat *d_flat;
-    int4 *d_tap_info; /* per tap: its row's first tap and tap count, its phase 0 among w's taps (pack_weights_stages) */
+    int4 *d_tap_info; /* per tap T of row r: wg_weight_slot's row term of r + T's place in r, r's
+                       * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
     dim3 pack_grid; /* pack_weights_stages: chunk rows, 1, channel blocks x groups */
     wg_args args;
@@ -1329,7 +1327,9 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     for (int r = 0; r < nrows; r++)
         for (int t = 0; t < w->rows[r].ntaps; t++) {
             const int T = w->rows[r].tap_begin + t;
-            tap_info[T] = make_int4(w->rows[r].tap_begin, w->rows[r].ntaps,
+            const int64_t row_slot = wg_weight_slot(0, 0, st->pack.co_blocks, st->pack.taps_total,
+                                                    st->pack.chunks, w->rows[r].tap_begin, 0, 0);
+            tap_info[T] = make_int4((int)row_slot + t, w->rows[r].ntaps,
                                     convt_fold_tap_base(&st->pack.fold, w->pl.taps[T].lin), 0);
         }
     cudaError_t err = cudaMalloc((void **)&st->d_tap_info, sizeof *tap_info * (size_t)(ntaps ? ntaps : 1));

@@ -88,8 +88,11 @@ static void check_one(const convt_problem *p)
     for (int64_t ci = 0; ci < p->cin; ci++)
         for (int cf = 0; cf < fcout_g; cf++)
             for (int j = 0; j < mtaps; j++) {
-                const int64_t src = convt_fold_weight_index(&f, ci, cf, convt_fold_tap_base(&f, j));
+                const int tb = convt_fold_tap_base(&f, j);
+                const int64_t src = convt_fold_weight_index(&f, ci, cf, tb);
                 assert_true(src >= 0 && src < convt_w_elems(p));
+                /* the weight image's kernel adds the tap's place to its (ci, cf)'s */
+                assert_int_equal(src, convt_fold_weight_index(&f, ci, cf, 0) + tb);
                 W[(ci * fcout_g + cf) * mtaps + j] = w[src];
             }
     (void)cin_g;
@@ -210,9 +213,12 @@ static void identity_fold_is_the_plain_index(void **state)
         assert_int_equal(f.ktaps, ktaps);
         for (int64_t ci = 0; ci < p.cin; ci++)
             for (int co = 0; co < cout_g; co++)
-                for (int t = 0; t < ktaps; t++)
+                for (int t = 0; t < ktaps; t++) {
                     assert_int_equal(convt_fold_weight_index(&f, ci, co, convt_fold_tap_base(&f, t)),
                                      (ci * cout_g + co) * ktaps + t);
+                    assert_int_equal(convt_fold_weight_index(&f, ci, co, 0) + convt_fold_tap_base(&f, t),
+                                     (ci * cout_g + co) * ktaps + t);
+                }
     }
 }
 

@@ -86,7 +86,9 @@ CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
 /* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
  * w: ci counts from 0 over all input channels (g * cin_g + ci within the
  * group), cf is a folded channel of the group, tap_base =
- * convt_fold_tap_base(f, jlin) (a weight image's block finds it once). */
+ * convt_fold_tap_base(f, jlin). It is tap_base plus the index at tap_base
+ * 0: the weight image's threads find their (ci, cf) once and add each
+ * tap's (tests/test_fold_phases.c checks it). */
 CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int tap_base)
 {
     int ph[3];
