@@ -409,24 +409,27 @@ struct wg_pack_args {
  * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
  * and in the kpad floats past the w_rows channels. tap_info[T]: T's
  * row's term of wg_weight_slot plus T's place in the row, the row's tap
- * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base). A thread takes a float of the row (co,
- * e) and walks the taps: w's index is linear in the tap's place
- * (convt_fold_weight_index; the identity fold where none), so the thread
- * finds its (ci, co) once and adds each tap's, and all the taps of one
- * (ci, co) lie together in w, so a warp's later taps hit the lines its
- * first loaded; the stores of a tap go to consecutive floats. With a block
- * per tap (session 14) each of ktaps blocks read one float of every
- * sector's 8 from L2 (non-fold) or half its lines (fold); with the block's
- * (tap, float) pairs spread over its threads by a division, the index
- * arithmetic took 146 instructions a float (Nsight Compute, 56% issue on
- * vocoder_up1: 20 us where 16.7 before); split per float with eight
- * 64-bit divisions, 58 us. */
-enum { WG_PACK_THREADS = 256, WG_PACK_TAPS = 4 };
+ * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base).
+ *
+ * A thread takes an output channel co of the row (its 4 input channels,
+ * one 16-byte store a tap) and walks the taps, WG_PACK_TAPS at a time with
+ * their loads issued before their stores: w's index is linear in the
+ * tap's place (convt_fold_weight_index; the identity fold where none), so
+ * it finds its channels' indices once and adds each tap's. All the taps of
+ * one (ci, co) lie together in w, so a warp's later taps hit the lines its
+ * first loaded. Measured on vocoder_up1 (Nsight Compute, fold / 3xTF32):
+ * a block per tap, a float per thread (session 14), 16.7 / 15.9 us, each
+ * of ktaps blocks reading one float of every sector's 8 (3xTF32) or half
+ * its lines (fold); the block's (tap, float) pairs spread over its threads
+ * by a division, 20.2 / 20.3 us at 146 instructions a float; a float per
+ * thread walking the taps, 17.1 / 15.3 us, still issue-bound (59% of issue
+ * slots). Split per float with eight 64-bit divisions, 58 us. */
+enum { WG_PACK_THREADS = 128, WG_PACK_TAPS = 4 };
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info, wg_pack_args pa)
 {
-    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts;
-    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg;
+    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts, cos = pa.a_lbo_f / 4;
+    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, ci0 = chunk * pa.bk + 4 * k4;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
         const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
         /* wg_weight_slot is a sum of a (g, cob) term, a tap-row term and a
@@ -434,31 +437,42 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
          * in its row), the chunk term is T's row's taps x chunk */
         float *row = wk + wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, 0, 0, 0) * pa.tap_f +
                      k4 * pa.a_lbo_f;
-        for (int idx = threadIdx.x; idx < pa.a_lbo_f; idx += blockDim.x) {
-            const int co = idx >> 2, ci = chunk * pa.bk + 4 * k4 + (idx & 3), cog = cob * pa.w_rows + co;
-            const bool have = co < pa.w_rows && ci < pa.cin_g && cog < pa.cout_g;
-            /* the thread's (ci, co) at w's tap 0; a missing one reads w[0] and stores zero */
-            const float *src =
-                w + (have ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci, cog, 0) : 0);
-            /* WG_PACK_TAPS taps a pass, their loads issued before their
-             * stores (a loop left a store between every two loads) */
+        for (int co = threadIdx.x; co < cos; co += blockDim.x) {
+            const int cog = cob * pa.w_rows + co;
+            /* the thread's 4 (ci, co) at w's tap 0; a missing one reads w[0] and stores zero */
+            bool have[4];
+            const float *src[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                have[e] = co < pa.w_rows && cog < pa.cout_g && ci0 + e < pa.cin_g;
+                src[e] = w + (have[e] ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0 + e, cog, 0) : 0);
+            }
             for (int T0 = 0; T0 < pa.taps_total; T0 += WG_PACK_TAPS) {
-                float v[WG_PACK_TAPS];
+                float v[WG_PACK_TAPS][4];
                 int64_t slot[WG_PACK_TAPS];
 #pragma unroll
                 for (int u = 0; u < WG_PACK_TAPS; u++) {
                     const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
-                    v[u] = src[have ? ti.z : 0];
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        v[u][e] = src[e][have[e] ? ti.z : 0];
                     slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
                 }
 #pragma unroll
                 for (int u = 0; u < WG_PACK_TAPS; u++)
                     if (T0 + u < pa.taps_total) {
-                        float *out = row + slot[u] * pa.tap_f + idx;
-                        const float big = __uint_as_float(tf32_exact(have ? v[u] : 0.0f));
-                        out[0] = big;
+                        float4 big, small;
+                        float *b = &big.x, *sm = &small.x;
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            const float x = have[e] ? v[u][e] : 0.0f;
+                            b[e] = __uint_as_float(tf32_exact(x));
+                            sm[e] = __uint_as_float(tf32_exact(x - b[e]));
+                        }
+                        float *out = row + slot[u] * pa.tap_f + 4 * co; /* 16-byte aligned: tap_f, a_lbo_f are multiples of 4 */
+                        *(float4 *)out = big;
                         if (pa.parts == 2)
-                            out[part_f] = __uint_as_float(tf32_exact((have ? v[u] : 0.0f) - big));
+                            *(float4 *)(out + part_f) = small;
                     }
             }
         }
