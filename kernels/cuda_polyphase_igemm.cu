@@ -390,9 +390,9 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
  * (wg_weight_slot): its dimensions. */
 struct wg_pack_args {
     int cin_g, cout_g, ktaps, groups;
-    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total x a_lbo_f < 2^31: the
-                                                    * kernel's tap table in shared memory
-                                                    * bounds taps_total far below that */
+    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total / WG_PACK_TAPS < 65535 (the
+                                                    * grid's y): the kernel's tap table in
+                                                    * shared memory bounds it far below */
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
@@ -412,70 +412,73 @@ struct wg_pack_args {
  * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base).
  *
  * A thread takes an output channel co of the row (its 4 input channels,
- * one 16-byte store a tap) and walks the taps, WG_PACK_TAPS at a time with
- * their loads issued before their stores: w's index is linear in the
- * tap's place (convt_fold_weight_index; the identity fold where none), so
- * it finds its channels' indices once and adds each tap's. All the taps of
- * one (ci, co) lie together in w, so a warp's later taps hit the lines its
- * first loaded. Measured on vocoder_up1 (Nsight Compute, fold / 3xTF32):
- * a block per tap, a float per thread (session 14), 16.7 / 15.9 us, each
- * of ktaps blocks reading one float of every sector's 8 (3xTF32) or half
- * its lines (fold); the block's (tap, float) pairs spread over its threads
- * by a division, 20.2 / 20.3 us at 146 instructions a float; a float per
- * thread walking the taps, 17.1 / 15.3 us, still issue-bound (59% of issue
- * slots). Split per float with eight 64-bit divisions, 58 us. */
-enum { WG_PACK_THREADS = 128, WG_PACK_TAPS = 4 };
+ * one 16-byte store a tap) and WG_PACK_TAPS taps (the grid's y), their
+ * loads issued before their stores: w's index is linear in the tap's
+ * place (convt_fold_weight_index; the identity fold where none), so it
+ * finds its channels' indices once and adds each tap's. The block has a
+ * thread per channel of the row, kpad's included (wg_pack_threads). All
+ * the taps of one (ci, co) lie together in w, so a warp's loads of
+ * neighbouring taps share lines. Measured on vocoder_up1 (Nsight Compute,
+ * fold / 3xTF32): a block per tap, a float per thread (session 14), 16.7 /
+ * 15.9 us, each of ktaps blocks reading one float of every sector's 8
+ * (3xTF32) or half its lines (fold); the block's (tap, float) pairs spread
+ * over its threads by a division, 20.2 / 20.3 us at 146 instructions a
+ * float; a float per thread walking all the taps, 17.1 / 15.3 us, still
+ * issue-bound (59% of issue slots); a channel per thread walking all the
+ * taps in blocks of 128, 10.7 / 15.3 (3xTF32: 256 blocks, latency-bound;
+ * fold: the 4 kpad channels a second pass). Split per float with eight
+ * 64-bit divisions, 58 us. */
+enum { WG_PACK_TAPS = 4 };
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info, wg_pack_args pa)
 {
-    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts, cos = pa.a_lbo_f / 4;
+    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts, co = (int)threadIdx.x;
     const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, ci0 = chunk * pa.bk + 4 * k4;
+    const int T0 = (int)blockIdx.y * WG_PACK_TAPS;
+    if (co >= pa.a_lbo_f / 4)
+        return;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
-        const int cob = z % pa.co_blocks, g = z / pa.co_blocks;
+        const int cob = z % pa.co_blocks, g = z / pa.co_blocks, cog = cob * pa.w_rows + co;
         /* wg_weight_slot is a sum of a (g, cob) term, a tap-row term and a
          * chunk term: tap_info[T].x holds T's tap-row term (and T's place
          * in its row), the chunk term is T's row's taps x chunk */
         float *row = wk + wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, 0, 0, 0) * pa.tap_f +
                      k4 * pa.a_lbo_f;
-        for (int co = threadIdx.x; co < cos; co += blockDim.x) {
-            const int cog = cob * pa.w_rows + co;
-            /* the thread's 4 (ci, co) at w's tap 0; a missing one reads w[0] and stores zero */
-            bool have[4];
-            const float *src[4];
+        /* the thread's 4 (ci, co) at w's tap 0, input channels a fixed
+         * step apart; a missing one reads w[0] and stores zero */
+        const bool co_ok = co < pa.w_rows && cog < pa.cout_g;
+        const int64_t at0 = co_ok ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0, cog, 0) : 0;
+        const int64_t ci_step = co_ok ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0 + 1, cog, 0) - at0 : 0;
+        bool have[4];
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                have[e] = co < pa.w_rows && cog < pa.cout_g && ci0 + e < pa.cin_g;
-                src[e] = w + (have[e] ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0 + e, cog, 0) : 0);
-            }
-            for (int T0 = 0; T0 < pa.taps_total; T0 += WG_PACK_TAPS) {
-                float v[WG_PACK_TAPS][4];
-                int64_t slot[WG_PACK_TAPS];
+        for (int e = 0; e < 4; e++)
+            have[e] = co_ok && ci0 + e < pa.cin_g;
+        float v[WG_PACK_TAPS][4];
+        int64_t slot[WG_PACK_TAPS];
 #pragma unroll
-                for (int u = 0; u < WG_PACK_TAPS; u++) {
-                    const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
+        for (int u = 0; u < WG_PACK_TAPS; u++) {
+            const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
 #pragma unroll
-                    for (int e = 0; e < 4; e++)
-                        v[u][e] = src[e][have[e] ? ti.z : 0];
-                    slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
-                }
-#pragma unroll
-                for (int u = 0; u < WG_PACK_TAPS; u++)
-                    if (T0 + u < pa.taps_total) {
-                        float4 big, small;
-                        float *b = &big.x, *sm = &small.x;
-#pragma unroll
-                        for (int e = 0; e < 4; e++) {
-                            const float x = have[e] ? v[u][e] : 0.0f;
-                            b[e] = __uint_as_float(tf32_exact(x));
-                            sm[e] = __uint_as_float(tf32_exact(x - b[e]));
-                        }
-                        float *out = row + slot[u] * pa.tap_f + 4 * co; /* 16-byte aligned: tap_f, a_lbo_f are multiples of 4 */
-                        *(float4 *)out = big;
-                        if (pa.parts == 2)
-                            *(float4 *)(out + part_f) = small;
-                    }
-            }
+            for (int e = 0; e < 4; e++)
+                v[u][e] = w[have[e] ? at0 + e * ci_step + ti.z : 0];
+            slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
         }
+#pragma unroll
+        for (int u = 0; u < WG_PACK_TAPS; u++)
+            if (T0 + u < pa.taps_total) {
+                float4 big, small;
+                float *b = &big.x, *sm = &small.x;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const float x = have[e] ? v[u][e] : 0.0f;
+                    b[e] = __uint_as_float(tf32_exact(x));
+                    sm[e] = __uint_as_float(tf32_exact(x - b[e]));
+                }
+                float *out = row + slot[u] * pa.tap_f + 4 * co; /* 16-byte aligned: tap_f, a_lbo_f are multiples of 4 */
+                *(float4 *)out = big;
+                if (pa.parts == 2)
+                    *(float4 *)(out + part_f) = small;
+            }
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -1138,6 +1141,13 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     return pa;
 }
 
+/* The weight image's block: a thread per channel of a K row (kpad's
+ * included), whole warps. */
+static unsigned wg_pack_threads(const wg_pack_args &pa)
+{
+    return (unsigned)round_up(pa.a_lbo_f / 4, 32);
+}
+
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
@@ -1266,7 +1276,7 @@ typedef struct wg_state {
     int4 *d_tap_info; /* per tap T of row r: wg_weight_slot's row term of r + T's place in r, r's
                        * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
-    dim3 pack_grid; /* pack_weights_stages: chunk rows, 1, channel blocks x groups */
+    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps / WG_PACK_TAPS, channel blocks x groups */
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1393,9 +1403,10 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->args.fold = st->pack.fold = wg_fold(p_orig, k);
-        /* a block per K core row of every tap's tile */
+        /* a block per K core row and WG_PACK_TAPS taps */
         const int zs = st->pack.co_blocks * st->pack.groups;
-        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)), 1u,
+        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
+                             (unsigned)convt_ceil_div(st->pack.taps_total, WG_PACK_TAPS),
                              (unsigned)(zs < 65535 ? zs : 65535));
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
@@ -1432,7 +1443,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
     if (st->pack.total) {
-        pack_weights_stages<<<st->pack_grid, WG_PACK_THREADS, 0, s>>>(
+        pack_weights_stages<<<st->pack_grid, wg_pack_threads(st->pack), 0, s>>>(
             t->w, wk, st->d_tap_info, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
