@@ -390,12 +390,14 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
  * (wg_weight_slot): its dimensions. */
 struct wg_pack_args {
     int cin_g, cout_g, ktaps, groups;
-    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total / WG_PACK_TAPS < 65535 (the
+    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total / taps_block < 65535 (the
                                                     * grid's y): the kernel's tap table in
                                                     * shared memory bounds it far below */
     int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
     int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
     int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
+    int taps_block; /* taps per block (TAPS, the grid's y): 1, 2 or 4 */
+    int64_t ci_step; /* w's index step from one input channel to the next (convt_fold_weight_index) */
     int64_t total;
     convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
 };
@@ -412,10 +414,13 @@ struct wg_pack_args {
  * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base).
  *
  * A thread takes an output channel co of the row (its 4 input channels,
- * one 16-byte store a tap) and WG_PACK_TAPS taps (the grid's y), their
- * loads issued before their stores: w's index is linear in the tap's
- * place (convt_fold_weight_index; the identity fold where none), so it
- * finds its channels' indices once and adds each tap's. The block has a
+ * one 16-byte store a tap) and TAPS taps (the grid's y: 1, 2 or 4, the
+ * fewest that cover the plan's taps up to 4), their loads issued before
+ * their stores. w's index (convt_fold_weight_index; the identity fold
+ * where none) is a sum of an input-channel term (ci x ci_step), an
+ * output-channel term (co_term[cog], a table made in prepare) and the
+ * tap's place, so a thread finds its channels' indices with one load and
+ * one product and adds each tap's. The block has a
  * thread per channel of the row, kpad's included (wg_pack_threads). All
  * the taps of one (ci, co) lie together in w, so a warp's loads of
  * neighbouring taps share lines. Measured on vocoder_up1 (Nsight Compute,
@@ -428,13 +433,15 @@ struct wg_pack_args {
  * taps in blocks of 128, 10.7 / 15.3 (3xTF32: 256 blocks, latency-bound;
  * fold: the 4 kpad channels a second pass). Split per float with eight
  * 64-bit divisions, 58 us. */
-enum { WG_PACK_TAPS = 4 };
+template <int TAPS>
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
-                                    const int4 *__restrict__ tap_info, wg_pack_args pa)
+                                    const int4 *__restrict__ tap_info,
+                                    const int64_t *__restrict__ co_term, wg_pack_args pa)
 {
-    const int kg = pa.bk / 4, part_f = pa.tap_f / pa.parts, co = (int)threadIdx.x;
-    const int k4 = (int)blockIdx.x % kg, chunk = (int)blockIdx.x / kg, ci0 = chunk * pa.bk + 4 * k4;
-    const int T0 = (int)blockIdx.y * WG_PACK_TAPS;
+    /* bk/4 is 2, 4 or 8 (wg_bk_compiled): the row's place by shifts */
+    const int lg_kg = __ffs(pa.bk / 4) - 1, part_f = pa.tap_f / pa.parts, co = (int)threadIdx.x;
+    const int k4 = (int)blockIdx.x & ((1 << lg_kg) - 1), chunk = (int)blockIdx.x >> lg_kg;
+    const int ci0 = chunk * pa.bk + 4 * k4, T0 = (int)blockIdx.y * TAPS;
     if (co >= pa.a_lbo_f / 4)
         return;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
@@ -444,19 +451,19 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
          * in its row), the chunk term is T's row's taps x chunk */
         float *row = wk + wg_weight_slot(g, cob, pa.co_blocks, pa.taps_total, pa.chunks, 0, 0, 0) * pa.tap_f +
                      k4 * pa.a_lbo_f;
-        /* the thread's 4 (ci, co) at w's tap 0, input channels a fixed
-         * step apart; a missing one reads w[0] and stores zero */
+        /* the thread's 4 (ci, co) at w's tap 0, the input channels' terms
+         * a fixed step apart; a missing one reads w[0] and stores zero */
         const bool co_ok = co < pa.w_rows && cog < pa.cout_g;
-        const int64_t at0 = co_ok ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0, cog, 0) : 0;
-        const int64_t ci_step = co_ok ? convt_fold_weight_index(&pa.fold, (int64_t)g * pa.cin_g + ci0 + 1, cog, 0) - at0 : 0;
+        const int64_t gci = (int64_t)g * pa.cin_g + ci0, ci_step = pa.ci_step;
+        const int64_t at0 = co_ok ? gci * ci_step + co_term[cog] : 0;
         bool have[4];
 #pragma unroll
         for (int e = 0; e < 4; e++)
             have[e] = co_ok && ci0 + e < pa.cin_g;
-        float v[WG_PACK_TAPS][4];
-        int64_t slot[WG_PACK_TAPS];
+        float v[TAPS][4];
+        int64_t slot[TAPS];
 #pragma unroll
-        for (int u = 0; u < WG_PACK_TAPS; u++) {
+        for (int u = 0; u < TAPS; u++) {
             const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
 #pragma unroll
             for (int e = 0; e < 4; e++)
@@ -464,20 +471,23 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
             slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
         }
 #pragma unroll
-        for (int u = 0; u < WG_PACK_TAPS; u++)
+        for (int u = 0; u < TAPS; u++)
             if (T0 + u < pa.taps_total) {
-                float4 big, small;
-                float *b = &big.x, *sm = &small.x;
+                float4 big;
+                float *b = &big.x;
 #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    const float x = have[e] ? v[u][e] : 0.0f;
-                    b[e] = __uint_as_float(tf32_exact(x));
-                    sm[e] = __uint_as_float(tf32_exact(x - b[e]));
-                }
+                for (int e = 0; e < 4; e++)
+                    b[e] = __uint_as_float(tf32_exact(have[e] ? v[u][e] : 0.0f));
                 float *out = row + slot[u] * pa.tap_f + 4 * co; /* 16-byte aligned: tap_f, a_lbo_f are multiples of 4 */
                 *(float4 *)out = big;
-                if (pa.parts == 2)
+                if (pa.parts == 2) {
+                    float4 small;
+                    float *sm = &small.x;
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        sm[e] = __uint_as_float(tf32_exact((have[e] ? v[u][e] : 0.0f) - b[e]));
                     *(float4 *)(out + part_f) = small;
+                }
             }
     }
 }
@@ -967,7 +977,8 @@ enum { WG_POSM_MAX_CO = 32 };
 
 /* Whether bk is compiled: TF32 8 (for groups of 8 input channels or fewer,
  * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
- * stage holds twice a TF32 stage's bytes for the same channels). */
+ * stage holds twice a TF32 stage's bytes for the same channels). Each a power
+ * of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
     if (k.fold)
@@ -1276,7 +1287,8 @@ typedef struct wg_state {
     int4 *d_tap_info; /* per tap T of row r: wg_weight_slot's row term of r + T's place in r, r's
                        * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
-    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps / WG_PACK_TAPS, channel blocks x groups */
+    int64_t *d_co_term; /* per output channel of a group: its term of w's index (pack_weights_stages) */
+    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps / taps_block, channel blocks x groups */
     wg_args args;
     wg_kernel_fn kernel;
 } wg_state;
@@ -1289,6 +1301,7 @@ static void wg_release(void *state)
     cudaFree(st->d_rows);
     cudaFree(st->d_flat);
     cudaFree(st->d_tap_info);
+    cudaFree(st->d_co_term);
     free_plan(&st->base);
     free(st);
 }
@@ -1362,6 +1375,20 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     free(tap_info);
     if (err != cudaSuccess)
         return convt_cuda_fail(err, __FILE__, __LINE__, "the taps' table", e);
+    /* each output channel's term of w's index: the image's threads add
+     * their input channel's and their tap's */
+    const int cout_g = st->pack.cout_g;
+    int64_t *co_term = (int64_t *)calloc((size_t)(cout_g ? cout_g : 1), sizeof *co_term);
+    if (!co_term)
+        return convt_fail(e, "out of host memory");
+    for (int c = 0; c < cout_g; c++)
+        co_term[c] = convt_fold_weight_index(&st->pack.fold, 0, c, 0);
+    err = cudaMalloc((void **)&st->d_co_term, sizeof *co_term * (size_t)(cout_g ? cout_g : 1));
+    if (err == cudaSuccess && cout_g)
+        err = cudaMemcpy(st->d_co_term, co_term, sizeof *co_term * (size_t)cout_g, cudaMemcpyHostToDevice);
+    free(co_term);
+    if (err != cudaSuccess)
+        return convt_cuda_fail(err, __FILE__, __LINE__, "the output channels' table", e);
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
@@ -1403,10 +1430,12 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
         st->args.fold = st->pack.fold = wg_fold(p_orig, k);
-        /* a block per K core row and WG_PACK_TAPS taps */
+        /* a block per K core row and 1, 2 or 4 taps */
         const int zs = st->pack.co_blocks * st->pack.groups;
+        st->pack.taps_block = st->pack.taps_total <= 2 ? (st->pack.taps_total < 1 ? 1 : st->pack.taps_total) : 4;
+        st->pack.ci_step = convt_fold_weight_index(&st->pack.fold, 1, 0, 0) - convt_fold_weight_index(&st->pack.fold, 0, 0, 0);
         st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
-                             (unsigned)convt_ceil_div(st->pack.taps_total, WG_PACK_TAPS),
+                             (unsigned)convt_ceil_div(st->pack.taps_total, st->pack.taps_block),
                              (unsigned)(zs < 65535 ? zs : 65535));
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
@@ -1443,8 +1472,13 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
     if (st->pack.total) {
-        pack_weights_stages<<<st->pack_grid, wg_pack_threads(st->pack), 0, s>>>(
-            t->w, wk, st->d_tap_info, st->pack);
+        const unsigned threads = wg_pack_threads(st->pack);
+        if (st->pack.taps_block == 1)
+            pack_weights_stages<1><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
+        else if (st->pack.taps_block == 2)
+            pack_weights_stages<2><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
+        else
+            pack_weights_stages<4><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
     if (st->base.prefill && prefill_output(p, a, t, s, e))

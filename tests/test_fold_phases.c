@@ -91,8 +91,10 @@ static void check_one(const convt_problem *p)
                 const int tb = convt_fold_tap_base(&f, j);
                 const int64_t src = convt_fold_weight_index(&f, ci, cf, tb);
                 assert_true(src >= 0 && src < convt_w_elems(p));
-                /* the weight image's kernel adds the tap's place to its (ci, cf)'s */
-                assert_int_equal(src, convt_fold_weight_index(&f, ci, cf, 0) + tb);
+                /* the weight image's kernel sums an input-channel term, an
+                 * output-channel term and the tap's place */
+                const int64_t ci_step = convt_fold_weight_index(&f, 1, 0, 0) - convt_fold_weight_index(&f, 0, 0, 0);
+                assert_int_equal(src, ci * ci_step + convt_fold_weight_index(&f, 0, cf, 0) + tb);
                 W[(ci * fcout_g + cf) * mtaps + j] = w[src];
             }
     (void)cin_g;
@@ -216,7 +218,9 @@ static void identity_fold_is_the_plain_index(void **state)
                 for (int t = 0; t < ktaps; t++) {
                     assert_int_equal(convt_fold_weight_index(&f, ci, co, convt_fold_tap_base(&f, t)),
                                      (ci * cout_g + co) * ktaps + t);
-                    assert_int_equal(convt_fold_weight_index(&f, ci, co, 0) + convt_fold_tap_base(&f, t),
+                    const int64_t ci_step =
+                        convt_fold_weight_index(&f, 1, 0, 0) - convt_fold_weight_index(&f, 0, 0, 0);
+                    assert_int_equal(ci * ci_step + convt_fold_weight_index(&f, 0, co, 0) + convt_fold_tap_base(&f, t),
                                      (ci * cout_g + co) * ktaps + t);
                 }
     }

@@ -86,9 +86,10 @@ CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
 /* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
  * w: ci counts from 0 over all input channels (g * cin_g + ci within the
  * group), cf is a folded channel of the group, tap_base =
- * convt_fold_tap_base(f, jlin). It is tap_base plus the index at tap_base
- * 0: the weight image's threads find their (ci, cf) once and add each
- * tap's (tests/test_fold_phases.c checks it). */
+ * convt_fold_tap_base(f, jlin). It is a sum of a term of ci (ci times the
+ * index of ci = 1, cf = 0, tap_base = 0), a term of cf (the index of ci =
+ * 0, cf, tap_base = 0) and tap_base: the weight image's threads add them
+ * (tests/test_fold_phases.c checks it). */
 CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int tap_base)
 {
     int ph[3];
