@@ -442,6 +442,10 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
     const int lg_kg = __ffs(pa.bk / 4) - 1, part_f = pa.tap_f / pa.parts, co = (int)threadIdx.x;
     const int k4 = (int)blockIdx.x & ((1 << lg_kg) - 1), chunk = (int)blockIdx.x >> lg_kg;
     const int ci0 = chunk * pa.bk + 4 * k4, T0 = (int)blockIdx.y * TAPS;
+    /* the wgmma kernel after it may be scheduled once every block of this
+     * one runs: it sets up meanwhile and waits for this grid's end before
+     * reading the image (wg_wait_prior_grids) */
+    wg_allow_dependents();
     if (co >= pa.a_lbo_f / 4)
         return;
     for (int z = blockIdx.z; z < pa.co_blocks * pa.groups; z += gridDim.z) {
@@ -1485,7 +1489,20 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return -1;
     if (st->base.grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
-    st->kernel<<<st->base.grid, st->base.threads, st->base.smem, s>>>(st->args, t->x, wk, t->b, t->y);
+    /* programmatic stream serialization: the blocks start during the
+     * repack's last wave and wait for it in the kernel (wg_wait_prior_grids) */
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = st->base.grid;
+    cfg.blockDim = dim3((unsigned)st->base.threads);
+    cfg.dynamicSmemBytes = st->base.smem;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
+                                (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }

@@ -274,6 +274,21 @@ __device__ __forceinline__ void bulk_copy_to_shared(void *dst, const void *src, 
                  "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
 }
 
+/* Programmatic dependent launch (PTX griddepcontrol): a kernel launched
+ * with cudaLaunchAttributeProgrammaticStreamSerialization may start once
+ * every block of the kernel before it has called wg_allow_dependents (or
+ * exited); wg_wait_prior_grids then waits until the kernels before it have
+ * completed and their writes are visible. */
+__device__ __forceinline__ void wg_wait_prior_grids()
+{
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+__device__ __forceinline__ void wg_allow_dependents()
+{
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 /* Arrives on bar when every cp.async this thread issued before has landed
  * (noinc: the barrier's count includes these arrivals). */
 __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
@@ -424,6 +439,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * async proxy, as the CUDA Programming Guide's TMA example does */
         fence_proxy_async();
     }
+    /* Launched with programmatic stream serialization: the block may start
+     * while the weight repack before it (pack_weights_stages, or the
+     * output's prefill) still runs, and sets up its tables and barriers
+     * meanwhile; nothing it reads or writes in global memory is touched
+     * before the kernels before it have completed. */
+    wg_wait_prior_grids();
     __syncthreads();
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
     unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
