@@ -420,19 +420,18 @@ struct wg_pack_args {
  * where none) is a sum of an input-channel term (ci x ci_step), an
  * output-channel term (co_term[cog], a table made in prepare) and the
  * tap's place, so a thread finds its channels' indices with one load and
- * one product and adds each tap's. The block has a
- * thread per channel of the row, kpad's included (wg_pack_threads). All
- * the taps of one (ci, co) lie together in w, so a warp's loads of
- * neighbouring taps share lines. Measured on vocoder_up1 (Nsight Compute,
- * fold / 3xTF32): a block per tap, a float per thread (session 14), 16.7 /
- * 15.9 us, each of ktaps blocks reading one float of every sector's 8
+ * one product and adds each tap's. The block has a thread per channel of
+ * the row, kpad's included (wg_pack_threads). All the taps of one (ci, co)
+ * lie together in w, so a warp's loads of neighbouring taps share lines.
+ * Measured on vocoder_up1 (Nsight Compute, fold / 3xTF32; results/notes.md
+ * "Session 15"): this version 8.4 / 13.8 us (the fold issue-bound at 42%,
+ * 3xTF32 latency-bound); a block per tap, a float per thread (session 14),
+ * 16.7 / 15.9, each of ktaps blocks reading one float of every sector's 8
  * (3xTF32) or half its lines (fold); the block's (tap, float) pairs spread
- * over its threads by a division, 20.2 / 20.3 us at 146 instructions a
- * float; a float per thread walking all the taps, 17.1 / 15.3 us, still
- * issue-bound (59% of issue slots); a channel per thread walking all the
- * taps in blocks of 128, 10.7 / 15.3 (3xTF32: 256 blocks, latency-bound;
- * fold: the 4 kpad channels a second pass). Split per float with eight
- * 64-bit divisions, 58 us. */
+ * over its threads by a division, 20.2 / 20.3 at 146 instructions a
+ * float; a float per thread walking all the taps, 17.1 / 15.3; a channel
+ * per thread walking all the taps in blocks of 128, 10.7 / 15.3. Split per
+ * float with eight 64-bit divisions, 58. */
 template <int TAPS>
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info,
@@ -1152,6 +1151,7 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.a_lbo_f = (int)((w_rows * 16 + k.kpad) / 4);
     pa.parts = k.parts;
     pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
+    pa.taps_block = taps_total <= 1 ? 1 : taps_total == 2 ? 2 : 4; /* pack_weights_stages' TAPS */
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
     return pa;
 }
@@ -1436,7 +1436,7 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.fold = st->pack.fold = wg_fold(p_orig, k);
         /* a block per K core row and 1, 2 or 4 taps */
         const int zs = st->pack.co_blocks * st->pack.groups;
-        st->pack.taps_block = st->pack.taps_total <= 2 ? (st->pack.taps_total < 1 ? 1 : st->pack.taps_total) : 4;
+        /* w's index step between input channels, through the fold's map */
         st->pack.ci_step = convt_fold_weight_index(&st->pack.fold, 1, 0, 0) - convt_fold_weight_index(&st->pack.fold, 0, 0, 0);
         st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
                              (unsigned)convt_ceil_div(st->pack.taps_total, st->pack.taps_block),
