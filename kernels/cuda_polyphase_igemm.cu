@@ -1295,7 +1295,18 @@ typedef struct wg_state {
     dim3 pack_grid; /* pack_weights_stages: chunk rows, taps / taps_block, channel blocks x groups */
     wg_args args;
     wg_kernel_fn kernel;
+    int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
 } wg_state;
+
+/* What the launch resolved to (the record's detail): bn = 0's width, the
+ * block's tiles and the grid, so that a result says which kernel ran and
+ * compare does not judge a record against one of another width. */
+static void wg_describe(const void *state, char *buf, size_t len)
+{
+    const wg_state *st = (const wg_state *)state;
+    snprintf(buf, len, "bn=%d nseg=%d tiles=%d blocks=%u", st->bn, st->nseg, st->args.tiles,
+             st->base.grid.x);
+}
 
 static void wg_release(void *state)
 {
@@ -1448,6 +1459,8 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
                                                   : gm.tiles));
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
+        st->bn = gm.bn;
+        st->nseg = gm.nseg;
         if ((rc = wg_upload(st, &w, e)))
             goto done;
         cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
@@ -1589,7 +1602,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .prepare = wg_prepare_tf32,
     .launch = wg_launch,
     .release = wg_release,
-    .describe = NULL,
+    .describe = wg_describe,
 };
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
@@ -1621,7 +1634,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .prepare = wg_prepare_split3,
     .launch = wg_launch,
     .release = wg_release,
-    .describe = NULL,
+    .describe = wg_describe,
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .name = "polyphase_wgmma_fold_tf32",
@@ -1648,7 +1661,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .prepare = wg_prepare_fold,
     .launch = wg_launch,
     .release = wg_release,
-    .describe = NULL,
+    .describe = wg_describe,
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD
