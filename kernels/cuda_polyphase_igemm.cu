@@ -1131,10 +1131,12 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     return 0;
 }
 
-/* The weight image's dimensions (pack_weights_stages) for taps_total taps:
- * per group, per block of output channels (wg_block_rows), per tap and
- * chunk of bk input channels, a tap tile of the bytes a stage holds. */
-static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, int64_t taps_total)
+/* The weight image's dimensions (pack_weights_stages) for taps_total taps
+ * of p (the problem the kernel computes), read from w through fold: per
+ * group, per block of output channels (wg_block_rows), per tap and chunk
+ * of bk input channels, a tap tile of the bytes a stage holds. */
+static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, int64_t taps_total,
+                                    const convt_fold &fold)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     const int w_rows = wg_block_rows(k, cout_g);
@@ -1153,11 +1155,28 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
     pa.taps_block = taps_total <= 1 ? 1 : taps_total == 2 ? 2 : 4; /* pack_weights_stages' TAPS */
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
+    pa.fold = fold;
+    /* w's index step between input channels, through the fold's map */
+    pa.ci_step = convt_fold_weight_index(&fold, 1, 0, 0) - convt_fold_weight_index(&fold, 0, 0, 0);
     return pa;
 }
 
-/* The weight image's block: a thread per channel of a K row (kpad's
- * included), whole warps. */
+/* The weight image's kernel, grid and block: a block per K core row and
+ * taps_block taps (the grid's z loops past 65535 blocks of channels x
+ * groups), a thread per channel of the row (kpad's included), whole warps. */
+typedef void (*wg_pack_fn)(const float *, float *, const int4 *, const int64_t *, wg_pack_args);
+static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa)
+{
+    return pa.taps_block == 1   ? pack_weights_stages<1>
+           : pa.taps_block == 2 ? pack_weights_stages<2>
+                                : pack_weights_stages<4>;
+}
+static dim3 wg_pack_grid(const wg_pack_args &pa)
+{
+    const int zs = pa.co_blocks * pa.groups;
+    return dim3((unsigned)(pa.chunks * (pa.bk / 4)), (unsigned)convt_ceil_div(pa.taps_total, pa.taps_block),
+                (unsigned)(zs < 65535 ? zs : 65535));
+}
 static unsigned wg_pack_threads(const wg_pack_args &pa)
 {
     return (unsigned)round_up(pa.a_lbo_f / 4, 32);
@@ -1171,7 +1190,7 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
     if (k.fold && convt_fold_check(p, why, sizeof why))
         return 0; /* supports() refuses it */
     const convt_problem q = wg_problem(p, k);
-    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q)).total;
+    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1292,7 +1311,11 @@ typedef struct wg_state {
                        * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
     int64_t *d_co_term; /* per output channel of a group: its term of w's index (pack_weights_stages) */
-    dim3 pack_grid; /* pack_weights_stages: chunk rows, taps / taps_block, channel blocks x groups */
+    wg_pack_fn pack_kernel; /* pack_weights_stages<taps_block> */
+    dim3 pack_grid;         /* wg_pack_grid */
+    unsigned pack_threads;  /* wg_pack_threads */
+    cudaLaunchConfig_t launch; /* the wgmma kernel's, with pdl; the stream set per launch */
+    cudaLaunchAttribute pdl;
     wg_args args;
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
@@ -1357,21 +1380,26 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
 }
 
-/* The plan, its tap rows and flat layouts on the device (CUDA_TRY returns
- * here; the caller releases what was made). */
+/* n elements of `size` bytes to a new device array (of at least one
+ * element, so that an empty table is still a valid pointer). */
+static int wg_upload_table(void **dst, const void *src, size_t n, size_t size, convt_err *e)
+{
+    CUDA_TRY(cudaMalloc(dst, size * (n ? n : 1)), e);
+    if (n)
+        CUDA_TRY(cudaMemcpy(*dst, src, size * n, cudaMemcpyHostToDevice), e);
+    return 0;
+}
+
+/* The plan, its tap rows and flat layouts, and the weight image's tables
+ * on the device (the caller releases what was made). */
 static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
 {
     if (upload_plan(&st->base, &w->pl, e))
         return -1;
     const int nrows = w->row_begin[w->pl.nphases], nph = w->pl.nphases;
-    CUDA_TRY(cudaMalloc((void **)&st->d_rows, sizeof *w->rows * (size_t)(nrows ? nrows : 1)), e);
-    CUDA_TRY(cudaMalloc((void **)&st->d_flat, sizeof *w->flat * (size_t)(nph ? nph : 1)), e);
-    if (nrows)
-        CUDA_TRY(cudaMemcpy(st->d_rows, w->rows, sizeof *w->rows * (size_t)nrows,
-                            cudaMemcpyHostToDevice), e);
-    if (nph)
-        CUDA_TRY(cudaMemcpy(st->d_flat, w->flat, sizeof *w->flat * (size_t)nph,
-                            cudaMemcpyHostToDevice), e);
+    if (wg_upload_table((void **)&st->d_rows, w->rows, (size_t)nrows, sizeof *w->rows, e) ||
+        wg_upload_table((void **)&st->d_flat, w->flat, (size_t)nph, sizeof *w->flat, e))
+        return -1;
     const int ntaps = w->pl.ntaps_total;
     int4 *tap_info = (int4 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_info);
     if (!tap_info)
@@ -1384,12 +1412,10 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
             tap_info[T] = make_int4((int)row_slot + t, w->rows[r].ntaps,
                                     convt_fold_tap_base(&st->pack.fold, w->pl.taps[T].lin), 0);
         }
-    cudaError_t err = cudaMalloc((void **)&st->d_tap_info, sizeof *tap_info * (size_t)(ntaps ? ntaps : 1));
-    if (err == cudaSuccess && ntaps)
-        err = cudaMemcpy(st->d_tap_info, tap_info, sizeof *tap_info * (size_t)ntaps, cudaMemcpyHostToDevice);
+    int rc = wg_upload_table((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e);
     free(tap_info);
-    if (err != cudaSuccess)
-        return convt_cuda_fail(err, __FILE__, __LINE__, "the taps' table", e);
+    if (rc)
+        return -1;
     /* each output channel's term of w's index: the image's threads add
      * their input channel's and their tap's */
     const int cout_g = st->pack.cout_g;
@@ -1398,12 +1424,10 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
         return convt_fail(e, "out of host memory");
     for (int c = 0; c < cout_g; c++)
         co_term[c] = convt_fold_weight_index(&st->pack.fold, 0, c, 0);
-    err = cudaMalloc((void **)&st->d_co_term, sizeof *co_term * (size_t)(cout_g ? cout_g : 1));
-    if (err == cudaSuccess && cout_g)
-        err = cudaMemcpy(st->d_co_term, co_term, sizeof *co_term * (size_t)cout_g, cudaMemcpyHostToDevice);
+    rc = wg_upload_table((void **)&st->d_co_term, co_term, (size_t)cout_g, sizeof *co_term, e);
     free(co_term);
-    if (err != cudaSuccess)
-        return convt_cuda_fail(err, __FILE__, __LINE__, "the output channels' table", e);
+    if (rc)
+        return -1;
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
@@ -1443,15 +1467,11 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
-        st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total);
-        st->args.fold = st->pack.fold = wg_fold(p_orig, k);
-        /* a block per K core row and 1, 2 or 4 taps */
-        const int zs = st->pack.co_blocks * st->pack.groups;
-        /* w's index step between input channels, through the fold's map */
-        st->pack.ci_step = convt_fold_weight_index(&st->pack.fold, 1, 0, 0) - convt_fold_weight_index(&st->pack.fold, 0, 0, 0);
-        st->pack_grid = dim3((unsigned)(st->pack.chunks * (st->pack.bk / 4)),
-                             (unsigned)convt_ceil_div(st->pack.taps_total, st->pack.taps_block),
-                             (unsigned)(zs < 65535 ? zs : 65535));
+        st->args.fold = wg_fold(p_orig, k);
+        st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
+        st->pack_kernel = wg_pack_kernel(st->pack);
+        st->pack_grid = wg_pack_grid(st->pack);
+        st->pack_threads = wg_pack_threads(st->pack);
         st->base.prefill = w.pl.prefill;
         /* the kernel walks the tile list with any grid: a block per tile
          * leaves the order to the hardware's block scheduler */
@@ -1461,6 +1481,16 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->base.smem = gm.smem;
         st->bn = gm.bn;
         st->nseg = gm.nseg;
+        /* programmatic stream serialization: the blocks start during the
+         * repack's last wave and wait for it in the kernel
+         * (wg_wait_prior_grids); the stream is the launch's */
+        st->pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        st->pdl.val.programmaticStreamSerializationAllowed = 1;
+        st->launch.gridDim = st->base.grid;
+        st->launch.blockDim = dim3((unsigned)st->base.threads);
+        st->launch.dynamicSmemBytes = st->base.smem;
+        st->launch.attrs = &st->pdl;
+        st->launch.numAttrs = 1;
         if ((rc = wg_upload(st, &w, e)))
             goto done;
         cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
@@ -1489,31 +1519,16 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
     if (st->pack.total) {
-        const unsigned threads = wg_pack_threads(st->pack);
-        if (st->pack.taps_block == 1)
-            pack_weights_stages<1><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
-        else if (st->pack.taps_block == 2)
-            pack_weights_stages<2><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
-        else
-            pack_weights_stages<4><<<st->pack_grid, threads, 0, s>>>(t->w, wk, st->d_tap_info, st->d_co_term, st->pack);
+        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
+                                                                  st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
     if (st->base.prefill && prefill_output(p, a, t, s, e))
         return -1;
     if (st->base.grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
-    /* programmatic stream serialization: the blocks start during the
-     * repack's last wave and wait for it in the kernel (wg_wait_prior_grids) */
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = st->base.grid;
-    cfg.blockDim = dim3((unsigned)st->base.threads);
-    cfg.dynamicSmemBytes = st->base.smem;
+    cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
     CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
