@@ -24,6 +24,13 @@
  * innermost dimension much shorter than a warp. On the H100 the first version
  * was instruction-bound, not memory-bound, and this one is still issue-bound
  * at lanes = 32 and L1-bound at lanes = 1 (results/notes.md, "Session 13").
+ *
+ * A thread walks `walk` such chunks of its line (qh = grp, grp + groups, ...,
+ * groups = ceil(qh_count / walk)): the line's decoding and its first taps
+ * along every dimension (about three quarters of v2's instructions on
+ * depthwise1d_k7, where each thread served 4 outputs) are done once for all
+ * of them. Consecutive threads keep consecutive chunks at every step, so
+ * the access pattern of `lanes` is unchanged.
  * float32 accumulation in a fixed order: deterministic.
  *
  *   convt-bench --config configs/realistic.json   (depthwise and grouped shapes) */
@@ -58,8 +65,9 @@ struct dg_args {
     int64_t cin, cout, cin_g, cout_g;
     int64_t in_plane; /* input elements per channel */
     dg_dim d[3];
-    convt_fastdiv by_qh, by_stride2, by_out1; /* the thread index's digits */
-    int per_row;                              /* out0 * out1 * stride2 * qh_count * lanes */
+    convt_fastdiv by_groups, by_stride2, by_out1; /* the thread index's digits */
+    int qh_count;                                 /* chunks of OUTS * LANES q along a line */
+    int per_row;                                  /* out0 * out1 * stride2 * groups * lanes */
 };
 
 /* The first tap along d that reaches output position o (o + pad >= 0), and
@@ -112,6 +120,53 @@ __device__ __forceinline__ void dg_row(float (&acc)[OUTS], const float *xrow, co
     }
 }
 
+/* A line's (o0, o1, phase ph along the innermost dimension) first reaching
+ * tap along each dimension and the input it reads; the same for every
+ * chunk of the line. */
+struct dg_line {
+    bool reached; /* some tap reaches the line along every dimension */
+    int k0f, i0f, k1f, i1f, k2f, c2f;
+    int c2_last; /* the last reaching innermost tap's input offset */
+};
+
+__device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1,
+                                              const dg_dim &d2, int o0, int o1, int ph)
+{
+    dg_line l;
+    l.reached = dg_first_tap(d0, o0, l.k0f, l.i0f) && dg_first_tap(d1, o1, l.k1f, l.i1f) &&
+                dg_first_tap(d2, ph, l.k2f, l.c2f);
+    /* the first tap reads the highest inputs, the last the lowest */
+    l.c2_last = l.reached ? l.c2f - (d2.k - 1 - l.k2f) / d2.step * d2.di : 0;
+    return l;
+}
+
+/* One chunk's OUTS outputs (q0 + j * LANES): every reaching input row. */
+template <int OUTS, int LANES>
+__device__ __forceinline__ void dg_chunk(float (&acc)[OUTS], const dg_line &l, const dg_dim &d0,
+                                         const dg_dim &d1, const dg_dim &d2, const float *xg,
+                                         const float *ws, int cin_g, int64_t in_plane, int taps,
+                                         int q0)
+{
+    /* inside the row for every tap */
+    const bool inside = q0 + l.c2_last >= 0 && q0 + (OUTS - 1) * LANES + l.c2f < d2.in;
+    for (int k0 = l.k0f, i0 = l.i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+        if (i0 >= d0.in)
+            continue;
+        for (int k1 = l.k1f, i1 = l.i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+            if (i1 >= d1.in)
+                continue;
+            const float *xrow = xg + ((int64_t)i0 * d1.in + i1) * d2.in;
+            const float *wk = ws + (k0 * d1.k + k1) * d2.k;
+            if (inside)
+                dg_row<OUTS, LANES, false>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in, l.k2f,
+                                           l.c2f, d2.k, d2.step, d2.di);
+            else
+                dg_row<OUTS, LANES, true>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in, l.k2f,
+                                          l.c2f, d2.k, d2.step, d2.di);
+        }
+    }
+}
+
 /* ONE_CIN: one input channel per group (depthwise), the channel loop gone. */
 template <int OUTS, int LANES, bool ONE_CIN>
 __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
@@ -138,52 +193,33 @@ __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
      * weights staged once serve many outputs */
     for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < a.per_row;
          idx += gridDim.x * blockDim.x) {
-        /* idx = (((o0 * out1 + o1) * stride2 + ph) * qh_count + qh) * LANES + lane */
+        /* idx = (((o0 * out1 + o1) * stride2 + ph) * groups + grp) * LANES + lane */
         const int lane = idx & (LANES - 1);
         const int r = idx / LANES;
-        const int r1 = (int)convt_fastdiv_div(a.by_qh, (uint32_t)r);
-        const int qh = r - r1 * (int)a.by_qh.d;
+        const int r1 = (int)convt_fastdiv_div(a.by_groups, (uint32_t)r);
+        const int grp = r - r1 * (int)a.by_groups.d;
         const int r2 = (int)convt_fastdiv_div(a.by_stride2, (uint32_t)r1);
         const int ph = r1 - r2 * d2.stride;
         const int o0 = (int)convt_fastdiv_div(a.by_out1, (uint32_t)r2);
         const int o1 = r2 - o0 * d1.out;
-        const int q0 = qh * OUTS * LANES + lane; /* output j's q is q0 + j * LANES */
-        if (ph + d2.stride * q0 >= d2.out)
-            continue;
-        float acc[OUTS];
-#pragma unroll
-        for (int j = 0; j < OUTS; j++)
-            acc[j] = bias;
-        int k0f, i0f, k1f, i1f, k2f, c2f;
-        if (dg_first_tap(d0, o0, k0f, i0f) && dg_first_tap(d1, o1, k1f, i1f) &&
-            dg_first_tap(d2, ph, k2f, c2f)) {
-            /* inside the row for every tap: the first tap reads the highest
-             * inputs, the last the lowest */
-            const int c2_last = c2f - (d2.k - 1 - k2f) / d2.step * d2.di;
-            const bool inside = q0 + c2_last >= 0 && q0 + (OUTS - 1) * LANES + c2f < d2.in;
-            for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-                if (i0 >= d0.in)
-                    continue;
-                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                    if (i1 >= d1.in)
-                        continue;
-                    const float *xrow = xg + ((int64_t)i0 * d1.in + i1) * d2.in;
-                    const float *wk = ws + (k0 * d1.k + k1) * d2.k;
-                    if (inside)
-                        dg_row<OUTS, LANES, false>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in,
-                                                   k2f, c2f, d2.k, d2.step, d2.di);
-                    else
-                        dg_row<OUTS, LANES, true>(acc, xrow, wk, cin_g, in_plane, taps, q0, d2.in,
-                                                  k2f, c2f, d2.k, d2.step, d2.di);
-                }
-            }
-        }
+        const dg_line line = dg_line_of(d0, d1, d2, o0, o1, ph);
         float *yrow = yplane + ((int64_t)o0 * d1.out + o1) * d2.out;
+        for (int qh = grp; qh < a.qh_count; qh += (int)a.by_groups.d) {
+            const int q0 = qh * OUTS * LANES + lane; /* output j's q is q0 + j * LANES */
+            if (ph + d2.stride * q0 >= d2.out)
+                break; /* and so is every later chunk's */
+            float acc[OUTS];
 #pragma unroll
-        for (int j = 0; j < OUTS; j++) {
-            const int o2 = ph + d2.stride * (q0 + j * LANES);
-            if (o2 < d2.out)
-                yrow[o2] = acc[j];
+            for (int j = 0; j < OUTS; j++)
+                acc[j] = bias;
+            if (line.reached)
+                dg_chunk<OUTS, LANES>(acc, line, d0, d1, d2, xg, ws, cin_g, in_plane, taps, q0);
+#pragma unroll
+            for (int j = 0; j < OUTS; j++) {
+                const int o2 = ph + d2.stride * (q0 + j * LANES);
+                if (o2 < d2.out)
+                    yrow[o2] = acc[j];
+            }
         }
     }
 }
@@ -200,16 +236,19 @@ static dg_dim make_dim(const convt_shape3 &s, int d)
     return x;
 }
 
-/* The threads of one (n, co) row: out0 * out1 * stride2 * qh_count * lanes,
- * qh_count = ceil(ceil(out2 / stride2) / (outs * lanes)). */
-static int64_t dg_threads_per_row(const convt_shape3 &s, int outs, int lanes, int64_t *qh_count)
+/* The threads of one (n, co) row: out0 * out1 * stride2 * groups * lanes,
+ * a line's qh_count = ceil(ceil(out2 / stride2) / (outs * lanes)) chunks
+ * walked `walk` at a time by groups = ceil(qh_count / walk) threads. */
+static int64_t dg_threads_per_row(const convt_shape3 &s, int outs, int lanes, int walk,
+                                  int64_t *qh_count, int64_t *groups)
 {
     const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
     *qh_count = (q2 + (int64_t)outs * lanes - 1) / ((int64_t)outs * lanes);
-    return s.out[0] * s.out[1] * s.stride[2] * *qh_count * lanes;
+    *groups = (*qh_count + walk - 1) / walk;
+    return s.out[0] * s.out[1] * s.stride[2] * *groups * lanes;
 }
 
-static dg_args make_args(const convt_problem *p, int outs, int lanes)
+static dg_args make_args(const convt_problem *p, int outs, int lanes, int walk)
 {
     dg_args a;
     const convt_shape3 s = convt_problem_as_3d(p);
@@ -220,9 +259,10 @@ static dg_args make_args(const convt_problem *p, int outs, int lanes)
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     for (int d = 0; d < 3; d++)
         a.d[d] = make_dim(s, d);
-    int64_t qh_count;
-    a.per_row = (int)dg_threads_per_row(s, outs, lanes, &qh_count); /* dg_supports bounds it */
-    a.by_qh = convt_fastdiv_make((uint32_t)qh_count);
+    int64_t qh_count, groups;
+    a.per_row = (int)dg_threads_per_row(s, outs, lanes, walk, &qh_count, &groups); /* dg_supports bounds it */
+    a.qh_count = (int)qh_count;
+    a.by_groups = convt_fastdiv_make((uint32_t)groups);
     a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
     a.by_out1 = convt_fastdiv_make((uint32_t)s.out[1]);
     return a;
@@ -232,21 +272,21 @@ extern "C" const convt_variant convt_variant_direct_grouped;
 
 /* The launch, decoded by name. */
 struct dg_knobs {
-    int64_t block, outs, lanes;
+    int64_t block, outs, lanes, walk;
 };
 
 static dg_knobs dg_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_direct_grouped;
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs"),
-            convt_launch_get(v, l, "lanes")};
+            convt_launch_get(v, l, "lanes"), convt_launch_get(v, l, "walk")};
 }
 
 static bool dg_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                         char *why, size_t why_len)
 {
     const dg_knobs k = dg_knobs_of(l);
-    int64_t block = k.block, outs = k.outs, lanes = k.lanes;
+    int64_t block = k.block, outs = k.outs, lanes = k.lanes, walk = k.walk;
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     if (outs != 2 && outs != 4 && outs != 8) {
@@ -255,6 +295,10 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
     }
     if (lanes != 1 && lanes != 32) {
         snprintf(why, why_len, "lanes = %lld must be 1 or 32 (compiled layouts)", (long long)lanes);
+        return false;
+    }
+    if (walk < 1 || walk > 64) {
+        snprintf(why, why_len, "walk = %lld must be 1 to 64", (long long)walk);
         return false;
     }
     int64_t cin_g = p->cin / p->groups;
@@ -275,7 +319,8 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
      * extents near 2^30) are refused rather than wrapped: a review found
      * stores 8 GiB before y, and reads past x on the unchecked path. */
     const convt_shape3 s = convt_problem_as_3d(p);
-    int64_t qh_count, per_row = dg_threads_per_row(s, (int)outs, (int)lanes, &qh_count);
+    int64_t qh_count, groups;
+    const int64_t per_row = dg_threads_per_row(s, (int)outs, (int)lanes, (int)walk, &qh_count, &groups);
     int64_t widest = 0;
     for (int d = 0; d < 3; d++) {
         const int64_t v[] = {s.in[d], s.out[d] + s.pad[d], s.k[d] * s.dil[d], s.stride[d]};
@@ -319,11 +364,11 @@ static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt
 {
     (void)t, (void)workspace;
     const dg_knobs k = dg_knobs_of(l);
-    const int block = (int)k.block, outs = (int)k.outs, lanes = (int)k.lanes;
+    const int block = (int)k.block, outs = (int)k.outs, lanes = (int)k.lanes, walk = (int)k.walk;
     dg_state *st = (dg_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
-    st->args = make_args(p, outs, lanes);
+    st->args = make_args(p, outs, lanes, walk);
     st->smem = sizeof(float) * (size_t)st->args.cin_g * (size_t)convt_taps(p);
     const int64_t rows = p->n * p->cout;
     int64_t per_row_blocks = (st->args.per_row + block - 1) / block;
@@ -356,16 +401,17 @@ static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_
 extern "C" const convt_variant convt_variant_direct_grouped = {
     .name = "direct_grouped",
     .summary = "few channels per group: weights in shared memory, OUTS outputs of one stride "
-               "phase per thread, `lanes` consecutive threads on consecutive outputs, only "
-               "reaching taps visited",
+               "phase per chunk, `lanes` consecutive threads on consecutive outputs, a thread "
+               "walking `walk` chunks of its line, only reaching taps visited",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 3,
+    .n_knobs = 4,
     .knobs = {{.name = "block",
-               .help = "threads per block",
-               .n_defaults = 2,
-               .defaults = {128, 256}},
+               .help = "threads per block (256 was never faster than 128 on the H100: "
+                       "results/notes.md, \"Session 16\")",
+               .n_defaults = 1,
+               .defaults = {128}},
               {.name = "outs",
                .help = "outputs of one stride phase per thread along the innermost dimension "
                        "(2, 4, 8)",
@@ -377,7 +423,12 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
                        "stride-1 stores whole lines; 1 gives each thread consecutive outputs, "
                        "for innermost dimensions much shorter than a warp",
                .n_defaults = 2,
-               .defaults = {32, 1}}},
+               .defaults = {32, 1}},
+              {.name = "walk",
+               .help = "chunks of outs x lanes outputs a thread computes along its line "
+                       "(1 to 64), the line's tap set-up done once for all of them",
+               .n_defaults = 3,
+               .defaults = {1, 4, 16}}},
     .supports = dg_supports,
     .workspace_size = NULL,
     .prepare = dg_prepare,

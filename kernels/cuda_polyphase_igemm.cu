@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 /* The weight image that polyphase_wgmma_kernel's stages copy whole
  * (wg_weight_slot): its dimensions. */
 struct wg_pack_args {
-    int cin_g, cout_g, ktaps, groups;
+    int cin_g, cout_g, groups;
     int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total / taps_block < 65535 (the
                                                     * grid's y): the kernel's tap table in
                                                     * shared memory bounds it far below */
@@ -1143,7 +1143,6 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     wg_pack_args pa;
     pa.cin_g = (int)cin_g;
     pa.cout_g = (int)cout_g;
-    pa.ktaps = (int)convt_taps(p);
     pa.groups = (int)p->groups;
     pa.w_rows = w_rows;
     pa.bk = (int)k.bk;

@@ -197,6 +197,8 @@ static void refusals_name_their_reason(void **state)
     refuses("direct_grouped", &p, "outs", 3, ws, "outs = 3 must be 2, 4 or 8");
     refuses("direct_grouped", &p, "block", 48, ws, "block = 48 must be a multiple of 32");
     refuses("direct_grouped", &p, "lanes", 8, ws, "lanes = 8 must be 1 or 32");
+    refuses("direct_grouped", &p, "walk", 0, ws, "walk = 0 must be 1 to 64");
+    refuses("direct_grouped", &p, "walk", 65, ws, "walk = 65 must be 1 to 64");
     convt_problem wide = plain();
     wide.cin = 64; /* 64 channels per group: a GEMM's work */
     refuses("direct_grouped", &wide, NULL, 0, ws, "64 input channels per group");
