@@ -40,26 +40,9 @@
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
+#include "direct_grouped_taps.cuh"
 #include "stride_phase.h"
 #include "variant.h"
-
-enum {
-    DG_MAX_CIN_G = 16,
-    /* resident threads per SM (2048 on sm_70 and later) times this many
-     * rounds: the grid a row's blocks are capped to, beyond which a block
-     * walks more of its row instead (its weights staged once) */
-    DG_THREADS_PER_SM = 2048,
-    DG_ROUNDS = 4
-};
-
-/* One spatial dimension's tap walk: the taps that reach a phase are k, k +
- * step, ..., and the inputs they read i, i - di, ... */
-struct dg_dim {
-    int k, stride, pad, step, di;
-    int dil_mod, dil_div; /* dil = dil_div * stride + dil_mod */
-    int in, out;
-    convt_fastdiv by_stride;
-};
 
 struct dg_args {
     int64_t cin, cout, cin_g, cout_g;
@@ -69,31 +52,6 @@ struct dg_args {
     int qh_count;                                 /* chunks of OUTS * LANES q along a line */
     int per_row;                                  /* out0 * out1 * stride2 * groups * lanes */
 };
-
-/* The first tap along d that reaches output position o (o + pad >= 0), and
- * the input position it reads, which may be negative (then so are the
- * others': i falls as k rises); false when no tap reaches o's phase. k*dil
- * is walked as dil_div * k + (its residue mod stride), so that no division
- * runs inside the loop: the first k whose residue is (o + pad)'s reads
- * (o + pad - k*dil) / stride = q - (k*dil - r) / stride. */
-__device__ __forceinline__ bool dg_first_tap(const dg_dim &d, int o, int &k, int &i)
-{
-    const int t = o + d.pad;
-    const int q = (int)convt_fastdiv_div(d.by_stride, (uint32_t)t);
-    const int r = t - q * d.stride;
-    int kd = 0, m = 0; /* k*dil = m * stride + kd */
-    for (k = 0; k < d.k && k < d.step; k++) {
-        if (kd == r) {
-            i = q - m;
-            return true;
-        }
-        kd += d.dil_mod;
-        m += d.dil_div;
-        if (kd >= d.stride)
-            kd -= d.stride, m++;
-    }
-    return false;
-}
 
 /* The taps of one input row (i0, i1) for a thread's OUTS outputs: along the
  * innermost dimension the phase's taps k2f, k2f + step, ... read inputs
@@ -118,26 +76,6 @@ __device__ __forceinline__ void dg_row(float (&acc)[OUTS], const float *xrow, co
             }
         }
     }
-}
-
-/* A line's (o0, o1, phase ph along the innermost dimension) first reaching
- * tap along each dimension and the input it reads; the same for every
- * chunk of the line. */
-struct dg_line {
-    bool reached; /* some tap reaches the line along every dimension */
-    int k0f, i0f, k1f, i1f, k2f, c2f;
-    int c2_last; /* the last reaching innermost tap's input offset */
-};
-
-__device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1,
-                                              const dg_dim &d2, int o0, int o1, int ph)
-{
-    dg_line l;
-    l.reached = dg_first_tap(d0, o0, l.k0f, l.i0f) && dg_first_tap(d1, o1, l.k1f, l.i1f) &&
-                dg_first_tap(d2, ph, l.k2f, l.c2f);
-    /* the first tap reads the highest inputs, the last the lowest */
-    l.c2_last = l.reached ? l.c2f - (d2.k - 1 - l.k2f) / d2.step * d2.di : 0;
-    return l;
 }
 
 /* One chunk's OUTS outputs (q0 + j * LANES): every reaching input row. */
@@ -181,10 +119,7 @@ __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
     const int64_t row = blockIdx.y;
     const int64_t co = row % a.cout, n = row / a.cout;
     const int64_t g = co / a.cout_g, col = co - g * a.cout_g;
-    for (int e = threadIdx.x; e < cin_g * taps; e += blockDim.x) {
-        int cl = e / taps, k = e - cl * taps;
-        ws[e] = w[((g * a.cin_g + cl) * a.cout_g + col) * taps + k];
-    }
+    dg_stage_weights(ws, w, g, col, cin_g, a.cout_g, taps);
     __syncthreads();
     const float *xg = x + (n * a.cin + g * a.cin_g) * in_plane;
     float *yplane = y + (n * a.cout + co) * d0.out * d1.out * (int64_t)d2.out;
@@ -224,18 +159,6 @@ __global__ void direct_grouped_kernel(dg_args a, const float *__restrict__ x,
     }
 }
 
-static dg_dim make_dim(const convt_shape3 &s, int d)
-{
-    dg_dim x;
-    x.k = (int)s.k[d], x.stride = (int)s.stride[d], x.pad = (int)s.pad[d];
-    x.step = (int)convt_phase_step(s.stride[d], s.dil[d]);
-    x.di = (int)(s.dil[d] / convt_gcd(s.stride[d], s.dil[d]));
-    x.dil_mod = (int)(s.dil[d] % s.stride[d]), x.dil_div = (int)(s.dil[d] / s.stride[d]);
-    x.in = (int)s.in[d], x.out = (int)s.out[d];
-    x.by_stride = convt_fastdiv_make((uint32_t)s.stride[d]);
-    return x;
-}
-
 /* The threads of one (n, co) row: out0 * out1 * stride2 * groups * lanes,
  * a line's qh_count = ceil(ceil(out2 / stride2) / (outs * lanes)) chunks
  * walked `walk` at a time by groups = ceil(qh_count / walk) threads. */
@@ -258,7 +181,7 @@ static dg_args make_args(const convt_problem *p, int outs, int lanes, int walk)
     a.cout_g = p->cout / p->groups;
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     for (int d = 0; d < 3; d++)
-        a.d[d] = make_dim(s, d);
+        a.d[d] = dg_make_dim(s, d);
     int64_t qh_count, groups;
     a.per_row = (int)dg_threads_per_row(s, outs, lanes, walk, &qh_count, &groups); /* dg_supports bounds it */
     a.qh_count = (int)qh_count;

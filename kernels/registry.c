@@ -20,6 +20,7 @@ extern const convt_variant convt_variant_tiled_smem;
 extern const convt_variant convt_variant_polyphase_igemm_tf32;
 extern const convt_variant convt_variant_polyphase_igemm_3xtf32;
 extern const convt_variant convt_variant_direct_grouped;
+extern const convt_variant convt_variant_direct_grouped_staged;
 #endif
 #if CONVT_HAVE_WGMMA
 extern const convt_variant convt_variant_polyphase_wgmma_tf32;
@@ -55,6 +56,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_polyphase_igemm_tf32,
     &convt_variant_polyphase_igemm_3xtf32,
     &convt_variant_direct_grouped,
+    &convt_variant_direct_grouped_staged,
 #endif
 #if CONVT_HAVE_WGMMA
     &convt_variant_polyphase_wgmma_tf32,
@@ -93,6 +95,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_igemm_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_igemm_3xtf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_grouped", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"direct_grouped_staged", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_wgmma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},

@@ -202,6 +202,15 @@ static void refusals_name_their_reason(void **state)
     convt_problem wide = plain();
     wide.cin = 64; /* 64 channels per group: a GEMM's work */
     refuses("direct_grouped", &wide, NULL, 0, ws, "64 input channels per group");
+    refuses("direct_grouped_staged", &wide, NULL, 0, ws, "64 input channels per group");
+    refuses("direct_grouped_staged", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
+    refuses("direct_grouped_staged", &p, "outs", 2, ws, "outs = 2 must be 4 or 8");
+    /* a 1-D kernel of 60000 taps: its stretch of 256 + 59999 inputs does
+     * not fit in 227 KiB of shared memory */
+    convt_problem reach = convt_problem_default(1);
+    reach.n = reach.cin = reach.cout = reach.groups = 1;
+    reach.in[0] = 100, reach.k[0] = 60000;
+    refuses("direct_grouped_staged", &reach, NULL, 0, ws, "KiB of shared memory");
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */
     convt_problem wide_stride = convt_problem_default(1);

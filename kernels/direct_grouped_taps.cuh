@@ -1,0 +1,100 @@
+/* The tap walk of direct_grouped and direct_grouped_staged (few input
+ * channels per group): for an output line (o0, o1, and a stride phase ph
+ * along the innermost dimension), the taps that reach it along each
+ * dimension and the inputs they read, found without a division per tap.
+ * One place for this index arithmetic; both kernels' files include it. */
+#ifndef CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
+#define CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
+
+#include "fastdiv.h"
+#include "hostdevice.h"
+#include "problem.h"
+#include "stride_phase.h"
+
+enum {
+    DG_MAX_CIN_G = 16, /* input channels per group, at most */
+    /* resident threads per SM (2048 on sm_70 and later) times this many
+     * rounds: the grid a row's blocks are capped to, beyond which a block
+     * walks more of its row instead (its weights staged once) */
+    DG_THREADS_PER_SM = 2048,
+    DG_ROUNDS = 4
+};
+
+/* One spatial dimension's tap walk: the taps that reach a phase are k, k +
+ * step, ..., and the inputs they read i, i - di, ... */
+struct dg_dim {
+    int k, stride, pad, step, di;
+    int dil_mod, dil_div; /* dil = dil_div * stride + dil_mod */
+    int in, out;
+    convt_fastdiv by_stride;
+};
+
+/* The first tap along d that reaches output position o (o + pad >= 0), and
+ * the input position it reads, which may be negative (then so are the
+ * others': i falls as k rises); false when no tap reaches o's phase. k*dil
+ * is walked as dil_div * k + (its residue mod stride), so that no division
+ * runs inside the loop: the first k whose residue is (o + pad)'s reads
+ * (o + pad - k*dil) / stride = q - (k*dil - r) / stride. */
+__device__ __forceinline__ bool dg_first_tap(const dg_dim &d, int o, int &k, int &i)
+{
+    const int t = o + d.pad;
+    const int q = (int)convt_fastdiv_div(d.by_stride, (uint32_t)t);
+    const int r = t - q * d.stride;
+    int kd = 0, m = 0; /* k*dil = m * stride + kd */
+    for (k = 0; k < d.k && k < d.step; k++) {
+        if (kd == r) {
+            i = q - m;
+            return true;
+        }
+        kd += d.dil_mod;
+        m += d.dil_div;
+        if (kd >= d.stride)
+            kd -= d.stride, m++;
+    }
+    return false;
+}
+
+/* A line's (o0, o1, phase ph along the innermost dimension) first reaching
+ * tap along each dimension and the input it reads; the same for every
+ * chunk of the line. */
+struct dg_line {
+    bool reached; /* some tap reaches the line along every dimension */
+    int k0f, i0f, k1f, i1f, k2f, c2f;
+    int c2_last; /* the last reaching innermost tap's input offset */
+};
+
+__device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1,
+                                              const dg_dim &d2, int o0, int o1, int ph)
+{
+    dg_line l;
+    l.reached = dg_first_tap(d0, o0, l.k0f, l.i0f) && dg_first_tap(d1, o1, l.k1f, l.i1f) &&
+                dg_first_tap(d2, ph, l.k2f, l.c2f);
+    /* the first tap reads the highest inputs, the last the lowest */
+    l.c2_last = l.reached ? l.c2f - (d2.k - 1 - l.k2f) / d2.step * d2.di : 0;
+    return l;
+}
+
+/* The block's weights of output channel col of group g, w[ci of the
+ * group][col][taps], into ws[cl][tap]; the caller synchronises. */
+__device__ __forceinline__ void dg_stage_weights(float *ws, const float *w, int64_t g, int64_t col,
+                                                 int cin_g, int64_t cout_g, int taps)
+{
+    for (int e = threadIdx.x; e < cin_g * taps; e += blockDim.x) {
+        const int cl = e / taps, k = e - cl * taps;
+        ws[e] = w[((g * cin_g + cl) * cout_g + col) * taps + k];
+    }
+}
+
+static inline dg_dim dg_make_dim(const convt_shape3 &s, int d)
+{
+    dg_dim x;
+    x.k = (int)s.k[d], x.stride = (int)s.stride[d], x.pad = (int)s.pad[d];
+    x.step = (int)convt_phase_step(s.stride[d], s.dil[d]);
+    x.di = (int)(s.dil[d] / convt_gcd(s.stride[d], s.dil[d]));
+    x.dil_mod = (int)(s.dil[d] % s.stride[d]), x.dil_div = (int)(s.dil[d] / s.stride[d]);
+    x.in = (int)s.in[d], x.out = (int)s.out[d];
+    x.by_stride = convt_fastdiv_make((uint32_t)s.stride[d]);
+    return x;
+}
+
+#endif /* CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH */
