@@ -1,23 +1,26 @@
-/* direct_grouped_staged: direct_grouped's tap walk with each input row read
+/* direct_grouped_staged: direct_grouped's tap walk with the input read
  * once per block from global memory. direct_grouped loads every tap's input
  * through L1: with many taps per output (a 1-D kernel of 31, 2-D 7 x 7) a
  * warp's 32 floats at a shift not a multiple of 32 are two L1 wavefronts a
  * tap, and the L1 is the limit (results/notes.md, "Session 16").
  *
- * A block serves one stretch of BLOCK x OUTS positions q of one output line
- * (n, co, o0, o1, stride phase ph along the innermost dimension; the walk is
- * kernels/direct_grouped_taps.cuh's). For each input row (i0, i1) and
- * channel of the group that reaches the line, the block copies the inputs
- * its taps read, q + c for c from the last tap's offset to the first's, into
- * shared memory (coalesced, zeros outside the row: no bounds test in the
- * tap loop), and every thread adds its OUTS outputs' taps from there.
- * Thread t's outputs are q0 + t + j * BLOCK: a warp's shared loads of a tap
- * are 32 consecutive floats (no bank conflict, whatever the shift) and its
- * stores 32 consecutive positions of the phase. float32 accumulation in a
- * fixed order: deterministic.
- *
- * A line shorter than BLOCK x OUTS leaves threads idle: the short lines of
- * small 2-D and 3-D images are direct_grouped's.
+ * A block serves a tile of `lines` neighbouring output lines along the
+ * second-innermost dimension (o1 .. o1 + lines - 1; one o0, one stride phase
+ * ph along the innermost dimension; the tap walk is
+ * kernels/direct_grouped_taps.cuh's) x a stretch of `tpl` x OUTS positions
+ * q of each. For each input plane i0 and channel of the group that reach
+ * the tile, the block copies the input rows its lines read (i1 from the
+ * lowest the last line's taps reach to the highest the first line's first
+ * tap reads), each over the inputs q + c its taps read, into shared memory
+ * (coalesced; zeros outside the row, so the tap loop tests no bounds), and
+ * every thread adds its outputs' taps from there. Thread t serves line t /
+ * tpl, outputs q0 + t % tpl + j * tpl: a warp's shared loads of a tap are
+ * consecutive floats (rows `pitch` apart, pitch = tpl mod 32 where a warp
+ * spans lines, so its lines fall in different banks) and its stores
+ * consecutive positions of the phase. tpl is the smallest power of two whose
+ * OUTS-fold covers a line (at most the block): long lines take the whole
+ * block, short ones (small 2-D and 3-D images) share it. float32
+ * accumulation in a fixed order: deterministic.
  *
  *   convt-bench --config configs/depthwise.json */
 #include <stdlib.h>
@@ -32,12 +35,23 @@ struct dgs_args {
     int64_t cin, cout, cin_g, cout_g;
     int64_t in_plane; /* input elements per channel */
     dg_dim d[3];
-    convt_fastdiv by_segs, by_stride2, by_out1; /* blockIdx.x's digits */
-    int ws_floats;                              /* the weights' floats in shared memory, rounded to 4 */
+    convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits */
+    int tpl, lg_tpl; /* threads per line, a power of two */
+    int lines;       /* lines per block: block / tpl */
+    int ws_floats;   /* the weights' floats in shared memory, rounded to 4 */
 };
 
-/* blockIdx.x = ((o0 * out1 + o1) * stride2 + ph) * segs + seg: stretch seg
- * of BLOCK * OUTS positions of the line; blockIdx.y = n * cout + co. */
+/* The distance between staged rows: at least the row's `staged` floats and,
+ * where a warp spans lines (tpl < 32), tpl modulo 32, so that neighbouring
+ * lines' lanes read different banks. */
+CONVT_HD int dgs_pitch(int staged, int tpl)
+{
+    return tpl >= 32 ? staged : staged + ((tpl - staged) % 32 + 32) % 32;
+}
+
+/* blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg: lines
+ * t1 * lines .. + lines - 1 along the second-innermost dimension, stretch seg
+ * of tpl * OUTS positions of each; blockIdx.y = n * cout + co. */
 template <int BLOCK, int OUTS>
 __global__ void __launch_bounds__(BLOCK)
     direct_grouped_staged_kernel(dgs_args a, const float *__restrict__ x,
@@ -46,7 +60,7 @@ __global__ void __launch_bounds__(BLOCK)
 {
     extern __shared__ float dgs_smem[];
     float *ws = dgs_smem;                /* ws[cl][tap] */
-    float *xs = dgs_smem + a.ws_floats; /* the staged stretch of one input row */
+    float *xs = dgs_smem + a.ws_floats; /* the staged rows of one input plane and channel */
     const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
     const int taps = d0.k * d1.k * d2.k;
     const int cin_g = (int)a.cin_g;
@@ -60,56 +74,81 @@ __global__ void __launch_bounds__(BLOCK)
     const int seg = r - r1 * (int)a.by_segs.d;
     const int r2 = (int)convt_fastdiv_div(a.by_stride2, (uint32_t)r1);
     const int ph = r1 - r2 * d2.stride;
-    const int o0 = (int)convt_fastdiv_div(a.by_out1, (uint32_t)r2);
-    const int o1 = r2 - o0 * d1.out;
-    const int q_first = seg * BLOCK * OUTS; /* the stretch's first q */
+    const int o0 = (int)convt_fastdiv_div(a.by_tiles1, (uint32_t)r2);
+    const int o1_first = (r2 - o0 * (int)a.by_tiles1.d) * a.lines;
+    const int q_first = seg * a.tpl * OUTS; /* the stretch's first q */
     /* the phase's positions end before the stretch (a phase past the first
      * has fewer): the whole block leaves, before any barrier */
     if (ph + d2.stride * q_first >= d2.out)
         return;
     const int tid = threadIdx.x;
+    const int line = tid >> a.lg_tpl, u = tid & (a.tpl - 1);
+    const int o1 = o1_first + line;
     const float bias = b ? b[co] : 0.0f;
     float acc[OUTS];
 #pragma unroll
     for (int j = 0; j < OUTS; j++)
         acc[j] = bias;
-    const dg_line l = dg_line_of(d0, d1, d2, o0, o1, ph); /* the same for the whole block */
-    if (l.reached) {
-        /* staged element e is input q_first + c2_last + e; output q's tap
-         * at offset c reads element q - q_first + c - c2_last */
-        const int staged = BLOCK * OUTS + l.c2f - l.c2_last;
-        const int in_first = q_first + l.c2_last;
+    /* block-uniform: the taps along d0 (one o0) and along d2 (one phase);
+     * per thread: its line's taps along d1 */
+    int k0f, i0f, k2f, c2f, k1f, i1f;
+    const bool reached = dg_first_tap(d0, o0, k0f, i0f) && dg_first_tap(d2, ph, k2f, c2f);
+    const bool line_reached = o1 < d1.out && dg_first_tap(d1, o1, k1f, i1f);
+    if (reached) {
+        const int c2_last = dg_last_offset(d2, k2f, c2f);
+        /* staged element (rr, e) is input (i1_lo + rr, q_first + c2_last + e);
+         * output q's tap at offset c reads element q - q_first + c - c2_last */
+        const int staged = a.tpl * OUTS + c2f - c2_last;
+        const int pitch = dgs_pitch(staged, a.tpl);
+        const int in_first = q_first + c2_last;
+        /* the input rows the tile's lines read: from the last line's
+         * highest input to the first line's lowest */
+        const int o1_last = min(o1_first + a.lines, d1.out) - 1;
+        const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
+        const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
+        const int nrows = i1_hi - i1_lo + 1;
+        const int e_step = BLOCK % staged, r_step = BLOCK / staged;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
-        for (int k0 = l.k0f, i0 = l.i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+        for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
             if (i0 >= d0.in)
                 continue;
-            for (int k1 = l.k1f, i1 = l.i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                if (i1 >= d1.in)
+            for (int cl = 0; cl < cin_g; cl++) {
+                const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
+                __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
+                for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
+                    const int i = in_first + e;
+                    xs[rr * pitch + e] = (unsigned)i < (unsigned)d2.in
+                                             ? xplane[(int64_t)(i1_lo + rr) * d2.in + i]
+                                             : 0.0f;
+                    e += e_step, rr += r_step;
+                    if (e >= staged)
+                        e -= staged, rr++;
+                }
+                __syncthreads();
+                if (!line_reached)
                     continue;
-                for (int cl = 0; cl < cin_g; cl++) {
-                    const float *xrow = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
-                    __syncthreads(); /* the previous row's taps are done with xs (and ws is in) */
-                    for (int e = tid; e < staged; e += BLOCK) {
-                        const int i = in_first + e;
-                        xs[e] = (unsigned)i < (unsigned)d2.in ? xrow[i] : 0.0f;
-                    }
-                    __syncthreads();
-                    const float *wk = ws + cl * taps + (k0 * d1.k + k1) * d2.k;
-                    const float *xt = xs + tid + l.c2f - l.c2_last;
-                    for (int k2 = l.k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
+                const float *wc = ws + cl * taps + k0 * d1.k * d2.k;
+                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                    if (i1 >= d1.in)
+                        continue;
+                    const float *wk = wc + k1 * d2.k;
+                    const float *xt = xs + (i1 - i1_lo) * pitch + u + c2f - c2_last;
+                    for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
                         const float wv = wk[k2];
 #pragma unroll
                         for (int j = 0; j < OUTS; j++)
-                            acc[j] += xt[j * BLOCK] * wv;
+                            acc[j] += xt[j * a.tpl] * wv;
                     }
                 }
             }
         }
     }
-    float *yrow = y + ((n * a.cout + co) * d0.out * d1.out + (int64_t)o0 * d1.out + o1) * d2.out;
+    if (o1 >= d1.out)
+        return;
+    float *yrow = y + (((n * a.cout + co) * d0.out + o0) * d1.out + o1) * (int64_t)d2.out;
 #pragma unroll
     for (int j = 0; j < OUTS; j++) {
-        const int o2 = ph + d2.stride * (q_first + tid + j * BLOCK);
+        const int o2 = ph + d2.stride * (q_first + u + j * a.tpl);
         if (o2 < d2.out)
             yrow[o2] = acc[j];
     }
@@ -127,25 +166,43 @@ static dgs_knobs dgs_knobs_of(const convt_launch *l)
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs")};
 }
 
-/* The stretches of a line: ceil(ceil(out2 / stride2) / (block * outs)). */
-static int64_t dgs_segs(const convt_shape3 &s, int64_t block, int64_t outs)
-{
-    const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
-    return (q2 + block * outs - 1) / (block * outs);
-}
+/* A launch's tiles: tpl threads per line (the smallest power of two whose
+ * outs-fold covers a phase's positions along the innermost dimension, at
+ * most the block), lines = block / tpl per block, segs stretches per line,
+ * tiles1 tiles along the second-innermost dimension; and the shared memory:
+ * the weights (rounded to 4 floats) and the most rows a tile reads, each
+ * the widest stretch (tpl x outs + the innermost taps' widest reach: di x
+ * the most taps a phase has, less one) at its pitch. */
+typedef struct dgs_geometry {
+    int64_t tpl, lg_tpl, lines, segs, tiles1, rows, pitch;
+    int ws_floats;
+    size_t smem;
+} dgs_geometry;
 
-/* Shared memory: the weights (rounded to 4 floats), then the widest staged
- * stretch, block * outs + the innermost taps' widest reach (di x the most
- * taps a phase has, less one). */
-static size_t dgs_smem_bytes(const convt_problem *p, const convt_shape3 &s, int64_t block,
-                             int64_t outs, int *ws_floats)
+static dgs_geometry dgs_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
+                                    int64_t outs)
 {
-    const int64_t cin_g = p->cin / p->groups;
+    dgs_geometry gm;
+    const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
+    const int64_t need = (q2 + outs - 1) / outs;
+    gm.tpl = 1, gm.lg_tpl = 0;
+    while (gm.tpl < need && gm.tpl < block)
+        gm.tpl *= 2, gm.lg_tpl++;
+    gm.lines = block / gm.tpl;
+    gm.segs = (q2 + gm.tpl * outs - 1) / (gm.tpl * outs);
+    gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
+    /* lines o1 .. o1 + lines - 1 read at most ((lines - 1) + (k1 - 1) dil1)
+     * / stride1 + 1 rows, one more where the division does not come out even */
+    gm.rows = (gm.lines - 1 + (s.k[1] - 1) * s.dil[1]) / s.stride[1] + 2;
+    gm.rows = gm.rows < s.in[1] ? gm.rows : s.in[1];
     const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
     const int64_t di = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
     const int64_t reach = ((s.k[2] + step - 1) / step - 1) * di;
-    *ws_floats = (int)((cin_g * convt_taps(p) + 3) / 4 * 4);
-    return sizeof(float) * (size_t)(*ws_floats + block * outs + reach);
+    gm.pitch = gm.tpl * outs + reach + 31; /* dgs_pitch adds at most 31 */
+    const int64_t cin_g = p->cin / p->groups;
+    gm.ws_floats = (int)((cin_g * convt_taps(p) + 3) / 4 * 4);
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.rows * gm.pitch);
+    return gm;
 }
 
 static bool dgs_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
@@ -169,12 +226,11 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
     if (!convt_check_row_blocks(p, "direct_grouped_staged", why, why_len))
         return false;
     const convt_shape3 s = convt_problem_as_3d(p);
-    int ws_floats;
-    const size_t smem = dgs_smem_bytes(p, s, k.block, k.outs, &ws_floats);
-    if (smem > ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory (weights and a stretch of %lld "
-                 "inputs), the device allows %.1f KiB", smem / 1024.0,
-                 (long long)(k.block * k.outs), ctx->dev->smem_per_block_optin / 1024.0);
+    const dgs_geometry gm = dgs_geometry_of(p, s, k.block, k.outs);
+    if (gm.smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights and %lld input rows "
+                 "of up to %lld floats), the device allows %.1f KiB", gm.smem / 1024.0,
+                 (long long)gm.rows, (long long)gm.pitch, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     /* 32-bit indices: a dimension's positions, pads and reach; the line's
@@ -186,14 +242,13 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
         for (int i = 0; i < 4; i++)
             widest = v[i] > widest ? v[i] : widest;
     }
-    const int64_t segs = dgs_segs(s, k.block, k.outs);
-    const int64_t blocks_x = s.out[0] * s.out[1] * s.stride[2] * segs;
-    if (widest > INT32_MAX / 4 || s.stride[2] * segs * k.block * k.outs + widest > INT32_MAX ||
-        blocks_x > INT32_MAX) {
+    const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
+    const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * k.outs;
+    if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
+        gm.rows * gm.pitch > INT32_MAX) {
         snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
                  "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
-                 "indices", (long long)blocks_x, (long long)(s.stride[2] * segs * k.block * k.outs),
-                 (long long)widest);
+                 "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
         return false;
     }
     return true;
@@ -233,12 +288,14 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     for (int d = 0; d < 3; d++)
         a.d[d] = dg_make_dim(s, d);
-    const int64_t segs = dgs_segs(s, k.block, k.outs);
-    a.by_segs = convt_fastdiv_make((uint32_t)segs);
+    const dgs_geometry gm = dgs_geometry_of(p, s, k.block, k.outs);
+    a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
     a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
-    a.by_out1 = convt_fastdiv_make((uint32_t)s.out[1]);
-    st->smem = dgs_smem_bytes(p, s, k.block, k.outs, &a.ws_floats);
-    st->grid = dim3((unsigned)(s.out[0] * s.out[1] * s.stride[2] * segs), (unsigned)(p->n * p->cout));
+    a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    a.tpl = (int)gm.tpl, a.lg_tpl = (int)gm.lg_tpl, a.lines = (int)gm.lines;
+    a.ws_floats = gm.ws_floats;
+    st->smem = gm.smem;
+    st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
     st->block = (int)k.block;
     st->kernel = k.block == 64    ? dgs_kernel_for<64>((int)k.outs)
                  : k.block == 128 ? dgs_kernel_for<128>((int)k.outs)
@@ -272,20 +329,20 @@ static int dgs_launch(const convt_problem *p, const convt_launch *l, const convt
 
 extern "C" const convt_variant convt_variant_direct_grouped_staged = {
     .name = "direct_grouped_staged",
-    .summary = "few channels per group, long lines: each reaching input row's stretch staged "
-               "once per block in shared memory, BLOCK x OUTS outputs of one stride phase a "
-               "block, only reaching taps visited",
+    .summary = "few channels per group: a tile of neighbouring output lines per block, the "
+               "input rows they read staged once in shared memory, OUTS outputs of one stride "
+               "phase per thread, only reaching taps visited",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
     .n_knobs = 2,
     .knobs = {{.name = "block",
-               .help = "threads per block (64, 128 or 256): with outs, the stretch of a line "
-                       "a block computes",
+               .help = "threads per block (64, 128 or 256): with outs, the outputs a block "
+                       "computes (a stretch of one line, or several short lines)",
                .n_defaults = 2,
                .defaults = {64, 128}},
               {.name = "outs",
-               .help = "outputs per thread (4 or 8), block apart along the phase",
+               .help = "outputs per thread (4 or 8), threads-per-line apart along the phase",
                .n_defaults = 2,
                .defaults = {4, 8}}},
     .supports = dgs_supports,

@@ -23,7 +23,7 @@ enum {
 /* One spatial dimension's tap walk: the taps that reach a phase are k, k +
  * step, ..., and the inputs they read i, i - di, ... */
 struct dg_dim {
-    int k, stride, pad, step, di;
+    int k, stride, pad, dil, step, di;
     int dil_mod, dil_div; /* dil = dil_div * stride + dil_mod */
     int in, out;
     convt_fastdiv by_stride;
@@ -54,6 +54,14 @@ __device__ __forceinline__ bool dg_first_tap(const dg_dim &d, int o, int &k, int
     return false;
 }
 
+/* The input offset of the last tap that reaches a phase whose first tap kf
+ * reads offset cf: the first tap reads the highest inputs, the last the
+ * lowest, di apart. */
+__device__ __forceinline__ int dg_last_offset(const dg_dim &d, int kf, int cf)
+{
+    return cf - (d.k - 1 - kf) / d.step * d.di;
+}
+
 /* A line's (o0, o1, phase ph along the innermost dimension) first reaching
  * tap along each dimension and the input it reads; the same for every
  * chunk of the line. */
@@ -69,8 +77,7 @@ __device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1
     dg_line l;
     l.reached = dg_first_tap(d0, o0, l.k0f, l.i0f) && dg_first_tap(d1, o1, l.k1f, l.i1f) &&
                 dg_first_tap(d2, ph, l.k2f, l.c2f);
-    /* the first tap reads the highest inputs, the last the lowest */
-    l.c2_last = l.reached ? l.c2f - (d2.k - 1 - l.k2f) / d2.step * d2.di : 0;
+    l.c2_last = l.reached ? dg_last_offset(d2, l.k2f, l.c2f) : 0;
     return l;
 }
 
@@ -88,7 +95,7 @@ __device__ __forceinline__ void dg_stage_weights(float *ws, const float *w, int6
 static inline dg_dim dg_make_dim(const convt_shape3 &s, int d)
 {
     dg_dim x;
-    x.k = (int)s.k[d], x.stride = (int)s.stride[d], x.pad = (int)s.pad[d];
+    x.k = (int)s.k[d], x.stride = (int)s.stride[d], x.pad = (int)s.pad[d], x.dil = (int)s.dil[d];
     x.step = (int)convt_phase_step(s.stride[d], s.dil[d]);
     x.di = (int)(s.dil[d] / convt_gcd(s.stride[d], s.dil[d]));
     x.dil_mod = (int)(s.dil[d] % s.stride[d]), x.dil_div = (int)(s.dil[d] / s.stride[d]);
