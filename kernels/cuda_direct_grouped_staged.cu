@@ -4,23 +4,24 @@
  * warp's 32 floats at a shift not a multiple of 32 are two L1 wavefronts a
  * tap, and the L1 is the limit (results/notes.md, "Session 16").
  *
- * A block serves a tile of `lines` neighbouring output lines along the
- * second-innermost dimension (o1 .. o1 + lines - 1; one o0, one stride phase
+ * A block serves a tile of LINES = BLOCK / TPL neighbouring output lines along the
+ * second-innermost dimension (o1 .. o1 + LINES - 1; one o0, one stride phase
  * ph along the innermost dimension; the tap walk is
- * kernels/direct_grouped_taps.cuh's) x a stretch of `tpl` x OUTS positions
+ * kernels/direct_grouped_taps.cuh's) x a stretch of TPL x OUTS positions
  * q of each. For each input plane i0 and channel of the group that reach
  * the tile, the block copies the input rows its lines read (i1 from the
  * lowest the last line's taps reach to the highest the first line's first
  * tap reads), each over the inputs q + c its taps read, into shared memory
  * (coalesced; zeros outside the row, so the tap loop tests no bounds), and
  * every thread adds its outputs' taps from there. Thread t serves line t /
- * tpl, outputs q0 + t % tpl + j * tpl: a warp's shared loads of a tap are
- * consecutive floats (rows `pitch` apart, pitch = tpl mod 32 where a warp
- * spans lines, so its lines fall in different banks) and its stores
- * consecutive positions of the phase. tpl is the smallest power of two whose
- * OUTS-fold covers a line (at most the block): long lines take the whole
- * block, short ones (small 2-D and 3-D images) share it. float32
- * accumulation in a fixed order: deterministic.
+ * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
+ * consecutive floats of one row (no bank conflict) and its stores 32
+ * consecutive positions of the phase. TPL (threads per line, compiled: a
+ * warp to the block, so that a tap's OUTS loads are one address and
+ * immediate offsets) is the smallest power of two from 32 whose OUTS-fold
+ * covers a line: long lines take the whole block, short ones (small 2-D and
+ * 3-D images) a warp each. float32 accumulation in a fixed order:
+ * deterministic.
  *
  *   convt-bench --config configs/depthwise.json */
 #include <stdlib.h>
@@ -36,28 +37,19 @@ struct dgs_args {
     int64_t in_plane; /* input elements per channel */
     dg_dim d[3];
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits */
-    int tpl, lg_tpl; /* threads per line, a power of two */
-    int lines;       /* lines per block: block / tpl */
-    int ws_floats;   /* the weights' floats in shared memory, rounded to 4 */
+    int ws_floats; /* the weights' floats in shared memory, rounded to 4 */
 };
 
-/* The distance between staged rows: at least the row's `staged` floats and,
- * where a warp spans lines (tpl < 32), tpl modulo 32, so that neighbouring
- * lines' lanes read different banks. */
-CONVT_HD int dgs_pitch(int staged, int tpl)
-{
-    return tpl >= 32 ? staged : staged + ((tpl - staged) % 32 + 32) % 32;
-}
-
 /* blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg: lines
- * t1 * lines .. + lines - 1 along the second-innermost dimension, stretch seg
- * of tpl * OUTS positions of each; blockIdx.y = n * cout + co. */
-template <int BLOCK, int OUTS>
+ * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
+ * of TPL * OUTS positions of each; blockIdx.y = n * cout + co. */
+template <int BLOCK, int OUTS, int TPL>
 __global__ void __launch_bounds__(BLOCK)
     direct_grouped_staged_kernel(dgs_args a, const float *__restrict__ x,
                                  const float *__restrict__ w, const float *__restrict__ b,
                                  float *__restrict__ y)
 {
+    constexpr int LINES = BLOCK / TPL;
     extern __shared__ float dgs_smem[];
     float *ws = dgs_smem;                /* ws[cl][tap] */
     float *xs = dgs_smem + a.ws_floats; /* the staged rows of one input plane and channel */
@@ -75,14 +67,14 @@ __global__ void __launch_bounds__(BLOCK)
     const int r2 = (int)convt_fastdiv_div(a.by_stride2, (uint32_t)r1);
     const int ph = r1 - r2 * d2.stride;
     const int o0 = (int)convt_fastdiv_div(a.by_tiles1, (uint32_t)r2);
-    const int o1_first = (r2 - o0 * (int)a.by_tiles1.d) * a.lines;
-    const int q_first = seg * a.tpl * OUTS; /* the stretch's first q */
+    const int o1_first = (r2 - o0 * (int)a.by_tiles1.d) * LINES;
+    const int q_first = seg * TPL * OUTS; /* the stretch's first q */
     /* the phase's positions end before the stretch (a phase past the first
      * has fewer): the whole block leaves, before any barrier */
     if (ph + d2.stride * q_first >= d2.out)
         return;
     const int tid = threadIdx.x;
-    const int line = tid >> a.lg_tpl, u = tid & (a.tpl - 1);
+    const int line = tid / TPL, u = tid % TPL;
     const int o1 = o1_first + line;
     const float bias = b ? b[co] : 0.0f;
     float acc[OUTS];
@@ -98,12 +90,11 @@ __global__ void __launch_bounds__(BLOCK)
         const int c2_last = dg_last_offset(d2, k2f, c2f);
         /* staged element (rr, e) is input (i1_lo + rr, q_first + c2_last + e);
          * output q's tap at offset c reads element q - q_first + c - c2_last */
-        const int staged = a.tpl * OUTS + c2f - c2_last;
-        const int pitch = dgs_pitch(staged, a.tpl);
+        const int staged = TPL * OUTS + c2f - c2_last;
         const int in_first = q_first + c2_last;
         /* the input rows the tile's lines read: from the last line's
          * highest input to the first line's lowest */
-        const int o1_last = min(o1_first + a.lines, d1.out) - 1;
+        const int o1_last = min(o1_first + LINES, d1.out) - 1;
         const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
         const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
         const int nrows = i1_hi - i1_lo + 1;
@@ -117,7 +108,7 @@ __global__ void __launch_bounds__(BLOCK)
                 __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
                 for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
                     const int i = in_first + e;
-                    xs[rr * pitch + e] = (unsigned)i < (unsigned)d2.in
+                    xs[rr * staged + e] = (unsigned)i < (unsigned)d2.in
                                              ? xplane[(int64_t)(i1_lo + rr) * d2.in + i]
                                              : 0.0f;
                     e += e_step, rr += r_step;
@@ -132,12 +123,12 @@ __global__ void __launch_bounds__(BLOCK)
                     if (i1 >= d1.in)
                         continue;
                     const float *wk = wc + k1 * d2.k;
-                    const float *xt = xs + (i1 - i1_lo) * pitch + u + c2f - c2_last;
+                    const float *xt = xs + (i1 - i1_lo) * staged + u + c2f - c2_last;
                     for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
                         const float wv = wk[k2];
 #pragma unroll
                         for (int j = 0; j < OUTS; j++)
-                            acc[j] += xt[j * a.tpl] * wv;
+                            acc[j] += xt[j * TPL] * wv;
                     }
                 }
             }
@@ -148,7 +139,7 @@ __global__ void __launch_bounds__(BLOCK)
     float *yrow = y + (((n * a.cout + co) * d0.out + o0) * d1.out + o1) * (int64_t)d2.out;
 #pragma unroll
     for (int j = 0; j < OUTS; j++) {
-        const int o2 = ph + d2.stride * (q_first + u + j * a.tpl);
+        const int o2 = ph + d2.stride * (q_first + u + j * TPL);
         if (o2 < d2.out)
             yrow[o2] = acc[j];
     }
@@ -166,15 +157,15 @@ static dgs_knobs dgs_knobs_of(const convt_launch *l)
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "outs")};
 }
 
-/* A launch's tiles: tpl threads per line (the smallest power of two whose
- * outs-fold covers a phase's positions along the innermost dimension, at
- * most the block), lines = block / tpl per block, segs stretches per line,
- * tiles1 tiles along the second-innermost dimension; and the shared memory:
- * the weights (rounded to 4 floats) and the most rows a tile reads, each
- * the widest stretch (tpl x outs + the innermost taps' widest reach: di x
- * the most taps a phase has, less one) at its pitch. */
+/* A launch's tiles: tpl threads per line (the smallest power of two from 32
+ * whose outs-fold covers a phase's positions along the innermost dimension,
+ * at most the block), lines = block / tpl per block, segs stretches per
+ * line, tiles1 tiles along the second-innermost dimension; and the shared
+ * memory: the weights (rounded to 4 floats) and the most rows a tile reads,
+ * each the widest stretch (tpl x outs + the innermost taps' widest reach:
+ * di x the most taps a phase has, less one). */
 typedef struct dgs_geometry {
-    int64_t tpl, lg_tpl, lines, segs, tiles1, rows, pitch;
+    int64_t tpl, lines, segs, tiles1, rows, pitch;
     int ws_floats;
     size_t smem;
 } dgs_geometry;
@@ -185,9 +176,9 @@ static dgs_geometry dgs_geometry_of(const convt_problem *p, const convt_shape3 &
     dgs_geometry gm;
     const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
     const int64_t need = (q2 + outs - 1) / outs;
-    gm.tpl = 1, gm.lg_tpl = 0;
+    gm.tpl = 32;
     while (gm.tpl < need && gm.tpl < block)
-        gm.tpl *= 2, gm.lg_tpl++;
+        gm.tpl *= 2;
     gm.lines = block / gm.tpl;
     gm.segs = (q2 + gm.tpl * outs - 1) / (gm.tpl * outs);
     gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
@@ -198,7 +189,7 @@ static dgs_geometry dgs_geometry_of(const convt_problem *p, const convt_shape3 &
     const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
     const int64_t di = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
     const int64_t reach = ((s.k[2] + step - 1) / step - 1) * di;
-    gm.pitch = gm.tpl * outs + reach + 31; /* dgs_pitch adds at most 31 */
+    gm.pitch = gm.tpl * outs + reach;
     const int64_t cin_g = p->cin / p->groups;
     gm.ws_floats = (int)((cin_g * convt_taps(p) + 3) / 4 * 4);
     gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.rows * gm.pitch);
@@ -213,8 +204,8 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
         snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)", (long long)k.block);
         return false;
     }
-    if (k.outs != 4 && k.outs != 8) {
-        snprintf(why, why_len, "outs = %lld must be 4 or 8 (compiled)", (long long)k.outs);
+    if (k.outs != 2 && k.outs != 4 && k.outs != 8) {
+        snprintf(why, why_len, "outs = %lld must be 2, 4 or 8 (compiled)", (long long)k.outs);
         return false;
     }
     const int64_t cin_g = p->cin / p->groups;
@@ -256,10 +247,27 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
 
 typedef void (*dgs_kernel_fn)(dgs_args, const float *, const float *, const float *, float *);
 
-template <int BLOCK>
-static dgs_kernel_fn dgs_kernel_for(int outs)
+template <int BLOCK, int TPL>
+static dgs_kernel_fn dgs_kernel_of_line(int outs)
 {
-    return outs == 8 ? direct_grouped_staged_kernel<BLOCK, 8> : direct_grouped_staged_kernel<BLOCK, 4>;
+    return outs == 8   ? direct_grouped_staged_kernel<BLOCK, 8, TPL>
+           : outs == 4 ? direct_grouped_staged_kernel<BLOCK, 4, TPL>
+                       : direct_grouped_staged_kernel<BLOCK, 2, TPL>;
+}
+
+/* tpl is 32 up to the block (dgs_geometry_of) */
+static dgs_kernel_fn dgs_kernel_for(int block, int outs, int tpl)
+{
+    if (block == 64)
+        return tpl == 32 ? dgs_kernel_of_line<64, 32>(outs) : dgs_kernel_of_line<64, 64>(outs);
+    if (block == 128)
+        return tpl == 32   ? dgs_kernel_of_line<128, 32>(outs)
+               : tpl == 64 ? dgs_kernel_of_line<128, 64>(outs)
+                           : dgs_kernel_of_line<128, 128>(outs);
+    return tpl == 32    ? dgs_kernel_of_line<256, 32>(outs)
+           : tpl == 64  ? dgs_kernel_of_line<256, 64>(outs)
+           : tpl == 128 ? dgs_kernel_of_line<256, 128>(outs)
+                        : dgs_kernel_of_line<256, 256>(outs);
 }
 
 /* Everything a launch needs, made once in prepare. */
@@ -292,14 +300,11 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
     a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
     a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
     a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
-    a.tpl = (int)gm.tpl, a.lg_tpl = (int)gm.lg_tpl, a.lines = (int)gm.lines;
     a.ws_floats = gm.ws_floats;
     st->smem = gm.smem;
     st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
     st->block = (int)k.block;
-    st->kernel = k.block == 64    ? dgs_kernel_for<64>((int)k.outs)
-                 : k.block == 128 ? dgs_kernel_for<128>((int)k.outs)
-                                  : dgs_kernel_for<256>((int)k.outs);
+    st->kernel = dgs_kernel_for((int)k.block, (int)k.outs, (int)gm.tpl);
     if (st->smem > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                (int)st->smem);
@@ -342,9 +347,9 @@ extern "C" const convt_variant convt_variant_direct_grouped_staged = {
                .n_defaults = 2,
                .defaults = {64, 128}},
               {.name = "outs",
-               .help = "outputs per thread (4 or 8), threads-per-line apart along the phase",
-               .n_defaults = 2,
-               .defaults = {4, 8}}},
+               .help = "outputs per thread (2, 4 or 8), a line's threads apart along the phase",
+               .n_defaults = 3,
+               .defaults = {2, 4, 8}}},
     .supports = dgs_supports,
     .workspace_size = NULL,
     .prepare = dgs_prepare,
