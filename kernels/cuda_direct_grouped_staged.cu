@@ -12,7 +12,8 @@
  * the tile, the block copies the input rows its lines read (i1 from the
  * lowest the last line's taps reach to the highest the first line's first
  * tap reads), each over the inputs q + c its taps read, into shared memory
- * (coalesced; zeros outside the row, so the tap loop tests no bounds), and
+ * (coalesced, by cp.async; zeros outside the row, so the tap loop tests no
+ * bounds), and
  * every thread adds its outputs' taps from there. Thread t serves line t /
  * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
  * consecutive floats of one row (no bank conflict) and its stores 32
@@ -30,6 +31,7 @@
 #include "cuda_check.h"
 #include "direct_grouped_taps.cuh"
 #include "fastdiv.h"
+#include "polyphase_common.cuh"
 #include "variant.h"
 
 struct dgs_args {
@@ -106,15 +108,20 @@ __global__ void __launch_bounds__(BLOCK)
             for (int cl = 0; cl < cin_g; cl++) {
                 const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
                 __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
+                /* by cp.async, so that a thread's copies are all in flight at
+                 * once (as loads and stores, each waited for its load: 1-D
+                 * layers ran at half the speed of a loop over one row) */
                 for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
                     const int i = in_first + e;
-                    xs[rr * staged + e] = (unsigned)i < (unsigned)d2.in
-                                             ? xplane[(int64_t)(i1_lo + rr) * d2.in + i]
-                                             : 0.0f;
+                    const bool inside = (unsigned)i < (unsigned)d2.in;
+                    cp_async4(xs + rr * staged + e,
+                              inside ? xplane + (int64_t)(i1_lo + rr) * d2.in + i : xplane, inside);
                     e += e_step, rr += r_step;
                     if (e >= staged)
                         e -= staged, rr++;
                 }
+                cp_async_commit();
+                cp_async_wait(0);
                 __syncthreads();
                 if (!line_reached)
                     continue;
