@@ -46,7 +46,7 @@ struct dgs_args {
  * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
  * of TPL * OUTS positions of each; blockIdx.y = n * cout + co. */
 template <int BLOCK, int OUTS, int TPL>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
     direct_grouped_staged_kernel(dgs_args a, const float *__restrict__ x,
                                  const float *__restrict__ w, const float *__restrict__ b,
                                  float *__restrict__ y)
