@@ -12,8 +12,7 @@
  * the tile, the block copies the input rows its lines read (i1 from the
  * lowest the last line's taps reach to the highest the first line's first
  * tap reads), each over the inputs q + c its taps read, into shared memory
- * (coalesced, DGS_BATCH loads a thread in flight; zeros outside the row,
- * so the tap loop tests no bounds), and
+ * (coalesced; zeros outside the row, so the tap loop tests no bounds), and
  * every thread adds its outputs' taps from there. Thread t serves line t /
  * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
  * consecutive floats of one row (no bank conflict) and its stores 32
@@ -33,8 +32,6 @@
 #include "fastdiv.h"
 #include "variant.h"
 
-enum { DGS_BATCH = 4 /* staged loads a thread has in flight */ };
-
 struct dgs_args {
     int64_t cin, cout, cin_g, cout_g;
     int64_t in_plane; /* input elements per channel */
@@ -47,7 +44,7 @@ struct dgs_args {
  * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
  * of TPL * OUTS positions of each; blockIdx.y = n * cout + co. */
 template <int BLOCK, int OUTS, int TPL>
-__global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
+__global__ void __launch_bounds__(BLOCK)
     direct_grouped_staged_kernel(dgs_args a, const float *__restrict__ x,
                                  const float *__restrict__ w, const float *__restrict__ b,
                                  float *__restrict__ y)
@@ -101,7 +98,13 @@ __global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
         const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
         const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
         const int nrows = i1_hi - i1_lo + 1;
-        const int e_step = BLOCK % staged, r_step = BLOCK / staged;
+        /* the staging's share of each thread: rows r_off, r_off +
+         * rows_per_pass, ...; columns e_first, e_first + e_step, ... (the
+         * threads past rows_per_pass rows idle) */
+        const int rows_per_pass = staged < BLOCK ? BLOCK / staged : 1;
+        const int r_off = staged < BLOCK ? tid / staged : 0;
+        const int e_first = tid - r_off * staged, e_step = staged < BLOCK ? staged : BLOCK;
+        const int rows_staged = r_off < rows_per_pass ? nrows : 0;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
         for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
             if (i0 >= d0.in)
@@ -109,27 +112,20 @@ __global__ void __launch_bounds__(BLOCK, 2048 / BLOCK)
             for (int cl = 0; cl < cin_g; cl++) {
                 const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
                 __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
-                /* DGS_BATCH loads in flight before their stores: one at a
-                 * time, 1-D layers ran at 0.56x of a loop the compiler
-                 * unrolled (call 3), and by 4-byte cp.async at 0.7x (call 4) */
-                for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
-                    float v[DGS_BATCH];
-                    int at[DGS_BATCH];
-#pragma unroll
-                    for (int bt = 0; bt < DGS_BATCH; bt++) {
+                /* rows_per_pass rows at a time (a short row's threads take
+                 * several), each thread one column of its row, or a long
+                 * row's columns BLOCK apart: a load, a store and a step per
+                 * float. Walked as (row, column) pairs with a carry, the
+                 * staging took 1.5x the time of a whole 1-D layer's taps
+                 * (calls 3 to 6: about 15 instructions a float) */
+                for (int rr = r_off; rr < rows_staged; rr += rows_per_pass) {
+                    const float *xrow = xplane + (int64_t)(i1_lo + rr) * d2.in;
+                    float *srow = xs + rr * staged;
+#pragma unroll 4
+                    for (int e = e_first; e < staged; e += e_step) {
                         const int i = in_first + e;
-                        at[bt] = rr < nrows ? rr * staged + e : -1;
-                        v[bt] = at[bt] >= 0 && (unsigned)i < (unsigned)d2.in
-                                    ? xplane[(int64_t)(i1_lo + rr) * d2.in + i]
-                                    : 0.0f;
-                        e += e_step, rr += r_step;
-                        if (e >= staged)
-                            e -= staged, rr++;
+                        srow[e] = (unsigned)i < (unsigned)d2.in ? xrow[i] : 0.0f;
                     }
-#pragma unroll
-                    for (int bt = 0; bt < DGS_BATCH; bt++)
-                        if (at[bt] >= 0)
-                            xs[at[bt]] = v[bt];
                 }
                 __syncthreads();
                 if (!line_reached)
