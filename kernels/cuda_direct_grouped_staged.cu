@@ -12,7 +12,9 @@
  * the tile, the block copies the input rows its lines read (i1 from the
  * lowest the last line's taps reach to the highest the first line's first
  * tap reads), each over the inputs q + c its taps read, into shared memory
- * (coalesced; zeros outside the row, so the tap loop tests no bounds), and
+ * (coalesced; zeros outside the row, so the tap loop tests no bounds; a
+ * block of one long line row by row, a tile of short ones a plane's rows
+ * at once by cp.async), and
  * every thread adds its outputs' taps from there. Thread t serves line t /
  * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
  * consecutive floats of one row (no bank conflict) and its stores 32
@@ -30,6 +32,7 @@
 #include "cuda_check.h"
 #include "direct_grouped_taps.cuh"
 #include "fastdiv.h"
+#include "polyphase_common.cuh"
 #include "variant.h"
 
 struct dgs_args {
@@ -39,6 +42,44 @@ struct dgs_args {
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits */
     int ws_floats; /* the weights' floats in shared memory, rounded to 4 */
 };
+
+enum { DGS_BATCH = 4 /* a thread's loads in flight when it stages a long row */ };
+
+/* Row elements in_first + e (e below staged) into xs[e], zeros outside the
+ * row (0 to in): DGS_BATCH loads before their stores, where the loop as
+ * written compiled to each load's store waiting for it (SASS of its first build,
+ * one register for every copy). */
+template <int BLOCK>
+__device__ __forceinline__ void dgs_stage_row(float *xs, const float *xrow, int staged,
+                                              int in_first, int in)
+{
+    for (int e0 = threadIdx.x; e0 < staged; e0 += DGS_BATCH * BLOCK) {
+        float v[DGS_BATCH];
+#pragma unroll
+        for (int b = 0; b < DGS_BATCH; b++) {
+            const int e = e0 + b * BLOCK, i = in_first + e;
+            v[b] = e < staged && (unsigned)i < (unsigned)in ? xrow[i] : 0.0f;
+        }
+#pragma unroll
+        for (int b = 0; b < DGS_BATCH; b++)
+            if (e0 + b * BLOCK < staged)
+                xs[e0 + b * BLOCK] = v[b];
+    }
+}
+
+/* A thread's OUTS outputs (TPL apart) of one staged input row: the
+ * phase's taps from k2f, xt at the first tap's input, falling by di. */
+template <int OUTS, int TPL>
+__device__ __forceinline__ void dgs_taps(float (&acc)[OUTS], const float *xt, const float *wk,
+                                         int k2f, const dg_dim &d2)
+{
+    for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
+        const float wv = wk[k2];
+#pragma unroll
+        for (int j = 0; j < OUTS; j++)
+            acc[j] += xt[j * TPL] * wv;
+    }
+}
 
 /* blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg: lines
  * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
@@ -92,55 +133,67 @@ __global__ void __launch_bounds__(BLOCK)
          * output q's tap at offset c reads element q - q_first + c - c2_last */
         const int staged = TPL * OUTS + c2f - c2_last;
         const int in_first = q_first + c2_last;
-        /* the input rows the tile's lines read: from the last line's
-         * highest input to the first line's lowest */
-        const int o1_last = min(o1_first + LINES, d1.out) - 1;
-        const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
-        const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
-        const int nrows = i1_hi - i1_lo + 1;
-        /* the staging's share of each thread: rows r_off, r_off +
-         * rows_per_pass, ...; columns e_first, e_first + e_step, ... (the
-         * threads past rows_per_pass rows idle) */
-        const int rows_per_pass = staged < BLOCK ? BLOCK / staged : 1;
-        const int r_off = staged < BLOCK ? tid / staged : 0;
-        const int e_first = tid - r_off * staged, e_step = staged < BLOCK ? staged : BLOCK;
-        const int rows_staged = r_off < rows_per_pass ? nrows : 0;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
-        for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-            if (i0 >= d0.in)
-                continue;
-            for (int cl = 0; cl < cin_g; cl++) {
-                const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
-                __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
-                /* rows_per_pass rows at a time (a short row's threads take
-                 * several), each thread one column of its row, or a long
-                 * row's columns BLOCK apart: a load, a store and a step per
-                 * float. Walked as (row, column) pairs with a carry, the
-                 * staging took 1.5x the time of a whole 1-D layer's taps
-                 * (calls 3 to 6: about 15 instructions a float) */
-                for (int rr = r_off; rr < rows_staged; rr += rows_per_pass) {
-                    const float *xrow = xplane + (int64_t)(i1_lo + rr) * d2.in;
-                    float *srow = xs + rr * staged;
-#pragma unroll 4
-                    for (int e = e_first; e < staged; e += e_step) {
-                        const int i = in_first + e;
-                        srow[e] = (unsigned)i < (unsigned)d2.in ? xrow[i] : 0.0f;
+        if constexpr (LINES == 1) {
+            /* One line (long lines): its input rows one at a time, each
+             * staged DGS_BATCH loads a thread in flight (dgs_stage_row).
+             * With the tile's machinery below (more registers, a walk over
+             * rows and columns) 1-D layers ran 1.35-1.5x slower (calls 2
+             * to 7). line_reached is the block's. */
+            if (line_reached)
+                for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+                    if (i0 >= d0.in)
+                        continue;
+                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                        if (i1 >= d1.in)
+                            continue;
+                        for (int cl = 0; cl < cin_g; cl++) {
+                            const float *xrow = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
+                            __syncthreads(); /* the previous row's taps are done with xs (and ws is in) */
+                            dgs_stage_row<BLOCK>(xs, xrow, staged, in_first, d2.in);
+                            __syncthreads();
+                            dgs_taps<OUTS, TPL>(acc, xs + u + c2f - c2_last,
+                                                ws + cl * taps + (k0 * d1.k + k1) * d2.k, k2f, d2);
+                        }
                     }
                 }
-                __syncthreads();
-                if (!line_reached)
+        } else {
+            /* A tile of short lines: the input rows they read, from the last
+             * line's highest input to the first line's lowest, staged per
+             * input plane and channel by cp.async, walked as (row, column)
+             * pairs so that every thread copies (a short row's threads take
+             * several rows); each thread's copies in flight at once */
+            const int o1_last = min(o1_first + LINES, d1.out) - 1;
+            const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
+            const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
+            const int nrows = i1_hi - i1_lo + 1;
+            const int e_step = BLOCK % staged, r_step = BLOCK / staged;
+            for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+                if (i0 >= d0.in)
                     continue;
-                const float *wc = ws + cl * taps + k0 * d1.k * d2.k;
-                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                    if (i1 >= d1.in)
+                for (int cl = 0; cl < cin_g; cl++) {
+                    const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
+                    __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
+                    for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
+                        const int i = in_first + e;
+                        const bool inside = (unsigned)i < (unsigned)d2.in;
+                        cp_async4(xs + rr * staged + e,
+                                  inside ? xplane + (int64_t)(i1_lo + rr) * d2.in + i : xplane, inside);
+                        e += e_step, rr += r_step;
+                        if (e >= staged)
+                            e -= staged, rr++;
+                    }
+                    cp_async_commit();
+                    cp_async_wait(0);
+                    __syncthreads();
+                    if (!line_reached)
                         continue;
-                    const float *wk = wc + k1 * d2.k;
-                    const float *xt = xs + (i1 - i1_lo) * staged + u + c2f - c2_last;
-                    for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
-                        const float wv = wk[k2];
-#pragma unroll
-                        for (int j = 0; j < OUTS; j++)
-                            acc[j] += xt[j * TPL] * wv;
+                    const float *wc = ws + cl * taps + k0 * d1.k * d2.k;
+                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                        if (i1 >= d1.in)
+                            continue;
+                        dgs_taps<OUTS, TPL>(acc, xs + (i1 - i1_lo) * staged + u + c2f - c2_last,
+                                            wc + k1 * d2.k, k2f, d2);
                     }
                 }
             }
