@@ -12,9 +12,8 @@
  * the tile, the block copies the input rows its lines read (i1 from the
  * lowest the last line's taps reach to the highest the first line's first
  * tap reads), each over the inputs q + c its taps read, into shared memory
- * (coalesced; zeros outside the row, so the tap loop tests no bounds; a
- * block of one long line row by row, a tile of short ones a plane's rows
- * at once by cp.async), and
+ * (coalesced, by cp.async; zeros outside the row, so the tap loop tests no
+ * bounds), and
  * every thread adds its outputs' taps from there. Thread t serves line t /
  * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
  * consecutive floats of one row (no bank conflict) and its stores 32
@@ -42,44 +41,6 @@ struct dgs_args {
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits */
     int ws_floats; /* the weights' floats in shared memory, rounded to 4 */
 };
-
-enum { DGS_BATCH = 4 /* a thread's loads in flight when it stages a long row */ };
-
-/* Row elements in_first + e (e below staged) into xs[e], zeros outside the
- * row (0 to in): DGS_BATCH loads before their stores, where the loop as
- * written compiled to each load's store waiting for it (SASS of its first build,
- * one register for every copy). */
-template <int BLOCK>
-__device__ __forceinline__ void dgs_stage_row(float *xs, const float *xrow, int staged,
-                                              int in_first, int in)
-{
-    for (int e0 = threadIdx.x; e0 < staged; e0 += DGS_BATCH * BLOCK) {
-        float v[DGS_BATCH];
-#pragma unroll
-        for (int b = 0; b < DGS_BATCH; b++) {
-            const int e = e0 + b * BLOCK, i = in_first + e;
-            v[b] = e < staged && (unsigned)i < (unsigned)in ? xrow[i] : 0.0f;
-        }
-#pragma unroll
-        for (int b = 0; b < DGS_BATCH; b++)
-            if (e0 + b * BLOCK < staged)
-                xs[e0 + b * BLOCK] = v[b];
-    }
-}
-
-/* A thread's OUTS outputs (TPL apart) of one staged input row: the
- * phase's taps from k2f, xt at the first tap's input, falling by di. */
-template <int OUTS, int TPL>
-__device__ __forceinline__ void dgs_taps(float (&acc)[OUTS], const float *xt, const float *wk,
-                                         int k2f, const dg_dim &d2)
-{
-    for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
-        const float wv = wk[k2];
-#pragma unroll
-        for (int j = 0; j < OUTS; j++)
-            acc[j] += xt[j * TPL] * wv;
-    }
-}
 
 /* blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg: lines
  * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
@@ -133,67 +94,48 @@ __global__ void __launch_bounds__(BLOCK)
          * output q's tap at offset c reads element q - q_first + c - c2_last */
         const int staged = TPL * OUTS + c2f - c2_last;
         const int in_first = q_first + c2_last;
+        /* the input rows the tile's lines read: from the last line's
+         * highest input to the first line's lowest */
+        const int o1_last = min(o1_first + LINES, d1.out) - 1;
+        const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
+        const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
+        const int nrows = i1_hi - i1_lo + 1;
+        const int e_step = BLOCK % staged, r_step = BLOCK / staged;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
-        if constexpr (LINES == 1) {
-            /* One line (long lines): its input rows one at a time, each
-             * staged DGS_BATCH loads a thread in flight (dgs_stage_row).
-             * With the tile's machinery below (more registers, a walk over
-             * rows and columns) 1-D layers ran 1.35-1.5x slower (calls 2
-             * to 7). line_reached is the block's. */
-            if (line_reached)
-                for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-                    if (i0 >= d0.in)
-                        continue;
-                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                        if (i1 >= d1.in)
-                            continue;
-                        for (int cl = 0; cl < cin_g; cl++) {
-                            const float *xrow = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
-                            __syncthreads(); /* the previous row's taps are done with xs (and ws is in) */
-                            dgs_stage_row<BLOCK>(xs, xrow, staged, in_first, d2.in);
-                            __syncthreads();
-                            dgs_taps<OUTS, TPL>(acc, xs + u + c2f - c2_last,
-                                                ws + cl * taps + (k0 * d1.k + k1) * d2.k, k2f, d2);
-                        }
-                    }
+        for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+            if (i0 >= d0.in)
+                continue;
+            for (int cl = 0; cl < cin_g; cl++) {
+                const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
+                __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
+                /* by cp.async, so that a thread's copies are all in flight at
+                 * once (as loads and stores, each waited for its load: 1-D
+                 * layers ran at half the speed of a loop over one row) */
+                for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
+                    const int i = in_first + e;
+                    const bool inside = (unsigned)i < (unsigned)d2.in;
+                    cp_async4(xs + rr * staged + e,
+                              inside ? xplane + (int64_t)(i1_lo + rr) * d2.in + i : xplane, inside);
+                    e += e_step, rr += r_step;
+                    if (e >= staged)
+                        e -= staged, rr++;
                 }
-        } else {
-            /* A tile of short lines: the input rows they read, from the last
-             * line's highest input to the first line's lowest, staged per
-             * input plane and channel by cp.async, walked as (row, column)
-             * pairs so that every thread copies (a short row's threads take
-             * several rows); each thread's copies in flight at once */
-            const int o1_last = min(o1_first + LINES, d1.out) - 1;
-            const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
-            const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
-            const int nrows = i1_hi - i1_lo + 1;
-            const int e_step = BLOCK % staged, r_step = BLOCK / staged;
-            for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-                if (i0 >= d0.in)
+                cp_async_commit();
+                cp_async_wait(0);
+                __syncthreads();
+                if (!line_reached)
                     continue;
-                for (int cl = 0; cl < cin_g; cl++) {
-                    const float *xplane = xg + cl * a.in_plane + (int64_t)i0 * d1.in * d2.in;
-                    __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
-                    for (int rr = tid / staged, e = tid - rr * staged; rr < nrows;) {
-                        const int i = in_first + e;
-                        const bool inside = (unsigned)i < (unsigned)d2.in;
-                        cp_async4(xs + rr * staged + e,
-                                  inside ? xplane + (int64_t)(i1_lo + rr) * d2.in + i : xplane, inside);
-                        e += e_step, rr += r_step;
-                        if (e >= staged)
-                            e -= staged, rr++;
-                    }
-                    cp_async_commit();
-                    cp_async_wait(0);
-                    __syncthreads();
-                    if (!line_reached)
+                const float *wc = ws + cl * taps + k0 * d1.k * d2.k;
+                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                    if (i1 >= d1.in)
                         continue;
-                    const float *wc = ws + cl * taps + k0 * d1.k * d2.k;
-                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                        if (i1 >= d1.in)
-                            continue;
-                        dgs_taps<OUTS, TPL>(acc, xs + (i1 - i1_lo) * staged + u + c2f - c2_last,
-                                            wc + k1 * d2.k, k2f, d2);
+                    const float *wk = wc + k1 * d2.k;
+                    const float *xt = xs + (i1 - i1_lo) * staged + u + c2f - c2_last;
+                    for (int k2 = k2f; k2 < d2.k; k2 += d2.step, xt -= d2.di) {
+                        const float wv = wk[k2];
+#pragma unroll
+                        for (int j = 0; j < OUTS; j++)
+                            acc[j] += xt[j * TPL] * wv;
                     }
                 }
             }
