@@ -331,8 +331,8 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
     .deterministic = true,
     .n_knobs = 4,
     .knobs = {{.name = "block",
-               .help = "threads per block (256 was never faster than 128 on the H100: "
-                       "results/notes.md, \"Session 16\")",
+               .help = "threads per block (the default 128: 256 won only where another "
+                       "variant is 4x faster, results/notes.md \"Session 16\")",
                .n_defaults = 1,
                .defaults = {128}},
               {.name = "outs",
