@@ -175,13 +175,7 @@ static dg_args make_args(const convt_problem *p, int outs, int lanes, int walk)
 {
     dg_args a;
     const convt_shape3 s = convt_problem_as_3d(p);
-    a.cin = p->cin;
-    a.cout = p->cout;
-    a.cin_g = p->cin / p->groups;
-    a.cout_g = p->cout / p->groups;
-    a.in_plane = s.in[0] * s.in[1] * s.in[2];
-    for (int d = 0; d < 3; d++)
-        a.d[d] = dg_make_dim(s, d);
+    dg_set_common(a, p, s);
     int64_t qh_count, groups;
     a.per_row = (int)dg_threads_per_row(s, outs, lanes, walk, &qh_count, &groups); /* dg_supports bounds it */
     a.qh_count = (int)qh_count;

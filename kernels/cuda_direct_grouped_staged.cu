@@ -296,13 +296,7 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
         return convt_fail(e, "out of host memory");
     const convt_shape3 s = convt_problem_as_3d(p);
     dgs_args &a = st->args;
-    a.cin = p->cin;
-    a.cout = p->cout;
-    a.cin_g = p->cin / p->groups;
-    a.cout_g = p->cout / p->groups;
-    a.in_plane = s.in[0] * s.in[1] * s.in[2];
-    for (int d = 0; d < 3; d++)
-        a.d[d] = dg_make_dim(s, d);
+    dg_set_common(a, p, s);
     const dgs_geometry gm = dgs_geometry_of(p, s, k.block, k.outs);
     a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
     a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);

@@ -104,4 +104,18 @@ static inline dg_dim dg_make_dim(const convt_shape3 &s, int d)
     return x;
 }
 
+/* The fields both kernels' arguments share (channels, the group's, the
+ * input plane, and each dimension's tap walk), set on the host. */
+template <class Args>
+static inline void dg_set_common(Args &a, const convt_problem *p, const convt_shape3 &s)
+{
+    a.cin = p->cin;
+    a.cout = p->cout;
+    a.cin_g = p->cin / p->groups;
+    a.cout_g = p->cout / p->groups;
+    a.in_plane = s.in[0] * s.in[1] * s.in[2];
+    for (int d = 0; d < 3; d++)
+        a.d[d] = dg_make_dim(s, d);
+}
+
 #endif /* CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH */
