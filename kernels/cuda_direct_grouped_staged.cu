@@ -4,25 +4,29 @@
  * warp's 32 floats at a shift not a multiple of 32 are two L1 wavefronts a
  * tap, and the L1 is the limit (results/notes.md, "Session 16").
  *
- * A block serves a tile of LINES = BLOCK / TPL neighbouring output lines along the
- * second-innermost dimension (o1 .. o1 + LINES - 1; one o0, one stride phase
- * ph along the innermost dimension; the tap walk is
- * kernels/direct_grouped_taps.cuh's) x a stretch of TPL x OUTS positions
- * q of each. For each input plane i0 and channel of the group that reach
- * the tile, the block copies the input rows its lines read (i1 from the
- * lowest the last line's taps reach to the highest the first line's first
- * tap reads), each over the inputs q + c its taps read, into shared memory
+ * A block serves a tile of LINES = BLOCK / TPL neighbouring output lines
+ * along the second-innermost dimension (o1 .. o1 + LINES - 1; one o0, one
+ * stride phase ph along the innermost dimension; the tap walk is
+ * kernels/direct_grouped_taps.cuh's) x a stretch of TPL x OUTS positions q
+ * of each. For each input plane i0 and channel of the group that reach the
+ * tile, the block copies the input rows its lines read (i1 from the lowest
+ * the last line's taps reach to the highest the first line's first tap
+ * reads), each over the inputs q + c its taps read, into shared memory
  * (coalesced, by cp.async; zeros outside the row, so the tap loop tests no
- * bounds), and
- * every thread adds its outputs' taps from there. Thread t serves line t /
- * TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads of a tap are 32
- * consecutive floats of one row (no bank conflict) and its stores 32
- * consecutive positions of the phase. TPL (threads per line, compiled: a
- * warp to the block, so that a tap's OUTS loads are one address and
- * immediate offsets) is the smallest power of two from 32 whose OUTS-fold
- * covers a line: long lines take the whole block, short ones (small 2-D and
- * 3-D images) a warp each. float32 accumulation in a fixed order:
- * deterministic.
+ * bounds), and every thread adds its outputs' taps from there. Thread t
+ * serves line t / TPL, outputs q0 + t % TPL + j * TPL: a warp's shared loads
+ * of a tap are 32 consecutive floats of one row (no bank conflict) and its
+ * stores 32 consecutive positions of the phase. TPL (threads per line,
+ * compiled: a warp to the block, so that a tap's OUTS loads are one address
+ * and immediate offsets) is the smallest power of two from 32 whose
+ * OUTS-fold covers a line: long lines take the whole block, short ones
+ * (small 2-D and 3-D images) a warp each. float32 accumulation in a fixed
+ * order: deterministic.
+ *
+ * On the H100 it wins 2-D layers of 3 x 3 to 7 x 7 taps; on 1-D layers a
+ * block of one line was faster as 0bb3cf5 had it (a row staged at a time by
+ * plain loads, 32 registers where this has 39 at OUTS 8): results/notes.md,
+ * "Session 16".
  *
  *   convt-bench --config configs/depthwise.json */
 #include <stdlib.h>
