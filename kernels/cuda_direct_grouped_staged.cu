@@ -35,6 +35,7 @@
 #include "cuda_check.h"
 #include "direct_grouped_taps.cuh"
 #include "fastdiv.h"
+#include "line_tiles.h"
 #include "polyphase_common.cuh"
 #include "variant.h"
 
@@ -100,9 +101,9 @@ __global__ void __launch_bounds__(BLOCK)
         const int in_first = q_first + c2_last;
         /* the input rows the tile's lines read: from the last line's
          * highest input to the first line's lowest */
-        const int o1_last = min(o1_first + LINES, d1.out) - 1;
-        const int i1_lo = max(0, (int)convt_ceil_div(o1_first + d1.pad - (int64_t)(d1.k - 1) * d1.dil, d1.stride));
-        const int i1_hi = min(d1.in - 1, (int)convt_floor_div(o1_last + d1.pad, d1.stride));
+        int i1_lo, i1_hi;
+        convt_tile_rows(o1_first, LINES, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in, &i1_lo,
+                        &i1_hi);
         const int nrows = i1_hi - i1_lo + 1;
         const int e_step = BLOCK % staged, r_step = BLOCK / staged;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
@@ -193,10 +194,7 @@ static dgs_geometry dgs_geometry_of(const convt_problem *p, const convt_shape3 &
     gm.lines = block / gm.tpl;
     gm.segs = (q2 + gm.tpl * outs - 1) / (gm.tpl * outs);
     gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
-    /* lines o1 .. o1 + lines - 1 read at most ((lines - 1) + (k1 - 1) dil1)
-     * / stride1 + 1 rows, one more where the division does not come out even */
-    gm.rows = (gm.lines - 1 + (s.k[1] - 1) * s.dil[1]) / s.stride[1] + 2;
-    gm.rows = gm.rows < s.in[1] ? gm.rows : s.in[1];
+    gm.rows = convt_tile_rows_max(gm.lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
     const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
     const int64_t di = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
     const int64_t reach = ((s.k[2] + step - 1) / step - 1) * di;
