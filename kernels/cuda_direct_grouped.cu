@@ -44,6 +44,14 @@
 #include "stride_phase.h"
 #include "variant.h"
 
+enum {
+    /* resident threads per SM (2048 on sm_70 and later) times this many
+     * rounds: the grid a row's blocks are capped to, beyond which a block
+     * walks more of its row instead (its weights staged once) */
+    DG_THREADS_PER_SM = 2048,
+    DG_ROUNDS = 4
+};
+
 struct dg_args {
     int64_t cin, cout, cin_g, cout_g;
     int64_t in_plane; /* input elements per channel */
@@ -238,12 +246,7 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
     const convt_shape3 s = convt_problem_as_3d(p);
     int64_t qh_count, groups;
     const int64_t per_row = dg_threads_per_row(s, (int)outs, (int)lanes, (int)walk, &qh_count, &groups);
-    int64_t widest = 0;
-    for (int d = 0; d < 3; d++) {
-        const int64_t v[] = {s.in[d], s.out[d] + s.pad[d], s.k[d] * s.dil[d], s.stride[d]};
-        for (int i = 0; i < 4; i++)
-            widest = v[i] > widest ? v[i] : widest;
-    }
+    const int64_t widest = dg_widest_extent(s);
     if (widest > INT32_MAX || 2 * (per_row + block) > INT32_MAX ||
         s.stride[2] * qh_count * outs * lanes + widest > INT32_MAX) {
         snprintf(why, why_len, "needs %lld threads per (n, co) row and positions up to %lld "

@@ -236,12 +236,7 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
     /* 32-bit indices: a dimension's positions, pads and reach; the line's
      * positions ph + stride * q up to the last stretch's end; the grid's x
      * (lines x stretches) */
-    int64_t widest = 0;
-    for (int d = 0; d < 3; d++) {
-        const int64_t v[] = {s.in[d], s.out[d] + s.pad[d], s.k[d] * s.dil[d], s.stride[d]};
-        for (int i = 0; i < 4; i++)
-            widest = v[i] > widest ? v[i] : widest;
-    }
+    const int64_t widest = dg_widest_extent(s);
     const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
     const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * k.outs;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||

@@ -399,7 +399,12 @@ struct wg_pack_args {
     int taps_block; /* taps per block (TAPS, the grid's y): 1, 2 or 4 */
     int64_t ci_step; /* w's index step from one input channel to the next (convt_fold_weight_index) */
     int64_t total;
-    convt_fold fold; /* polyphase_wgmma_fold_tf32: W's channels and taps read from w (S = 1 otherwise) */
+    /* The fold w is read through (S = 1 where none). Read by no one: the
+     * tables made in prepare carry its terms (wg_upload, from the wgmma
+     * kernel's own copy). Left in because the repack compiled differently
+     * without it (SASS, session 16) and no device time was left to run
+     * that. */
+    convt_fold fold;
 };
 
 /* The image, one K core row of every tap tile per block: block (x, z) =
@@ -1154,9 +1159,9 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
     pa.tap_f = k.parts * (int)(k.bk / 4) * pa.a_lbo_f;
     pa.taps_block = taps_total <= 1 ? 1 : taps_total == 2 ? 2 : 4; /* pack_weights_stages' TAPS */
     pa.total = p->groups * pa.co_blocks * taps_total * pa.chunks * (int64_t)pa.tap_f;
-    pa.fold = fold;
     /* w's index step between input channels, through the fold's map */
     pa.ci_step = convt_fold_weight_index(&fold, 1, 0, 0) - convt_fold_weight_index(&fold, 0, 0, 0);
+    pa.fold = fold;
     return pa;
 }
 
@@ -1389,6 +1394,17 @@ static int wg_upload_table(void **dst, const void *src, size_t n, size_t size, c
     return 0;
 }
 
+/* As wg_upload_table, for a table built on the host (calloc'd, NULL when
+ * that failed), which it frees. */
+static int wg_upload_built(void **dst, void *built, size_t n, size_t size, convt_err *e)
+{
+    if (!built)
+        return convt_fail(e, "out of host memory");
+    const int rc = wg_upload_table(dst, built, n, size, e);
+    free(built);
+    return rc;
+}
+
 /* The plan, its tap rows and flat layouts, and the weight image's tables
  * on the device (the caller releases what was made). */
 static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
@@ -1401,31 +1417,23 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
         return -1;
     const int ntaps = w->pl.ntaps_total;
     int4 *tap_info = (int4 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_info);
-    if (!tap_info)
-        return convt_fail(e, "out of host memory");
-    for (int r = 0; r < nrows; r++)
+    for (int r = 0; tap_info && r < nrows; r++)
         for (int t = 0; t < w->rows[r].ntaps; t++) {
             const int T = w->rows[r].tap_begin + t;
             const int64_t row_slot = wg_weight_slot(0, 0, st->pack.co_blocks, st->pack.taps_total,
                                                     st->pack.chunks, w->rows[r].tap_begin, 0, 0);
             tap_info[T] = make_int4((int)row_slot + t, w->rows[r].ntaps,
-                                    convt_fold_tap_base(&st->pack.fold, w->pl.taps[T].lin), 0);
+                                    convt_fold_tap_base(&st->args.fold, w->pl.taps[T].lin), 0);
         }
-    int rc = wg_upload_table((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e);
-    free(tap_info);
-    if (rc)
+    if (wg_upload_built((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e))
         return -1;
     /* each output channel's term of w's index: the image's threads add
      * their input channel's and their tap's */
     const int cout_g = st->pack.cout_g;
     int64_t *co_term = (int64_t *)calloc((size_t)(cout_g ? cout_g : 1), sizeof *co_term);
-    if (!co_term)
-        return convt_fail(e, "out of host memory");
-    for (int c = 0; c < cout_g; c++)
-        co_term[c] = convt_fold_weight_index(&st->pack.fold, 0, c, 0);
-    rc = wg_upload_table((void **)&st->d_co_term, co_term, (size_t)cout_g, sizeof *co_term, e);
-    free(co_term);
-    if (rc)
+    for (int c = 0; co_term && c < cout_g; c++)
+        co_term[c] = convt_fold_weight_index(&st->args.fold, 0, c, 0);
+    if (wg_upload_built((void **)&st->d_co_term, co_term, (size_t)cout_g, sizeof *co_term, e))
         return -1;
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;

@@ -11,14 +11,7 @@
 #include "problem.h"
 #include "stride_phase.h"
 
-enum {
-    DG_MAX_CIN_G = 16, /* input channels per group, at most */
-    /* resident threads per SM (2048 on sm_70 and later) times this many
-     * rounds: the grid a row's blocks are capped to, beyond which a block
-     * walks more of its row instead (its weights staged once) */
-    DG_THREADS_PER_SM = 2048,
-    DG_ROUNDS = 4
-};
+enum { DG_MAX_CIN_G = 16 /* input channels per group, at most */ };
 
 /* One spatial dimension's tap walk: the taps that reach a phase are k, k +
  * step, ..., and the inputs they read i, i - di, ... */
@@ -102,6 +95,20 @@ static inline dg_dim dg_make_dim(const convt_shape3 &s, int d)
     x.in = (int)s.in[d], x.out = (int)s.out[d];
     x.by_stride = convt_fastdiv_make((uint32_t)s.stride[d]);
     return x;
+}
+
+/* The widest of every dimension's extent, end of padded output, kernel
+ * reach and stride: the kernels index along a dimension in 32 bits, and
+ * their supports() refuse what would wrap. */
+static inline int64_t dg_widest_extent(const convt_shape3 &s)
+{
+    int64_t widest = 0;
+    for (int d = 0; d < 3; d++) {
+        const int64_t v[] = {s.in[d], s.out[d] + s.pad[d], s.k[d] * s.dil[d], s.stride[d]};
+        for (int i = 0; i < 4; i++)
+            widest = v[i] > widest ? v[i] : widest;
+    }
+    return widest;
 }
 
 /* The fields both kernels' arguments share (channels, the group's, the

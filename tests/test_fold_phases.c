@@ -25,11 +25,7 @@
 #include "reference.h"
 
 static uint64_t rng_state = 12345;
-static int64_t pick(int64_t lo, int64_t hi)
-{
-    rng_state = convt_mix64(rng_state);
-    return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
-}
+static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, lo, hi); }
 
 /* A random problem that folds: strides with at most 16 phases, each a
  * power of two (1 along some dimensions), k a multiple of the stride. */

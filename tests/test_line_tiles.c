@@ -16,11 +16,7 @@
 #include "line_tiles.h"
 
 static uint64_t rng_state = 4242;
-static int pick(int lo, int hi)
-{
-    rng_state = convt_mix64(rng_state);
-    return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
-}
+static int pick(int lo, int hi) { return (int)convt_next_in(&rng_state, lo, hi); }
 
 static void every_read_row_is_staged_and_fits(void **state)
 {

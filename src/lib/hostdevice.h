@@ -24,6 +24,14 @@ CONVT_HD uint64_t convt_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* The next integer in [lo, hi] of a sequential stream whose state
+ * convt_mix64 advances (random shapes, the CPU tests' random cases). */
+CONVT_HD int64_t convt_next_in(uint64_t *state, int64_t lo, int64_t hi)
+{
+    *state = convt_mix64(*state);
+    return lo + (int64_t)(*state % (uint64_t)(hi - lo + 1));
+}
+
 /* Uniform float in [lo, hi): the top 24 bits give every float32 step in [0,1). */
 CONVT_HD float convt_uniform(uint64_t seed, uint64_t i, float lo, float hi)
 {

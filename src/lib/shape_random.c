@@ -10,8 +10,7 @@ typedef struct rng {
 
 static int64_t pick(rng *r, int64_t lo, int64_t hi) /* inclusive */
 {
-    r->state = convt_mix64(r->state);
-    return lo + (int64_t)(r->state % (uint64_t)(hi - lo + 1));
+    return convt_next_in(&r->state, lo, hi);
 }
 
 static int64_t divisor_of_both(rng *r, int64_t a, int64_t b)
