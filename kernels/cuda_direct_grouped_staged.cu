@@ -47,9 +47,7 @@ struct dgs_args {
     int ws_floats; /* the weights' floats in shared memory, rounded to 4 */
 };
 
-/* blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg: lines
- * t1 * LINES .. + LINES - 1 along the second-innermost dimension, stretch seg
- * of TPL * OUTS positions of each; blockIdx.y = n * cout + co. */
+/* A block's tile: dg_tile_of, each stretch TPL * OUTS positions of a line. */
 template <int BLOCK, int OUTS, int TPL>
 __global__ void __launch_bounds__(BLOCK)
     direct_grouped_staged_kernel(dgs_args a, const float *__restrict__ x,
@@ -68,13 +66,8 @@ __global__ void __launch_bounds__(BLOCK)
     const int64_t g = co / a.cout_g, col = co - g * a.cout_g;
     dg_stage_weights(ws, w, g, col, cin_g, a.cout_g, taps);
 
-    const int r = blockIdx.x;
-    const int r1 = (int)convt_fastdiv_div(a.by_segs, (uint32_t)r);
-    const int seg = r - r1 * (int)a.by_segs.d;
-    const int r2 = (int)convt_fastdiv_div(a.by_stride2, (uint32_t)r1);
-    const int ph = r1 - r2 * d2.stride;
-    const int o0 = (int)convt_fastdiv_div(a.by_tiles1, (uint32_t)r2);
-    const int o1_first = (r2 - o0 * (int)a.by_tiles1.d) * LINES;
+    const dg_tile tile = dg_tile_of(a.by_segs, a.by_stride2, a.by_tiles1, LINES);
+    const int seg = tile.seg, ph = tile.ph, o0 = tile.o0, o1_first = tile.o1_first;
     const int q_first = seg * TPL * OUTS; /* the stretch's first q */
     /* the phase's positions end before the stretch (a phase past the first
      * has fewer): the whole block leaves, before any barrier */

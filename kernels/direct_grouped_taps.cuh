@@ -74,6 +74,28 @@ __device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1
     return l;
 }
 
+/* The tile of output lines a block of the staged kernels serves (direct_grouped_staged,
+ * direct_grouped_window): blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg,
+ * lines t1 * lines .. + lines - 1 along the second-innermost dimension, stretch seg
+ * along the innermost (phase ph); blockIdx.y = n * cout + co. */
+struct dg_tile {
+    int o0, o1_first, ph, seg;
+};
+
+__device__ __forceinline__ dg_tile dg_tile_of(convt_fastdiv by_segs, convt_fastdiv by_stride2,
+                                              convt_fastdiv by_tiles1, int lines)
+{
+    const int r = blockIdx.x;
+    const int r1 = (int)convt_fastdiv_div(by_segs, (uint32_t)r);
+    const int r2 = (int)convt_fastdiv_div(by_stride2, (uint32_t)r1);
+    dg_tile t;
+    t.seg = r - r1 * (int)by_segs.d;
+    t.ph = r1 - r2 * (int)by_stride2.d;
+    t.o0 = (int)convt_fastdiv_div(by_tiles1, (uint32_t)r2);
+    t.o1_first = (r2 - t.o0 * (int)by_tiles1.d) * lines;
+    return t;
+}
+
 /* The block's weights of output channel col of group g, w[ci of the
  * group][col][taps], into ws[cl][tap]; the caller synchronises. */
 __device__ __forceinline__ void dg_stage_weights(float *ws, const float *w, int64_t g, int64_t col,

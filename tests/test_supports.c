@@ -211,6 +211,26 @@ static void refusals_name_their_reason(void **state)
     reach.n = reach.cin = reach.cout = reach.groups = 1;
     reach.in[0] = 100, reach.k[0] = 60000;
     refuses("direct_grouped_staged", &reach, NULL, 0, ws, "KiB of shared memory");
+    refuses("direct_grouped_window", &reach, NULL, 0, ws, "KiB of shared memory");
+    refuses("direct_grouped_window", &wide, NULL, 0, ws, "64 input channels per group");
+    refuses("direct_grouped_window", &p, "block", 64, ws, "block = 64 must be 128 or 256");
+    /* a dilation of 2 at stride 1 or 3: a phase's taps read every other
+     * input, which the window does not hold; at stride 2 the phase absorbs it */
+    convt_problem dilated = plain();
+    dilated.dil[dilated.dims - 1] = 2;
+    refuses("direct_grouped_window", &dilated, NULL, 0, ws, "inputs 2 apart");
+    dilated.stride[dilated.dims - 1] = 3;
+    refuses("direct_grouped_window", &dilated, NULL, 0, ws, "inputs 2 apart");
+    dilated.stride[dilated.dims - 1] = 2;
+    {
+        const convt_variant *v = convt_variant_find("direct_grouped_window");
+        if (v) {
+            convt_launch l = convt_launch_first_default(v);
+            convt_context ctx = ctx_with(ws);
+            char why[512] = "";
+            assert_true(v->supports(&dilated, &l, &ctx, why, sizeof why));
+        }
+    }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */
     convt_problem wide_stride = convt_problem_default(1);

@@ -1,0 +1,433 @@
+/* direct_grouped_window: direct_grouped_staged's tiles (neighbouring output
+ * lines of one stride phase, their input rows staged once in shared memory)
+ * with a register window along the innermost dimension. direct_grouped_staged
+ * loads one float from shared memory for every tap of every output (its
+ * thread's outputs are a line's threads apart, so no load serves two); on
+ * long kernels that is the limit: dw1d_k31 (31 taps) ran at 0.83x cuDNN and
+ * dw2d_k7 at 10% of the copy floor (results/notes.md, "Session 16").
+ *
+ * Here a thread computes R = 4 consecutive outputs q .. q + 3 of its line's
+ * phase. Along the innermost dimension the phase's taps m = 0 .. M-1 read
+ * inputs q + c2f - m (di = 1: the kernel refuses a dilation that the stride
+ * does not absorb), so the R outputs' taps read R + M - 1 consecutive staged
+ * floats: the thread loads them as float4 (a warp's 32 loads at 16 bytes
+ * apart, one wavefront per 8 lanes, no bank conflict) into registers once,
+ * and each float serves up to R taps. The taps are taken in chunks of T
+ * (compiled; T = M for M <= 8, else 4 or 8 with zero-weight taps in front
+ * to fill the last chunk), so that every window index is a constant:
+ * loads per chunk ceil((R + T - 1) / 4) float4 and T weights, R x T FMAs
+ * (direct_grouped_staged: R x T loads and FMAs).
+ *
+ * The block stages each phase's weights reversed and padded (ws[row][t] is
+ * tap m = m_pad - 1 - t, t < m_pad - M zero), and for each input plane along
+ * the outermost dimension every channel of the group's rows at once (one
+ * barrier pair a plane, where direct_grouped_staged takes one a channel):
+ * staged element e of a row is input in_first + e, in_first = q_first + c2f
+ * - (m_pad - 1), so that output q_first + u * R + j at window tap t reads
+ * element u * R + j + t, and every thread's window starts on a float4. The
+ * rows' floats are copied by 4-byte cp.async (zeros outside the row) four to
+ * a thread's turn. float32 accumulation in a fixed order: deterministic.
+ *
+ *   convt-bench --config configs/depthwise.json */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "build_config.h"
+#include "cuda_check.h"
+#include "direct_grouped_taps.cuh"
+#include "fastdiv.h"
+#include "line_tiles.h"
+#include "polyphase_common.cuh"
+#include "variant.h"
+
+enum {
+    DGW_R = 4,        /* consecutive outputs a thread computes: one float4 */
+    DGW_MAX_T = 8,    /* the widest tap chunk compiled */
+};
+
+struct dgw_args {
+    int64_t cin, cout, cin_g, cout_g;
+    int64_t in_plane; /* input elements per channel */
+    dg_dim d[3];
+    convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
+    int tpl_log2;  /* threads per line: 1 << tpl_log2 */
+    int m_pad;     /* window taps along the innermost dimension: chunks x T */
+    int pitch;     /* floats per staged row, a multiple of 4 */
+    int rows;      /* staged rows per channel: the most any tile reads */
+    int ws_floats; /* the weights' floats in shared memory, a multiple of 4 */
+};
+
+/* The weights of output channel col of group g for the phase whose first
+ * innermost tap is k2f, as the window reads them: ws[(cl * k0 + k0) * k1 +
+ * k1][t] = tap m = m_pad - 1 - t of the phase (k2 = k2f + m * step), zero
+ * where m is past the phase's taps. The caller synchronises. */
+__device__ __forceinline__ void dgw_stage_weights(float *ws, const float *w, const dgw_args &a,
+                                                  int64_t g, int64_t col, int k2f)
+{
+    const dg_dim &d2 = a.d[2];
+    const int k01 = a.d[0].k * a.d[1].k;
+    const int taps = k01 * d2.k;
+    const int m_phase = (d2.k - 1 - k2f) / d2.step + 1;
+    const int total = (int)a.cin_g * k01 * a.m_pad;
+    for (int e = threadIdx.x; e < total; e += blockDim.x) {
+        const int wrow = e / a.m_pad, m = a.m_pad - 1 - (e - wrow * a.m_pad);
+        float v = 0.0f;
+        if (m < m_phase) {
+            const int cl = wrow / k01, k = wrow - cl * k01;
+            v = w[((g * a.cin_g + cl) * a.cout_g + col) * taps + k * d2.k + k2f + m * d2.step];
+        }
+        ws[e] = v;
+    }
+}
+
+/* One input plane (i0) of the group's channels, rows i1_lo .. i1_lo + nrows
+ * - 1, staged elements 0 .. pitch - 1 of each (input in_first + e; zero
+ * outside the row), by every thread four floats a turn. */
+template <int BLOCK>
+__device__ __forceinline__ void dgw_stage_rows(float *xs, const float *xg, const dgw_args &a,
+                                               int i0, int i1_lo, int nrows, int in_first)
+{
+    const dg_dim &d1 = a.d[1], &d2 = a.d[2];
+    const int cin_g = (int)a.cin_g;
+    const int units = a.pitch >> 2;
+    const int r_step = BLOCK / units, e_step = BLOCK - r_step * units;
+    int rr = threadIdx.x / units, e4 = threadIdx.x - rr * units, cl = 0;
+    while (rr >= nrows && cl < cin_g)
+        rr -= nrows, cl++;
+    while (cl < cin_g) {
+        const int i = in_first + 4 * e4;
+        const float *src = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1_lo + rr) * d2.in;
+        float *dst = xs + (cl * a.rows + rr) * a.pitch + 4 * e4;
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const bool inside = (unsigned)(i + v) < (unsigned)d2.in;
+            cp_async4(dst + v, inside ? src + i + v : xg, inside);
+        }
+        e4 += e_step, rr += r_step;
+        if (e4 >= units)
+            e4 -= units, rr++;
+        while (rr >= nrows)
+            rr -= nrows, cl++;
+    }
+    cp_async_commit();
+}
+
+/* The R outputs' taps of one staged row: chunks of T window taps, the
+ * row's floats from xr (the thread's first), its weights from wr. */
+template <int T>
+__device__ __forceinline__ void dgw_row(float (&acc)[DGW_R], const float *xr, const float *wr,
+                                        int chunks)
+{
+    constexpr int R = DGW_R;
+    constexpr int WIN4 = (R + T - 1 + 3) / 4; /* float4 loads of a chunk's window */
+    for (int c = 0; c < chunks; c++, xr += T, wr += T) {
+        float xw[WIN4 * 4], wt[T];
+#pragma unroll
+        for (int v = 0; v < WIN4; v++) {
+            const float4 f = *reinterpret_cast<const float4 *>(xr + 4 * v);
+            xw[4 * v] = f.x, xw[4 * v + 1] = f.y, xw[4 * v + 2] = f.z, xw[4 * v + 3] = f.w;
+        }
+        if constexpr (T % 4 == 0) {
+#pragma unroll
+            for (int v = 0; v < T / 4; v++) {
+                const float4 f = *reinterpret_cast<const float4 *>(wr + 4 * v);
+                wt[4 * v] = f.x, wt[4 * v + 1] = f.y, wt[4 * v + 2] = f.z, wt[4 * v + 3] = f.w;
+            }
+        } else {
+#pragma unroll
+            for (int t = 0; t < T; t++)
+                wt[t] = wr[t];
+        }
+#pragma unroll
+        for (int t = 0; t < T; t++)
+#pragma unroll
+            for (int j = 0; j < R; j++)
+                acc[j] = fmaf(xw[j + t], wt[t], acc[j]);
+    }
+}
+
+template <int BLOCK, int T>
+__global__ void __launch_bounds__(BLOCK)
+    direct_grouped_window_kernel(dgw_args a, const float *__restrict__ x,
+                                 const float *__restrict__ w, const float *__restrict__ b,
+                                 float *__restrict__ y)
+{
+    constexpr int R = DGW_R;
+    extern __shared__ __align__(16) float dgw_smem[];
+    float *ws = dgw_smem;
+    float *xs = dgw_smem + a.ws_floats;
+    const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
+    const int cin_g = (int)a.cin_g;
+    const int64_t row = blockIdx.y;
+    const int64_t co = row % a.cout, n = row / a.cout;
+    const int64_t g = co / a.cout_g, col = co - g * a.cout_g;
+    const int lines = BLOCK >> a.tpl_log2;
+    const dg_tile tile = dg_tile_of(a.by_segs, a.by_stride2, a.by_tiles1, lines);
+    const int q_first = (tile.seg * R) << a.tpl_log2; /* the stretch's first q */
+    /* the phase's positions end before the stretch: the whole block leaves,
+     * before any barrier */
+    if (tile.ph + d2.stride * q_first >= d2.out)
+        return;
+    const int tid = threadIdx.x;
+    const int line = tid >> a.tpl_log2, u = tid & ((1 << a.tpl_log2) - 1);
+    const int o1 = tile.o1_first + line;
+    const float bias = b ? b[co] : 0.0f;
+    float acc[R];
+#pragma unroll
+    for (int j = 0; j < R; j++)
+        acc[j] = bias;
+    int k0f, i0f, k2f, c2f, k1f, i1f;
+    const bool reached = dg_first_tap(d0, tile.o0, k0f, i0f) && dg_first_tap(d2, tile.ph, k2f, c2f);
+    const bool line_reached = o1 < d1.out && dg_first_tap(d1, o1, k1f, i1f);
+    if (reached) {
+        dgw_stage_weights(ws, w, a, g, col, k2f);
+        const int in_first = q_first + c2f - (a.m_pad - 1);
+        int i1_lo, i1_hi;
+        convt_tile_rows(tile.o1_first, lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
+                        &i1_lo, &i1_hi);
+        const int nrows = i1_hi - i1_lo + 1;
+        const int chunks = a.m_pad / T;
+        const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
+        for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+            if (i0 >= d0.in || nrows <= 0)
+                continue;
+            __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
+            dgw_stage_rows<BLOCK>(xs, xg, a, i0, i1_lo, nrows, in_first);
+            cp_async_wait(0);
+            __syncthreads();
+            if (!line_reached)
+                continue;
+            for (int cl = 0; cl < cin_g; cl++) {
+                const float *wc = ws + (cl * d0.k + k0) * d1.k * a.m_pad;
+                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                    if (i1 >= d1.in)
+                        continue;
+                    dgw_row<T>(acc, xs + (cl * a.rows + i1 - i1_lo) * a.pitch + u * R,
+                               wc + k1 * a.m_pad, chunks);
+                }
+            }
+        }
+    }
+    if (o1 >= d1.out)
+        return;
+    float *yrow = y + (((n * a.cout + co) * d0.out + tile.o0) * d1.out + o1) * (int64_t)d2.out;
+    const int q = q_first + u * R;
+    if (d2.stride == 1 && q + R <= d2.out && ((uintptr_t)(yrow + q) & 15) == 0) {
+        *reinterpret_cast<float4 *>(yrow + q) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        const int o2 = tile.ph + d2.stride * (q + j);
+        if (o2 < d2.out)
+            yrow[o2] = acc[j];
+    }
+}
+
+extern "C" const convt_variant convt_variant_direct_grouped_window;
+
+/* A launch's tiles and window: tpl threads per line (the smallest power of
+ * two whose R-fold covers a phase's positions along the innermost
+ * dimension, at most the block), lines = block / tpl, segs stretches per
+ * line, tiles1 tiles along the second-innermost dimension; the chunk T and
+ * the padded taps m_pad; the staged row (tpl x R outputs' windows, whole
+ * float4s) and the most rows a tile reads; the shared memory. */
+typedef struct dgw_geometry {
+    int64_t tpl, tpl_log2, lines, segs, tiles1, rows, pitch, t, m_pad;
+    int64_t ws_floats;
+    size_t smem;
+} dgw_geometry;
+
+static dgw_geometry dgw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block)
+{
+    dgw_geometry gm;
+    const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
+    const int64_t need = (q2 + DGW_R - 1) / DGW_R;
+    gm.tpl = 1, gm.tpl_log2 = 0;
+    while (gm.tpl < need && gm.tpl < block)
+        gm.tpl *= 2, gm.tpl_log2++;
+    gm.lines = block / gm.tpl;
+    gm.segs = (q2 + gm.tpl * DGW_R - 1) / (gm.tpl * DGW_R);
+    gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
+    gm.rows = convt_tile_rows_max(gm.lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
+    /* the most taps a phase has along the innermost dimension; up to 8 one
+     * chunk of exactly that many, beyond it chunks of 8 or 4, whichever
+     * pads fewer taps */
+    const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
+    const int64_t m = (s.k[2] + step - 1) / step;
+    if (m <= DGW_MAX_T) {
+        gm.t = m, gm.m_pad = m;
+    } else {
+        const int64_t pad8 = (m + 7) / 8 * 8, pad4 = (m + 3) / 4 * 4;
+        gm.t = pad8 <= pad4 ? 8 : 4;
+        gm.m_pad = pad8 <= pad4 ? pad8 : pad4;
+    }
+    const int64_t win = (DGW_R + gm.t - 1 + 3) / 4 * 4;
+    gm.pitch = (gm.tpl - 1) * DGW_R + (gm.m_pad - gm.t) + win;
+    const int64_t cin_g = p->cin / p->groups;
+    gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad + 3) / 4 * 4;
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + cin_g * gm.rows * gm.pitch);
+    return gm;
+}
+
+static int64_t dgw_block_of(const convt_launch *l)
+{
+    return convt_launch_get(&convt_variant_direct_grouped_window, l, "block");
+}
+
+static bool dgw_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                         char *why, size_t why_len)
+{
+    const int64_t block = dgw_block_of(l);
+    if (block != 128 && block != 256) {
+        snprintf(why, why_len, "block = %lld must be 128 or 256 (compiled)", (long long)block);
+        return false;
+    }
+    const int64_t cin_g = p->cin / p->groups;
+    if (cin_g > DG_MAX_CIN_G) {
+        snprintf(why, why_len, "%lld input channels per group; direct_grouped_window is for at "
+                 "most %d (more is a GEMM's work: polyphase_igemm)", (long long)cin_g, DG_MAX_CIN_G);
+        return false;
+    }
+    const convt_shape3 s = convt_problem_as_3d(p);
+    const int64_t di2 = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
+    if (di2 != 1) {
+        snprintf(why, why_len, "the innermost dimension's taps of a phase read inputs %lld apart "
+                 "(dilation %lld, stride %lld); the window needs neighbours "
+                 "(direct_grouped_staged takes any dilation)",
+                 (long long)di2, (long long)s.dil[2], (long long)s.stride[2]);
+        return false;
+    }
+    if (!convt_check_row_blocks(p, "direct_grouped_window", why, why_len))
+        return false;
+    const dgw_geometry gm = dgw_geometry_of(p, s, block);
+    if (gm.smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights and %lld channels x "
+                 "%lld input rows of %lld floats), the device allows %.1f KiB", gm.smem / 1024.0,
+                 (long long)cin_g, (long long)gm.rows, (long long)gm.pitch,
+                 ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    /* 32-bit indices: a dimension's positions, pads and reach; the line's
+     * positions ph + stride * q up to the last stretch's end and its staged
+     * inputs; the grid's x; the staged floats */
+    const int64_t widest = dg_widest_extent(s);
+    const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
+    const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * DGW_R + gm.m_pad;
+    if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
+        cin_g * gm.rows * gm.pitch > INT32_MAX) {
+        snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
+                 "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
+                 "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
+        return false;
+    }
+    return true;
+}
+
+typedef void (*dgw_kernel_fn)(dgw_args, const float *, const float *, const float *, float *);
+
+template <int BLOCK>
+static dgw_kernel_fn dgw_kernel_of_block(int t)
+{
+    switch (t) {
+    case 1: return direct_grouped_window_kernel<BLOCK, 1>;
+    case 2: return direct_grouped_window_kernel<BLOCK, 2>;
+    case 3: return direct_grouped_window_kernel<BLOCK, 3>;
+    case 4: return direct_grouped_window_kernel<BLOCK, 4>;
+    case 5: return direct_grouped_window_kernel<BLOCK, 5>;
+    case 6: return direct_grouped_window_kernel<BLOCK, 6>;
+    case 7: return direct_grouped_window_kernel<BLOCK, 7>;
+    default: return direct_grouped_window_kernel<BLOCK, 8>;
+    }
+}
+
+/* Everything a launch needs, made once in prepare. */
+typedef struct dgw_state {
+    dgw_args args;
+    dgw_kernel_fn kernel;
+    dim3 grid;
+    int block;
+    size_t smem;
+    char detail[96];
+} dgw_state;
+
+static int dgw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace, (void)ctx;
+    const int64_t block = dgw_block_of(l);
+    dgw_state *st = (dgw_state *)calloc(1, sizeof *st);
+    if (!st)
+        return convt_fail(e, "out of host memory");
+    const convt_shape3 s = convt_problem_as_3d(p);
+    dgw_args &a = st->args;
+    dg_set_common(a, p, s);
+    const dgw_geometry gm = dgw_geometry_of(p, s, block);
+    a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
+    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
+    a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    a.tpl_log2 = (int)gm.tpl_log2;
+    a.m_pad = (int)gm.m_pad;
+    a.pitch = (int)gm.pitch;
+    a.rows = (int)gm.rows;
+    a.ws_floats = (int)gm.ws_floats;
+    st->smem = gm.smem;
+    st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
+    st->block = (int)block;
+    st->kernel = block == 128 ? dgw_kernel_of_block<128>((int)gm.t) : dgw_kernel_of_block<256>((int)gm.t);
+    snprintf(st->detail, sizeof st->detail, "tpl=%lld lines=%lld T=%lld m_pad=%lld smem=%zu",
+             (long long)gm.tpl, (long long)gm.lines, (long long)gm.t, (long long)gm.m_pad, gm.smem);
+    if (st->smem > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)st->smem);
+        if (err != cudaSuccess) {
+            const size_t smem = st->smem;
+            free(st);
+            return convt_fail(e, "cudaFuncSetAttribute(%zu bytes of shared memory): %s", smem,
+                              cudaGetErrorString(err));
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void dgw_release(void *state) { free(state); }
+
+/* The resolved tile and window, into each record's detail. */
+static void dgw_describe(const void *state, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((const dgw_state *)state)->detail);
+}
+
+static int dgw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)workspace;
+    const dgw_state *st = (const dgw_state *)state;
+    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
+                                                                             t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
+extern "C" const convt_variant convt_variant_direct_grouped_window = {
+    .name = "direct_grouped_window",
+    .summary = "few channels per group, no dilation along the innermost dimension: "
+               "direct_grouped_staged's tiles with 4 consecutive outputs a thread and their "
+               "taps' inputs in a register window (a float loaded once serves up to 4 taps)",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 1,
+    .knobs = {{.name = "block",
+               .help = "threads per block (128 or 256): with 4 outputs a thread, the outputs a "
+                       "block computes (a stretch of one line, or several short lines)",
+               .n_defaults = 2,
+               .defaults = {128, 256}}},
+    .supports = dgw_supports,
+    .workspace_size = NULL,
+    .prepare = dgw_prepare,
+    .launch = dgw_launch,
+    .release = dgw_release,
+    .describe = dgw_describe,
+};
