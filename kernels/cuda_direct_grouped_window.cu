@@ -21,7 +21,9 @@
  * The block stages each phase's weights reversed and padded (ws[row][t] is
  * tap m = m_pad - 1 - t, t < m_pad - M zero), and for each input plane along
  * the outermost dimension every channel of the group's rows at once (one
- * barrier pair a plane, where direct_grouped_staged takes one a channel):
+ * barrier pair a plane, where direct_grouped_staged takes one a channel;
+ * the next plane copied into a second buffer while this one is summed, and
+ * the first plane's copies issued before the weights' loads):
  * staged element e of a row is input in_first + e, in_first = q_first + c2f
  * - (m_pad - 1), so that output q_first + u * R + j at window tap t reads
  * element u * R + j + t, and every thread's window starts on a float4. The
@@ -54,6 +56,7 @@ struct dgw_args {
     int m_pad;     /* window taps along the innermost dimension: chunks x T */
     int pitch;     /* floats per staged row, a multiple of 4 */
     int rows;      /* staged rows per channel: the most any tile reads */
+    int buf_floats; /* one plane's staged rows (channels x rows x pitch): the second buffer's offset */
     int ws_floats; /* the weights' floats in shared memory, a multiple of 4 */
 };
 
@@ -146,8 +149,10 @@ __device__ __forceinline__ void dgw_row(float (&acc)[DGW_R], const float *xr, co
     }
 }
 
+/* 1536 resident threads an SM: at most 40 registers (the first version's
+ * count, before the second plane buffer's addresses asked for up to 64) */
 template <int BLOCK, int T>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, 1536 / BLOCK)
     direct_grouped_window_kernel(dgw_args a, const float *__restrict__ x,
                                  const float *__restrict__ w, const float *__restrict__ b,
                                  float *__restrict__ y)
@@ -180,32 +185,51 @@ __global__ void __launch_bounds__(BLOCK)
     const bool reached = dg_first_tap(d0, tile.o0, k0f, i0f) && dg_first_tap(d2, tile.ph, k2f, c2f);
     const bool line_reached = o1 < d1.out && dg_first_tap(d1, o1, k1f, i1f);
     if (reached) {
-        dgw_stage_weights(ws, w, a, g, col, k2f);
         const int in_first = q_first + c2f - (a.m_pad - 1);
         int i1_lo, i1_hi;
         convt_tile_rows(tile.o1_first, lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
                         &i1_lo, &i1_hi);
         const int nrows = i1_hi - i1_lo + 1;
+        /* the input planes along the outermost dimension that the tile's
+         * taps read: k0 = k0f + p * step, i0 = i0f - p * di for p = p0 ..
+         * p0 + np - 1 (consecutive: i0 falls with p) */
+        int p0 = 0, np = 0;
+        for (int k0 = k0f, i0 = i0f, pl = 0; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di, pl++)
+            if (i0 < d0.in && nrows > 0)
+                p0 = np == 0 ? pl : p0, np++;
         const int chunks = a.m_pad / T;
         const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
-        for (int k0 = k0f, i0 = i0f; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-            if (i0 >= d0.in || nrows <= 0)
-                continue;
-            __syncthreads(); /* the previous plane's taps are done with xs (and ws is in) */
-            dgw_stage_rows<BLOCK>(xs, xg, a, i0, i1_lo, nrows, in_first);
-            cp_async_wait(0);
-            __syncthreads();
-            if (!line_reached)
-                continue;
-            for (int cl = 0; cl < cin_g; cl++) {
-                const float *wc = ws + (cl * d0.k + k0) * d1.k * a.m_pad;
-                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
-                    if (i1 >= d1.in)
-                        continue;
-                    dgw_row<T>(acc, xs + (cl * a.rows + i1 - i1_lo) * a.pitch + u * R,
-                               wc + k1 * a.m_pad, chunks);
+        if (np > 0) {
+            /* the first plane's copies in flight before the weights' loads,
+             * so that their latencies overlap */
+            dgw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, i1_lo, nrows, in_first);
+            dgw_stage_weights(ws, w, a, g, col, k2f);
+        }
+        for (int pl = 0; pl < np; pl++) {
+            /* plane pl + 1 copied into the other buffer (free since the
+             * barrier that ended plane pl - 1) while plane pl is summed */
+            if (pl + 1 < np) {
+                dgw_stage_rows<BLOCK>(xs + ((pl + 1) & 1) * a.buf_floats, xg, a,
+                                      i0f - (p0 + pl + 1) * d0.di, i1_lo, nrows, in_first);
+                cp_async_wait(1);
+            } else {
+                cp_async_wait(0);
+            }
+            __syncthreads(); /* plane pl (and the weights) are in */
+            if (line_reached) {
+                const int k0 = k0f + (p0 + pl) * d0.step;
+                const float *buf = xs + (pl & 1) * a.buf_floats;
+                for (int cl = 0; cl < cin_g; cl++) {
+                    const float *wc = ws + (cl * d0.k + k0) * d1.k * a.m_pad;
+                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+                        if (i1 >= d1.in)
+                            continue;
+                        dgw_row<T>(acc, buf + (cl * a.rows + i1 - i1_lo) * a.pitch + u * R,
+                                   wc + k1 * a.m_pad, chunks);
+                    }
                 }
             }
+            __syncthreads(); /* plane pl's buffer is free for plane pl + 2 */
         }
     }
     if (o1 >= d1.out)
@@ -234,7 +258,7 @@ extern "C" const convt_variant convt_variant_direct_grouped_window;
  * float4s) and the most rows a tile reads; the shared memory. */
 typedef struct dgw_geometry {
     int64_t tpl, tpl_log2, lines, segs, tiles1, rows, pitch, t, m_pad;
-    int64_t ws_floats;
+    int64_t ws_floats, buf_floats, nbuf;
     size_t smem;
 } dgw_geometry;
 
@@ -266,7 +290,12 @@ static dgw_geometry dgw_geometry_of(const convt_problem *p, const convt_shape3 &
     gm.pitch = (gm.tpl - 1) * DGW_R + (gm.m_pad - gm.t) + win;
     const int64_t cin_g = p->cin / p->groups;
     gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad + 3) / 4 * 4;
-    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + cin_g * gm.rows * gm.pitch);
+    gm.buf_floats = cin_g * gm.rows * gm.pitch;
+    /* a second plane buffer where a tile can read more than one plane */
+    const int64_t planes = (s.k[0] + convt_phase_step(s.stride[0], s.dil[0]) - 1) /
+                           convt_phase_step(s.stride[0], s.dil[0]);
+    gm.nbuf = planes > 1 && s.in[0] > 1 ? 2 : 1;
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
     return gm;
 }
 
@@ -302,9 +331,10 @@ static bool dgw_supports(const convt_problem *p, const convt_launch *l, const co
         return false;
     const dgw_geometry gm = dgw_geometry_of(p, s, block);
     if (gm.smem > ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights and %lld channels x "
-                 "%lld input rows of %lld floats), the device allows %.1f KiB", gm.smem / 1024.0,
-                 (long long)cin_g, (long long)gm.rows, (long long)gm.pitch,
+        snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights and %lld buffers of "
+                 "%lld channels x %lld input rows of %lld floats), the device allows %.1f KiB",
+                 gm.smem / 1024.0, (long long)gm.nbuf, (long long)cin_g, (long long)gm.rows,
+                 (long long)gm.pitch,
                  ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
@@ -315,7 +345,7 @@ static bool dgw_supports(const convt_problem *p, const convt_launch *l, const co
     const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
     const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * DGW_R + gm.m_pad;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
-        cin_g * gm.rows * gm.pitch > INT32_MAX) {
+        gm.nbuf * gm.buf_floats > INT32_MAX) {
         snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
                  "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
                  "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
@@ -370,13 +400,15 @@ static int dgw_prepare(const convt_problem *p, const convt_launch *l, const conv
     a.m_pad = (int)gm.m_pad;
     a.pitch = (int)gm.pitch;
     a.rows = (int)gm.rows;
+    a.buf_floats = (int)gm.buf_floats;
     a.ws_floats = (int)gm.ws_floats;
     st->smem = gm.smem;
     st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
     st->block = (int)block;
     st->kernel = block == 128 ? dgw_kernel_of_block<128>((int)gm.t) : dgw_kernel_of_block<256>((int)gm.t);
-    snprintf(st->detail, sizeof st->detail, "tpl=%lld lines=%lld T=%lld m_pad=%lld smem=%zu",
-             (long long)gm.tpl, (long long)gm.lines, (long long)gm.t, (long long)gm.m_pad, gm.smem);
+    snprintf(st->detail, sizeof st->detail, "tpl=%lld lines=%lld T=%lld m_pad=%lld buffers=%lld smem=%zu",
+             (long long)gm.tpl, (long long)gm.lines, (long long)gm.t, (long long)gm.m_pad,
+             (long long)gm.nbuf, gm.smem);
     if (st->smem > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                (int)st->smem);
