@@ -52,12 +52,17 @@ struct dgw_args {
     int64_t in_plane; /* input elements per channel */
     dg_dim d[3];
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
-    int tpl_log2;  /* threads per line: 1 << tpl_log2 */
-    int m_pad;     /* window taps along the innermost dimension: chunks x T */
-    int pitch;     /* floats per staged row, a multiple of 4 */
-    int rows;      /* staged rows per channel: the most any tile reads */
-    int buf_floats; /* one plane's staged rows (channels x rows x pitch): the second buffer's offset */
-    int ws_floats; /* the weights' floats in shared memory, a multiple of 4 */
+    convt_fastdiv by_cout, by_cout_g;             /* blockIdx.y = n * cout + co, and co's group */
+    convt_fastdiv by_units, by_rows, by_m_pad, by_k01; /* the staging loops' digits */
+    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units, block % units */
+    int tpl_log2;       /* threads per line: 1 << tpl_log2 */
+    int along_q;        /* 1: a thread's passes are further stretches of its line (one line a
+                         * plane: 1-D layers); 0: further lines of the tile */
+    int m_pad;          /* window taps along the innermost dimension: chunks x T */
+    int pitch;          /* floats per staged row, a multiple of 4 */
+    int rows;           /* staged rows per channel: the most any tile reads */
+    int buf_floats;     /* one plane's staged rows (channels x rows x pitch): the second buffer's offset */
+    int ws_floats;      /* the weights' floats in shared memory, a multiple of 4 */
 };
 
 /* The weights of output channel col of group g for the phase whose first
@@ -65,52 +70,52 @@ struct dgw_args {
  * k1][t] = tap m = m_pad - 1 - t of the phase (k2 = k2f + m * step), zero
  * where m is past the phase's taps. The caller synchronises. */
 __device__ __forceinline__ void dgw_stage_weights(float *ws, const float *w, const dgw_args &a,
-                                                  int64_t g, int64_t col, int k2f)
+                                                  int g, int col, int k2f)
 {
     const dg_dim &d2 = a.d[2];
-    const int k01 = a.d[0].k * a.d[1].k;
+    const int k01 = (int)a.by_k01.d;
     const int taps = k01 * d2.k;
     const int m_phase = (d2.k - 1 - k2f) / d2.step + 1;
     const int total = (int)a.cin_g * k01 * a.m_pad;
     for (int e = threadIdx.x; e < total; e += blockDim.x) {
-        const int wrow = e / a.m_pad, m = a.m_pad - 1 - (e - wrow * a.m_pad);
+        const int wrow = (int)convt_fastdiv_div(a.by_m_pad, (uint32_t)e);
+        const int m = a.m_pad - 1 - (e - wrow * a.m_pad);
         float v = 0.0f;
         if (m < m_phase) {
-            const int cl = wrow / k01, k = wrow - cl * k01;
-            v = w[((g * a.cin_g + cl) * a.cout_g + col) * taps + k * d2.k + k2f + m * d2.step];
+            const int cl = (int)convt_fastdiv_div(a.by_k01, (uint32_t)wrow), k = wrow - cl * k01;
+            v = w[(((int64_t)g * a.cin_g + cl) * a.cout_g + col) * taps + k * d2.k + k2f + m * d2.step];
         }
         ws[e] = v;
     }
 }
 
-/* One input plane (i0) of the group's channels, rows i1_lo .. i1_lo + nrows
- * - 1, staged elements 0 .. pitch - 1 of each (input in_first + e; zero
- * outside the row), by every thread four floats a turn. */
+/* One input plane (i0) of the group's channels: rows i1_lo .. i1_lo + rows -
+ * 1 of each (zero past the input's last row), staged elements 0 .. pitch - 1
+ * of each row (input in_first + e; zero outside the row), every thread four
+ * floats a turn. */
 template <int BLOCK>
 __device__ __forceinline__ void dgw_stage_rows(float *xs, const float *xg, const dgw_args &a,
-                                               int i0, int i1_lo, int nrows, int in_first)
+                                               int i0, int i1_lo, int in_first)
 {
     const dg_dim &d1 = a.d[1], &d2 = a.d[2];
-    const int cin_g = (int)a.cin_g;
-    const int units = a.pitch >> 2;
-    const int r_step = BLOCK / units, e_step = BLOCK - r_step * units;
-    int rr = threadIdx.x / units, e4 = threadIdx.x - rr * units, cl = 0;
-    while (rr >= nrows && cl < cin_g)
-        rr -= nrows, cl++;
-    while (cl < cin_g) {
+    const int units = (int)a.by_units.d, rows_all = (int)a.cin_g * a.rows;
+    int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
+    int e4 = threadIdx.x - ra * units;
+    for (; ra < rows_all;) {
+        const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
+        const int i1 = i1_lo + ra - cl * a.rows;
         const int i = in_first + 4 * e4;
-        const float *src = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1_lo + rr) * d2.in;
-        float *dst = xs + (cl * a.rows + rr) * a.pitch + 4 * e4;
+        const float *src = xg + cl * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
+        float *dst = xs + ra * a.pitch + 4 * e4;
+        const bool row_in = i1 < d1.in;
 #pragma unroll
         for (int v = 0; v < 4; v++) {
-            const bool inside = (unsigned)(i + v) < (unsigned)d2.in;
+            const bool inside = row_in && (unsigned)(i + v) < (unsigned)d2.in;
             cp_async4(dst + v, inside ? src + i + v : xg, inside);
         }
-        e4 += e_step, rr += r_step;
+        e4 += a.e_step, ra += a.r_step;
         if (e4 >= units)
-            e4 -= units, rr++;
-        while (rr >= nrows)
-            rr -= nrows, cl++;
+            e4 -= units, ra++;
     }
     cp_async_commit();
 }
@@ -149,10 +154,10 @@ __device__ __forceinline__ void dgw_row(float (&acc)[DGW_R], const float *xr, co
     }
 }
 
-/* 1536 resident threads an SM: at most 40 registers (the first version's
- * count, before the second plane buffer's addresses asked for up to 64) */
-template <int BLOCK, int T>
-__global__ void __launch_bounds__(BLOCK, 1536 / BLOCK)
+/* With one pass, 1536 resident threads an SM (40 registers); with PASSES
+ * accumulators, 1024 (64). */
+template <int BLOCK, int T, int PASSES>
+__global__ void __launch_bounds__(BLOCK, (PASSES == 1 ? 1536 : 1024) / BLOCK)
     direct_grouped_window_kernel(dgw_args a, const float *__restrict__ x,
                                  const float *__restrict__ w, const float *__restrict__ b,
                                  float *__restrict__ y)
@@ -163,46 +168,57 @@ __global__ void __launch_bounds__(BLOCK, 1536 / BLOCK)
     float *xs = dgw_smem + a.ws_floats;
     const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
     const int cin_g = (int)a.cin_g;
-    const int64_t row = blockIdx.y;
-    const int64_t co = row % a.cout, n = row / a.cout;
-    const int64_t g = co / a.cout_g, col = co - g * a.cout_g;
-    const int lines = BLOCK >> a.tpl_log2;
-    const dg_tile tile = dg_tile_of(a.by_segs, a.by_stride2, a.by_tiles1, lines);
-    const int q_first = (tile.seg * R) << a.tpl_log2; /* the stretch's first q */
+    const int n = (int)convt_fastdiv_div(a.by_cout, blockIdx.y);
+    const int co = (int)blockIdx.y - n * (int)a.cout;
+    const int g = (int)convt_fastdiv_div(a.by_cout_g, (uint32_t)co);
+    const int col = co - g * (int)a.cout_g;
+    /* the tile: lines_pass lines a pass, PASSES passes apart by pass_lines
+     * lines or pass_q positions */
+    const int lines_pass = BLOCK >> a.tpl_log2;
+    const int stretch = (a.along_q ? PASSES * R : R) << a.tpl_log2;
+    const int pass_q = a.along_q ? R << a.tpl_log2 : 0;
+    const int pass_lines = a.along_q ? 0 : lines_pass;
+    const int tile_lines = a.along_q ? lines_pass : lines_pass * PASSES;
+    const dg_tile tile = dg_tile_of(a.by_segs, a.by_stride2, a.by_tiles1, tile_lines);
+    const int q_first = tile.seg * stretch; /* the stretch's first q */
     /* the phase's positions end before the stretch: the whole block leaves,
      * before any barrier */
     if (tile.ph + d2.stride * q_first >= d2.out)
         return;
     const int tid = threadIdx.x;
     const int line = tid >> a.tpl_log2, u = tid & ((1 << a.tpl_log2) - 1);
-    const int o1 = tile.o1_first + line;
     const float bias = b ? b[co] : 0.0f;
-    float acc[R];
+    float acc[PASSES][R];
+    int k1f[PASSES], i1f[PASSES];
+    bool line_reached[PASSES];
 #pragma unroll
-    for (int j = 0; j < R; j++)
-        acc[j] = bias;
-    int k0f, i0f, k2f, c2f, k1f, i1f;
+    for (int l = 0; l < PASSES; l++) {
+#pragma unroll
+        for (int j = 0; j < R; j++)
+            acc[l][j] = bias;
+        const int o1 = tile.o1_first + line + l * pass_lines;
+        line_reached[l] = o1 < d1.out && dg_first_tap(d1, o1, k1f[l], i1f[l]);
+    }
+    int k0f, i0f, k2f, c2f;
     const bool reached = dg_first_tap(d0, tile.o0, k0f, i0f) && dg_first_tap(d2, tile.ph, k2f, c2f);
-    const bool line_reached = o1 < d1.out && dg_first_tap(d1, o1, k1f, i1f);
     if (reached) {
         const int in_first = q_first + c2f - (a.m_pad - 1);
         int i1_lo, i1_hi;
-        convt_tile_rows(tile.o1_first, lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
+        convt_tile_rows(tile.o1_first, tile_lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
                         &i1_lo, &i1_hi);
-        const int nrows = i1_hi - i1_lo + 1;
         /* the input planes along the outermost dimension that the tile's
          * taps read: k0 = k0f + p * step, i0 = i0f - p * di for p = p0 ..
-         * p0 + np - 1 (consecutive: i0 falls with p) */
+         * p0 + np - 1 (consecutive: i0 falls with p); none where no row is */
         int p0 = 0, np = 0;
         for (int k0 = k0f, i0 = i0f, pl = 0; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di, pl++)
-            if (i0 < d0.in && nrows > 0)
+            if (i0 < d0.in && i1_hi >= i1_lo)
                 p0 = np == 0 ? pl : p0, np++;
         const int chunks = a.m_pad / T;
-        const float *xg = x + (n * a.cin + g * a.cin_g) * a.in_plane;
+        const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g) * a.in_plane;
         if (np > 0) {
             /* the first plane's copies in flight before the weights' loads,
              * so that their latencies overlap */
-            dgw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, i1_lo, nrows, in_first);
+            dgw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, i1_lo, in_first);
             dgw_stage_weights(ws, w, a, g, col, k2f);
         }
         for (int pl = 0; pl < np; pl++) {
@@ -210,70 +226,86 @@ __global__ void __launch_bounds__(BLOCK, 1536 / BLOCK)
              * barrier that ended plane pl - 1) while plane pl is summed */
             if (pl + 1 < np) {
                 dgw_stage_rows<BLOCK>(xs + ((pl + 1) & 1) * a.buf_floats, xg, a,
-                                      i0f - (p0 + pl + 1) * d0.di, i1_lo, nrows, in_first);
+                                      i0f - (p0 + pl + 1) * d0.di, i1_lo, in_first);
                 cp_async_wait(1);
             } else {
                 cp_async_wait(0);
             }
             __syncthreads(); /* plane pl (and the weights) are in */
-            if (line_reached) {
-                const int k0 = k0f + (p0 + pl) * d0.step;
-                const float *buf = xs + (pl & 1) * a.buf_floats;
-                for (int cl = 0; cl < cin_g; cl++) {
-                    const float *wc = ws + (cl * d0.k + k0) * d1.k * a.m_pad;
-                    for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di) {
+            const int k0 = k0f + (p0 + pl) * d0.step;
+            const float *buf = xs + (pl & 1) * a.buf_floats;
+            for (int cl = 0; cl < cin_g; cl++) {
+                const float *wc = ws + (cl * d0.k + k0) * d1.k * a.m_pad;
+#pragma unroll
+                for (int l = 0; l < PASSES; l++) {
+                    if (!line_reached[l])
+                        continue;
+                    const float *xl = buf + cl * a.rows * a.pitch + u * R + l * pass_q;
+                    for (int k1 = k1f[l], i1 = i1f[l]; k1 < d1.k && i1 >= 0;
+                         k1 += d1.step, i1 -= d1.di) {
                         if (i1 >= d1.in)
                             continue;
-                        dgw_row<T>(acc, buf + (cl * a.rows + i1 - i1_lo) * a.pitch + u * R,
-                                   wc + k1 * a.m_pad, chunks);
+                        dgw_row<T>(acc[l], xl + (i1 - i1_lo) * a.pitch, wc + k1 * a.m_pad, chunks);
                     }
                 }
             }
             __syncthreads(); /* plane pl's buffer is free for plane pl + 2 */
         }
     }
-    if (o1 >= d1.out)
-        return;
-    float *yrow = y + (((n * a.cout + co) * d0.out + tile.o0) * d1.out + o1) * (int64_t)d2.out;
-    const int q = q_first + u * R;
-    if (d2.stride == 1 && q + R <= d2.out && ((uintptr_t)(yrow + q) & 15) == 0) {
-        *reinterpret_cast<float4 *>(yrow + q) = make_float4(acc[0], acc[1], acc[2], acc[3]);
-        return;
-    }
 #pragma unroll
-    for (int j = 0; j < R; j++) {
-        const int o2 = tile.ph + d2.stride * (q + j);
-        if (o2 < d2.out)
-            yrow[o2] = acc[j];
+    for (int l = 0; l < PASSES; l++) {
+        const int o1 = tile.o1_first + line + l * pass_lines;
+        if (o1 >= d1.out)
+            continue;
+        float *yrow =
+            y + ((((int64_t)n * a.cout + co) * d0.out + tile.o0) * d1.out + o1) * (int64_t)d2.out;
+        const int q = q_first + l * pass_q + u * R;
+        if (d2.stride == 1 && q + R <= d2.out && ((uintptr_t)(yrow + q) & 15) == 0) {
+            *reinterpret_cast<float4 *>(yrow + q) =
+                make_float4(acc[l][0], acc[l][1], acc[l][2], acc[l][3]);
+            continue;
+        }
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            const int o2 = tile.ph + d2.stride * (q + j);
+            if (o2 < d2.out)
+                yrow[o2] = acc[l][j];
+        }
     }
 }
 
 extern "C" const convt_variant convt_variant_direct_grouped_window;
 
 /* A launch's tiles and window: tpl threads per line (the smallest power of
- * two whose R-fold covers a phase's positions along the innermost
- * dimension, at most the block), lines = block / tpl, segs stretches per
- * line, tiles1 tiles along the second-innermost dimension; the chunk T and
- * the padded taps m_pad; the staged row (tpl x R outputs' windows, whole
- * float4s) and the most rows a tile reads; the shared memory. */
+ * two whose R x passes-fold (along_q) or R-fold covers a phase's positions
+ * along the innermost dimension, at most the block); lines_pass = block /
+ * tpl lines a pass and tile_lines a tile; segs stretches per line, tiles1
+ * tiles along the second-innermost dimension; the chunk T and the padded
+ * taps m_pad; the staged row (the stretch's windows, whole float4s) and the
+ * most rows a tile reads; one or two plane buffers; the shared memory. */
 typedef struct dgw_geometry {
-    int64_t tpl, tpl_log2, lines, segs, tiles1, rows, pitch, t, m_pad;
-    int64_t ws_floats, buf_floats, nbuf;
+    int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
+    int64_t t, m_pad, ws_floats, buf_floats, nbuf;
     size_t smem;
 } dgw_geometry;
 
-static dgw_geometry dgw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block)
+static dgw_geometry dgw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
+                                    int64_t passes)
 {
     dgw_geometry gm;
+    gm.along_q = s.out[1] == 1; /* one line a plane: the passes go along it */
     const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
-    const int64_t need = (q2 + DGW_R - 1) / DGW_R;
+    const int64_t per_thread = DGW_R * (gm.along_q ? passes : 1);
+    const int64_t need = (q2 + per_thread - 1) / per_thread;
     gm.tpl = 1, gm.tpl_log2 = 0;
     while (gm.tpl < need && gm.tpl < block)
         gm.tpl *= 2, gm.tpl_log2++;
-    gm.lines = block / gm.tpl;
-    gm.segs = (q2 + gm.tpl * DGW_R - 1) / (gm.tpl * DGW_R);
-    gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
-    gm.rows = convt_tile_rows_max(gm.lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
+    gm.lines_pass = block / gm.tpl;
+    gm.tile_lines = gm.along_q ? gm.lines_pass : gm.lines_pass * passes;
+    gm.stretch = gm.tpl * per_thread;
+    gm.segs = (q2 + gm.stretch - 1) / gm.stretch;
+    gm.tiles1 = (s.out[1] + gm.tile_lines - 1) / gm.tile_lines;
+    gm.rows = convt_tile_rows_max(gm.tile_lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
     /* the most taps a phase has along the innermost dimension; up to 8 one
      * chunk of exactly that many, beyond it chunks of 8 or 4, whichever
      * pads fewer taps */
@@ -286,30 +318,40 @@ static dgw_geometry dgw_geometry_of(const convt_problem *p, const convt_shape3 &
         gm.t = pad8 <= pad4 ? 8 : 4;
         gm.m_pad = pad8 <= pad4 ? pad8 : pad4;
     }
+    /* the last thread's last window ends at stretch - R + (m_pad - T) + win */
     const int64_t win = (DGW_R + gm.t - 1 + 3) / 4 * 4;
-    gm.pitch = (gm.tpl - 1) * DGW_R + (gm.m_pad - gm.t) + win;
+    gm.pitch = gm.stretch - DGW_R + (gm.m_pad - gm.t) + win;
     const int64_t cin_g = p->cin / p->groups;
     gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad + 3) / 4 * 4;
     gm.buf_floats = cin_g * gm.rows * gm.pitch;
     /* a second plane buffer where a tile can read more than one plane */
-    const int64_t planes = (s.k[0] + convt_phase_step(s.stride[0], s.dil[0]) - 1) /
-                           convt_phase_step(s.stride[0], s.dil[0]);
+    const int64_t step0 = convt_phase_step(s.stride[0], s.dil[0]);
+    const int64_t planes = (s.k[0] + step0 - 1) / step0;
     gm.nbuf = planes > 1 && s.in[0] > 1 ? 2 : 1;
     gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
     return gm;
 }
 
-static int64_t dgw_block_of(const convt_launch *l)
+struct dgw_knobs {
+    int64_t block, passes;
+};
+
+static dgw_knobs dgw_knobs_of(const convt_launch *l)
 {
-    return convt_launch_get(&convt_variant_direct_grouped_window, l, "block");
+    const convt_variant *v = &convt_variant_direct_grouped_window;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes")};
 }
 
 static bool dgw_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
                          char *why, size_t why_len)
 {
-    const int64_t block = dgw_block_of(l);
-    if (block != 128 && block != 256) {
-        snprintf(why, why_len, "block = %lld must be 128 or 256 (compiled)", (long long)block);
+    const dgw_knobs k = dgw_knobs_of(l);
+    if (k.block != 64 && k.block != 128 && k.block != 256) {
+        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)", (long long)k.block);
+        return false;
+    }
+    if (k.passes != 1 && k.passes != 4) {
+        snprintf(why, why_len, "passes = %lld must be 1 or 4 (compiled)", (long long)k.passes);
         return false;
     }
     const int64_t cin_g = p->cin / p->groups;
@@ -329,23 +371,22 @@ static bool dgw_supports(const convt_problem *p, const convt_launch *l, const co
     }
     if (!convt_check_row_blocks(p, "direct_grouped_window", why, why_len))
         return false;
-    const dgw_geometry gm = dgw_geometry_of(p, s, block);
+    const dgw_geometry gm = dgw_geometry_of(p, s, k.block, k.passes);
     if (gm.smem > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights and %lld buffers of "
                  "%lld channels x %lld input rows of %lld floats), the device allows %.1f KiB",
                  gm.smem / 1024.0, (long long)gm.nbuf, (long long)cin_g, (long long)gm.rows,
-                 (long long)gm.pitch,
-                 ctx->dev->smem_per_block_optin / 1024.0);
+                 (long long)gm.pitch, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     /* 32-bit indices: a dimension's positions, pads and reach; the line's
      * positions ph + stride * q up to the last stretch's end and its staged
-     * inputs; the grid's x; the staged floats */
+     * inputs; the grid's x; the staged floats and weights */
     const int64_t widest = dg_widest_extent(s);
     const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
-    const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * DGW_R + gm.m_pad;
+    const int64_t q_end = s.stride[2] * gm.segs * gm.stretch + gm.m_pad;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
-        gm.nbuf * gm.buf_floats > INT32_MAX) {
+        gm.nbuf * gm.buf_floats + gm.ws_floats > INT32_MAX) {
         snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
                  "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
                  "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
@@ -356,19 +397,32 @@ static bool dgw_supports(const convt_problem *p, const convt_launch *l, const co
 
 typedef void (*dgw_kernel_fn)(dgw_args, const float *, const float *, const float *, float *);
 
-template <int BLOCK>
-static dgw_kernel_fn dgw_kernel_of_block(int t)
+template <int BLOCK, int PASSES>
+static dgw_kernel_fn dgw_kernel_of_chunk(int t)
 {
     switch (t) {
-    case 1: return direct_grouped_window_kernel<BLOCK, 1>;
-    case 2: return direct_grouped_window_kernel<BLOCK, 2>;
-    case 3: return direct_grouped_window_kernel<BLOCK, 3>;
-    case 4: return direct_grouped_window_kernel<BLOCK, 4>;
-    case 5: return direct_grouped_window_kernel<BLOCK, 5>;
-    case 6: return direct_grouped_window_kernel<BLOCK, 6>;
-    case 7: return direct_grouped_window_kernel<BLOCK, 7>;
-    default: return direct_grouped_window_kernel<BLOCK, 8>;
+    case 1: return direct_grouped_window_kernel<BLOCK, 1, PASSES>;
+    case 2: return direct_grouped_window_kernel<BLOCK, 2, PASSES>;
+    case 3: return direct_grouped_window_kernel<BLOCK, 3, PASSES>;
+    case 4: return direct_grouped_window_kernel<BLOCK, 4, PASSES>;
+    case 5: return direct_grouped_window_kernel<BLOCK, 5, PASSES>;
+    case 6: return direct_grouped_window_kernel<BLOCK, 6, PASSES>;
+    case 7: return direct_grouped_window_kernel<BLOCK, 7, PASSES>;
+    default: return direct_grouped_window_kernel<BLOCK, 8, PASSES>;
     }
+}
+
+template <int BLOCK>
+static dgw_kernel_fn dgw_kernel_of_block(int passes, int t)
+{
+    return passes == 4 ? dgw_kernel_of_chunk<BLOCK, 4>(t) : dgw_kernel_of_chunk<BLOCK, 1>(t);
+}
+
+static dgw_kernel_fn dgw_kernel_for(int block, int passes, int t)
+{
+    return block == 64    ? dgw_kernel_of_block<64>(passes, t)
+           : block == 128 ? dgw_kernel_of_block<128>(passes, t)
+                          : dgw_kernel_of_block<256>(passes, t);
 }
 
 /* Everything a launch needs, made once in prepare. */
@@ -378,25 +432,35 @@ typedef struct dgw_state {
     dim3 grid;
     int block;
     size_t smem;
-    char detail[96];
+    char detail[128];
 } dgw_state;
 
 static int dgw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
     (void)t, (void)workspace, (void)ctx;
-    const int64_t block = dgw_block_of(l);
+    const dgw_knobs k = dgw_knobs_of(l);
     dgw_state *st = (dgw_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
     const convt_shape3 s = convt_problem_as_3d(p);
     dgw_args &a = st->args;
     dg_set_common(a, p, s);
-    const dgw_geometry gm = dgw_geometry_of(p, s, block);
+    const dgw_geometry gm = dgw_geometry_of(p, s, k.block, k.passes);
     a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
     a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
     a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    a.by_cout = convt_fastdiv_make((uint32_t)p->cout);
+    a.by_cout_g = convt_fastdiv_make((uint32_t)(p->cout / p->groups));
+    const int64_t units = gm.pitch / 4;
+    a.by_units = convt_fastdiv_make((uint32_t)units);
+    a.by_rows = convt_fastdiv_make((uint32_t)gm.rows);
+    a.by_m_pad = convt_fastdiv_make((uint32_t)gm.m_pad);
+    a.by_k01 = convt_fastdiv_make((uint32_t)(s.k[0] * s.k[1]));
+    a.r_step = (int)(k.block / units);
+    a.e_step = (int)(k.block % units);
     a.tpl_log2 = (int)gm.tpl_log2;
+    a.along_q = (int)gm.along_q;
     a.m_pad = (int)gm.m_pad;
     a.pitch = (int)gm.pitch;
     a.rows = (int)gm.rows;
@@ -404,11 +468,12 @@ static int dgw_prepare(const convt_problem *p, const convt_launch *l, const conv
     a.ws_floats = (int)gm.ws_floats;
     st->smem = gm.smem;
     st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
-    st->block = (int)block;
-    st->kernel = block == 128 ? dgw_kernel_of_block<128>((int)gm.t) : dgw_kernel_of_block<256>((int)gm.t);
-    snprintf(st->detail, sizeof st->detail, "tpl=%lld lines=%lld T=%lld m_pad=%lld buffers=%lld smem=%zu",
-             (long long)gm.tpl, (long long)gm.lines, (long long)gm.t, (long long)gm.m_pad,
-             (long long)gm.nbuf, gm.smem);
+    st->block = (int)k.block;
+    st->kernel = dgw_kernel_for((int)k.block, (int)k.passes, (int)gm.t);
+    snprintf(st->detail, sizeof st->detail,
+             "tpl=%lld lines=%lld stretch=%lld T=%lld m_pad=%lld buffers=%lld smem=%zu",
+             (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
+             (long long)gm.m_pad, (long long)gm.nbuf, gm.smem);
     if (st->smem > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                (int)st->smem);
@@ -450,12 +515,19 @@ extern "C" const convt_variant convt_variant_direct_grouped_window = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 1,
+    .n_knobs = 2,
     .knobs = {{.name = "block",
-               .help = "threads per block (128 or 256): with 4 outputs a thread, the outputs a "
-                       "block computes (a stretch of one line, or several short lines)",
+               .help = "threads per block (64, 128 or 256): with 4 outputs a thread and pass, "
+                       "the outputs a block computes (a stretch of one line, or several short "
+                       "lines)",
+               .n_defaults = 3,
+               .defaults = {64, 128, 256}},
+              {.name = "passes",
+               .help = "groups of 4 outputs a thread computes (1 or 4): further lines of the "
+                       "block's tile, or, where a plane has one line (1-D layers), further "
+                       "stretches of it; more passes spread a block's set-up over more outputs",
                .n_defaults = 2,
-               .defaults = {128, 256}}},
+               .defaults = {1, 4}}},
     .supports = dgw_supports,
     .workspace_size = NULL,
     .prepare = dgw_prepare,

@@ -213,7 +213,8 @@ static void refusals_name_their_reason(void **state)
     refuses("direct_grouped_staged", &reach, NULL, 0, ws, "KiB of shared memory");
     refuses("direct_grouped_window", &reach, NULL, 0, ws, "KiB of shared memory");
     refuses("direct_grouped_window", &wide, NULL, 0, ws, "64 input channels per group");
-    refuses("direct_grouped_window", &p, "block", 64, ws, "block = 64 must be 128 or 256");
+    refuses("direct_grouped_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
+    refuses("direct_grouped_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
     /* a dilation of 2 at stride 1 or 3: a phase's taps read every other
      * input, which the window does not hold; at stride 2 the phase absorbs it */
     convt_problem dilated = plain();
