@@ -211,20 +211,25 @@ static void refusals_name_their_reason(void **state)
     reach.n = reach.cin = reach.cout = reach.groups = 1;
     reach.in[0] = 100, reach.k[0] = 60000;
     refuses("direct_grouped_staged", &reach, NULL, 0, ws, "KiB of shared memory");
-    refuses("direct_grouped_window", &reach, NULL, 0, ws, "KiB of shared memory");
-    refuses("direct_grouped_window", &wide, NULL, 0, ws, "64 input channels per group");
-    refuses("direct_grouped_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
-    refuses("direct_grouped_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
+    refuses("direct_window", &reach, NULL, 0, ws, "KiB of shared memory");
+    refuses("direct_window", &p, "couts", 2, ws, "couts = 2 must be 1 or 4");
+    {
+        convt_problem depthwise = plain();
+        depthwise.groups = depthwise.cin = depthwise.cout = 16;
+        refuses("direct_window", &depthwise, "couts", 4, ws, "couts = 4 does not divide the 1");
+    }
+    refuses("direct_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
+    refuses("direct_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
     /* a dilation of 2 at stride 1 or 3: a phase's taps read every other
      * input, which the window does not hold; at stride 2 the phase absorbs it */
     convt_problem dilated = plain();
     dilated.dil[dilated.dims - 1] = 2;
-    refuses("direct_grouped_window", &dilated, NULL, 0, ws, "inputs 2 apart");
+    refuses("direct_window", &dilated, NULL, 0, ws, "inputs 2 apart");
     dilated.stride[dilated.dims - 1] = 3;
-    refuses("direct_grouped_window", &dilated, NULL, 0, ws, "inputs 2 apart");
+    refuses("direct_window", &dilated, NULL, 0, ws, "inputs 2 apart");
     dilated.stride[dilated.dims - 1] = 2;
     {
-        const convt_variant *v = convt_variant_find("direct_grouped_window");
+        const convt_variant *v = convt_variant_find("direct_window");
         if (v) {
             convt_launch l = convt_launch_first_default(v);
             convt_context ctx = ctx_with(ws);

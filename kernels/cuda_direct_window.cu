@@ -1,0 +1,600 @@
+/* direct_window: transposed convolution in float32 FMAs, each thread's
+ * outputs summed from a register window of staged inputs. For the layers
+ * where a tensor-core GEMM has too little K per output to pay (depthwise
+ * and few channels per group, or strides and dilations that leave each
+ * output a tap or two: kb79, kb81) or its tile wastes rows on few output
+ * channels, and where direct_grouped_staged's one shared load per tap and
+ * output is the limit (dw1d_k31 at 0.83x cuDNN, dw2d_k7 at 10% of the copy
+ * floor: results/notes.md, "Session 16").
+ *
+ * A block serves a tile of neighbouring output lines (along the
+ * second-innermost dimension; one o0, one stride phase ph along the
+ * innermost; direct_grouped's tap walk, kernels/direct_grouped_taps.cuh)
+ * and COUTS output channels of one group. A thread computes R = 4
+ * consecutive outputs q .. q + 3 of its line's phase for each of its
+ * channels, PASSES times over (further lines of the tile, or, where a plane
+ * has a single line, further stretches of it). Along the innermost
+ * dimension the phase's taps m = 0 .. M-1 read inputs q + c2f - m (di = 1:
+ * the kernel refuses a dilation that the stride does not absorb), so the R
+ * outputs' taps read R + M - 1 consecutive staged floats: the thread loads
+ * them as float4 (a warp's loads 16 bytes apart, no bank conflict) into
+ * registers once, and each float serves up to R taps of COUTS channels. The
+ * taps are taken in chunks of T (compiled; T = M for M <= 8, else 4 or 8
+ * with zero-weight taps in front to fill the last chunk), so that every
+ * window index is a constant: a chunk loads ceil((R + T - 1) / 4) float4 of
+ * input and T x COUTS weights (float4 across channels or taps) for R x T x
+ * COUTS FMAs (direct_grouped_staged: a load per FMA).
+ *
+ * The block stages its phase's weights reversed and padded (tap m = m_pad -
+ * 1 - t at window tap t, zero for t < m_pad - M) and then, stage by stage,
+ * a chunk of the group's input channels of one input plane along the
+ * outermost dimension: the rows the tile's lines read, staged element e of
+ * a row being input in_first + e, in_first = q_first + c2f - (m_pad - 1),
+ * so that output q_first + u * R + j at window tap t reads element u * R +
+ * j + t and every thread's window starts on a float4. Two buffers: the next
+ * stage's copies (4-byte cp.async, zeros outside the input, four floats to a
+ * thread's turn) are in flight while this one is summed, and the first
+ * stage's are issued before the weights' loads. float32 accumulation in a
+ * fixed order: deterministic.
+ *
+ *   convt-bench --config configs/depthwise.json */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "build_config.h"
+#include "cuda_check.h"
+#include "direct_grouped_taps.cuh"
+#include "fastdiv.h"
+#include "line_tiles.h"
+#include "polyphase_common.cuh"
+#include "variant.h"
+
+enum {
+    DW_R = 4,          /* consecutive outputs a thread computes: one float4 */
+    DW_MAX_T = 8,      /* the widest tap chunk compiled */
+    DW_STAGE_KIB = 48, /* a stage's input rows at most this (two buffers), fewer channels a stage beyond */
+};
+
+struct dw_args {
+    int64_t cin, cout, cin_g, cout_g;
+    int64_t in_plane; /* input elements per channel */
+    dg_dim d[3];
+    convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
+    convt_fastdiv by_coblocks, by_coblocks_g;     /* blockIdx.y = n * coblocks + cob, and cob's group */
+    convt_fastdiv by_units, by_rows, by_m_pad, by_k01; /* the staging loops' digits */
+    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units, block % units */
+    int tpl_log2;       /* threads per line: 1 << tpl_log2 */
+    int along_q;        /* 1: a thread's passes are further stretches of its line (one line a
+                         * plane: 1-D layers); 0: further lines of the tile */
+    int m_pad;          /* window taps along the innermost dimension: chunks x T */
+    int pitch;          /* floats per staged row, a multiple of 4 */
+    int rows;           /* staged rows per channel: the most any tile reads */
+    int stage_ch;       /* input channels a stage */
+    int buf_floats;     /* a stage's rows (stage_ch x rows x pitch): the second buffer's offset */
+    int ws_floats;      /* the weights' floats in shared memory, a multiple of 4 */
+};
+
+/* The block's weights for the phase whose first innermost tap is k2f, as
+ * the window reads them: ws[((cl * k0 + k0) * k1 + k1) * m_pad + t][c] =
+ * channel co0 + c's tap m = m_pad - 1 - t of the phase (k2 = k2f + m *
+ * step), zero where m is past the phase's taps. The caller synchronises. */
+template <int COUTS>
+__device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, const dw_args &a,
+                                                 int g, int col0, int k2f)
+{
+    const dg_dim &d2 = a.d[2];
+    const int k01 = (int)a.by_k01.d;
+    const int taps = k01 * d2.k;
+    const int m_phase = (d2.k - 1 - k2f) / d2.step + 1;
+    const int total = (int)a.cin_g * k01 * a.m_pad * COUTS;
+    for (int e = threadIdx.x; e < total; e += blockDim.x) {
+        const int c = e % COUTS, et = e / COUTS;
+        const int wrow = (int)convt_fastdiv_div(a.by_m_pad, (uint32_t)et);
+        const int m = a.m_pad - 1 - (et - wrow * a.m_pad);
+        float v = 0.0f;
+        if (m < m_phase) {
+            const int cl = (int)convt_fastdiv_div(a.by_k01, (uint32_t)wrow), k = wrow - cl * k01;
+            v = w[(((int64_t)g * a.cin_g + cl) * a.cout_g + col0 + c) * taps + k * d2.k + k2f +
+                  m * d2.step];
+        }
+        ws[e] = v;
+    }
+}
+
+/* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group): rows i1_lo
+ * .. i1_lo + rows - 1 of each (zero past the input's last row), staged
+ * elements 0 .. pitch - 1 of each row (input in_first + e; zero outside the
+ * row), every thread four floats a turn. */
+template <int BLOCK>
+__device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const dw_args &a, int i0,
+                                              int c0, int nch, int i1_lo, int in_first)
+{
+    const dg_dim &d1 = a.d[1], &d2 = a.d[2];
+    const int units = (int)a.by_units.d, rows_all = nch * a.rows;
+    int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
+    int e4 = threadIdx.x - ra * units;
+    for (; ra < rows_all;) {
+        const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
+        const int i1 = i1_lo + ra - cl * a.rows;
+        const int i = in_first + 4 * e4;
+        const float *src = xg + (c0 + cl) * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
+        float *dst = xs + ra * a.pitch + 4 * e4;
+        const bool row_in = i1 < d1.in;
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const bool inside = row_in && (unsigned)(i + v) < (unsigned)d2.in;
+            cp_async4(dst + v, inside ? src + i + v : xg, inside);
+        }
+        e4 += a.e_step, ra += a.r_step;
+        if (e4 >= units)
+            e4 -= units, ra++;
+    }
+    cp_async_commit();
+}
+
+/* The R outputs' taps of one staged row for COUTS channels: chunks of T
+ * window taps, the row's floats from xr (the thread's first), its weights
+ * from wr (COUTS per window tap). */
+template <int T, int COUTS>
+__device__ __forceinline__ void dw_row(float (&acc)[COUTS][DW_R], const float *xr, const float *wr,
+                                       int chunks)
+{
+    constexpr int R = DW_R;
+    constexpr int WIN4 = (R + T - 1 + 3) / 4; /* float4 loads of a chunk's window */
+    for (int c = 0; c < chunks; c++, xr += T, wr += T * COUTS) {
+        float xw[WIN4 * 4], wt[T * COUTS];
+#pragma unroll
+        for (int v = 0; v < WIN4; v++) {
+            const float4 f = *reinterpret_cast<const float4 *>(xr + 4 * v);
+            xw[4 * v] = f.x, xw[4 * v + 1] = f.y, xw[4 * v + 2] = f.z, xw[4 * v + 3] = f.w;
+        }
+        if constexpr ((T * COUTS) % 4 == 0) {
+#pragma unroll
+            for (int v = 0; v < T * COUTS / 4; v++) {
+                const float4 f = *reinterpret_cast<const float4 *>(wr + 4 * v);
+                wt[4 * v] = f.x, wt[4 * v + 1] = f.y, wt[4 * v + 2] = f.z, wt[4 * v + 3] = f.w;
+            }
+        } else {
+#pragma unroll
+            for (int t = 0; t < T * COUTS; t++)
+                wt[t] = wr[t];
+        }
+#pragma unroll
+        for (int t = 0; t < T; t++)
+#pragma unroll
+            for (int o = 0; o < COUTS; o++)
+#pragma unroll
+                for (int j = 0; j < R; j++)
+                    acc[o][j] = fmaf(xw[j + t], wt[t * COUTS + o], acc[o][j]);
+    }
+}
+
+/* Resident threads an SM: with 4 accumulators a thread 1536 (40
+ * registers), with 16 1024 (64), with 64 512 (128). */
+template <int BLOCK, int T, int PASSES, int COUTS>
+__global__ void __launch_bounds__(BLOCK, (PASSES * COUTS == 1 ? 1536 : PASSES * COUTS == 4 ? 1024 : 512) / BLOCK)
+    direct_window_kernel(dw_args a, const float *__restrict__ x, const float *__restrict__ w,
+                         const float *__restrict__ b, float *__restrict__ y)
+{
+    constexpr int R = DW_R;
+    extern __shared__ __align__(16) float dw_smem[];
+    float *ws = dw_smem;
+    float *xs = dw_smem + a.ws_floats;
+    const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
+    const int cin_g = (int)a.cin_g;
+    const int n = (int)convt_fastdiv_div(a.by_coblocks, blockIdx.y);
+    const int cob = (int)blockIdx.y - n * (int)a.by_coblocks.d;
+    const int g = (int)convt_fastdiv_div(a.by_coblocks_g, (uint32_t)cob);
+    const int col0 = (cob - g * (int)a.by_coblocks_g.d) * COUTS; /* the first channel in the group */
+    const int co0 = g * (int)a.cout_g + col0;
+    /* the tile: lines_pass lines a pass, PASSES passes apart by pass_lines
+     * lines or pass_q positions */
+    const int lines_pass = BLOCK >> a.tpl_log2;
+    const int stretch = (a.along_q ? PASSES * R : R) << a.tpl_log2;
+    const int pass_q = a.along_q ? R << a.tpl_log2 : 0;
+    const int pass_lines = a.along_q ? 0 : lines_pass;
+    const int tile_lines = a.along_q ? lines_pass : lines_pass * PASSES;
+    const dg_tile tile = dg_tile_of(a.by_segs, a.by_stride2, a.by_tiles1, tile_lines);
+    const int q_first = tile.seg * stretch; /* the stretch's first q */
+    /* the phase's positions end before the stretch: the whole block leaves,
+     * before any barrier */
+    if (tile.ph + d2.stride * q_first >= d2.out)
+        return;
+    const int tid = threadIdx.x;
+    const int line = tid >> a.tpl_log2, u = tid & ((1 << a.tpl_log2) - 1);
+    float acc[PASSES][COUTS][R];
+    int k1f[PASSES], i1f[PASSES];
+    bool line_reached[PASSES];
+#pragma unroll
+    for (int l = 0; l < PASSES; l++) {
+#pragma unroll
+        for (int o = 0; o < COUTS; o++) {
+            const float bias = b ? b[co0 + o] : 0.0f;
+#pragma unroll
+            for (int j = 0; j < R; j++)
+                acc[l][o][j] = bias;
+        }
+        const int o1 = tile.o1_first + line + l * pass_lines;
+        line_reached[l] = o1 < d1.out && dg_first_tap(d1, o1, k1f[l], i1f[l]);
+    }
+    int k0f, i0f, k2f, c2f;
+    const bool reached = dg_first_tap(d0, tile.o0, k0f, i0f) && dg_first_tap(d2, tile.ph, k2f, c2f);
+    if (reached) {
+        const int in_first = q_first + c2f - (a.m_pad - 1);
+        int i1_lo, i1_hi;
+        convt_tile_rows(tile.o1_first, tile_lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
+                        &i1_lo, &i1_hi);
+        /* the input planes along the outermost dimension that the tile's
+         * taps read: k0 = k0f + p * step, i0 = i0f - p * di for p = p0 ..
+         * p0 + np - 1 (consecutive: i0 falls with p); none where no row is */
+        int p0 = 0, np = 0;
+        for (int k0 = k0f, i0 = i0f, pl = 0; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di, pl++)
+            if (i0 < d0.in && i1_hi >= i1_lo)
+                p0 = np == 0 ? pl : p0, np++;
+        const int chunks = a.m_pad / T;
+        const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g) * a.in_plane;
+        /* the stages: (plane, chunk of stage_ch channels), channels fastest */
+        const int stages = np * ((cin_g + a.stage_ch - 1) / a.stage_ch);
+        int pl = 0, c0 = 0;         /* this stage's */
+        int next_pl = 0, next_c0 = 0; /* the next stage's */
+        if (stages > 0) {
+            /* the first stage's copies in flight before the weights' loads,
+             * so that their latencies overlap */
+            dw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, 0, min(a.stage_ch, cin_g), i1_lo,
+                                 in_first);
+            dw_stage_weights<COUTS>(ws, w, a, g, col0, k2f);
+        }
+        for (int st = 0; st < stages; st++) {
+            /* the next stage copied into the other buffer (free since the
+             * barrier that ended stage st - 1) while this one is summed */
+            next_c0 = c0 + a.stage_ch, next_pl = pl;
+            if (next_c0 >= cin_g)
+                next_c0 = 0, next_pl++;
+            if (st + 1 < stages) {
+                dw_stage_rows<BLOCK>(xs + ((st + 1) & 1) * a.buf_floats, xg, a,
+                                     i0f - (p0 + next_pl) * d0.di, next_c0,
+                                     min(a.stage_ch, cin_g - next_c0), i1_lo, in_first);
+                cp_async_wait(1);
+            } else {
+                cp_async_wait(0);
+            }
+            __syncthreads(); /* stage st (and the weights) are in */
+            const int k0 = k0f + (p0 + pl) * d0.step;
+            const float *buf = xs + (st & 1) * a.buf_floats;
+            const int nch = min(a.stage_ch, cin_g - c0);
+            for (int cl = 0; cl < nch; cl++) {
+                const float *wc = ws + ((c0 + cl) * d0.k + k0) * d1.k * a.m_pad * COUTS;
+#pragma unroll
+                for (int l = 0; l < PASSES; l++) {
+                    if (!line_reached[l])
+                        continue;
+                    const float *xl = buf + cl * a.rows * a.pitch + u * R + l * pass_q;
+                    for (int k1 = k1f[l], i1 = i1f[l]; k1 < d1.k && i1 >= 0;
+                         k1 += d1.step, i1 -= d1.di) {
+                        if (i1 >= d1.in)
+                            continue;
+                        dw_row<T, COUTS>(acc[l], xl + (i1 - i1_lo) * a.pitch,
+                                         wc + k1 * a.m_pad * COUTS, chunks);
+                    }
+                }
+            }
+            __syncthreads(); /* stage st's buffer is free for stage st + 2 */
+            pl = next_pl, c0 = next_c0;
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < PASSES; l++) {
+        const int o1 = tile.o1_first + line + l * pass_lines;
+        if (o1 >= d1.out)
+            continue;
+        const int q = q_first + l * pass_q + u * R;
+#pragma unroll
+        for (int o = 0; o < COUTS; o++) {
+            float *yrow = y + ((((int64_t)n * a.cout + co0 + o) * d0.out + tile.o0) * d1.out + o1) *
+                                  (int64_t)d2.out;
+            if (d2.stride == 1 && q + R <= d2.out && ((uintptr_t)(yrow + q) & 15) == 0) {
+                *reinterpret_cast<float4 *>(yrow + q) =
+                    make_float4(acc[l][o][0], acc[l][o][1], acc[l][o][2], acc[l][o][3]);
+                continue;
+            }
+#pragma unroll
+            for (int j = 0; j < R; j++) {
+                const int o2 = tile.ph + d2.stride * (q + j);
+                if (o2 < d2.out)
+                    yrow[o2] = acc[l][o][j];
+            }
+        }
+    }
+}
+
+extern "C" const convt_variant convt_variant_direct_window;
+
+/* A launch's tiles and window: tpl threads per line (the smallest power of
+ * two whose R x passes-fold (along_q) or R-fold covers a phase's positions
+ * along the innermost dimension, at most the block); lines_pass = block /
+ * tpl lines a pass and tile_lines a tile; segs stretches per line, tiles1
+ * tiles along the second-innermost dimension; the chunk T and the padded
+ * taps m_pad; the staged row (the stretch's windows, whole float4s) and the
+ * most rows a tile reads; the channels a stage (as many as fit in
+ * DW_STAGE_KIB) and one or two stage buffers; the shared memory. */
+typedef struct dw_geometry {
+    int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
+    int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf;
+    size_t smem;
+} dw_geometry;
+
+static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
+                                  int64_t passes, int64_t couts)
+{
+    dw_geometry gm;
+    gm.along_q = s.out[1] == 1; /* one line a plane: the passes go along it */
+    const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
+    const int64_t per_thread = DW_R * (gm.along_q ? passes : 1);
+    const int64_t need = (q2 + per_thread - 1) / per_thread;
+    gm.tpl = 1, gm.tpl_log2 = 0;
+    while (gm.tpl < need && gm.tpl < block)
+        gm.tpl *= 2, gm.tpl_log2++;
+    gm.lines_pass = block / gm.tpl;
+    gm.tile_lines = gm.along_q ? gm.lines_pass : gm.lines_pass * passes;
+    gm.stretch = gm.tpl * per_thread;
+    gm.segs = (q2 + gm.stretch - 1) / gm.stretch;
+    gm.tiles1 = (s.out[1] + gm.tile_lines - 1) / gm.tile_lines;
+    gm.rows = convt_tile_rows_max(gm.tile_lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
+    /* the most taps a phase has along the innermost dimension; up to 8 one
+     * chunk of exactly that many, beyond it chunks of 8 or 4, whichever
+     * pads fewer taps */
+    const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
+    const int64_t m = (s.k[2] + step - 1) / step;
+    if (m <= DW_MAX_T) {
+        gm.t = m, gm.m_pad = m;
+    } else {
+        const int64_t pad8 = (m + 7) / 8 * 8, pad4 = (m + 3) / 4 * 4;
+        gm.t = pad8 <= pad4 ? 8 : 4;
+        gm.m_pad = pad8 <= pad4 ? pad8 : pad4;
+    }
+    /* the last thread's last window ends at stretch - R + (m_pad - T) + win */
+    const int64_t win = (DW_R + gm.t - 1 + 3) / 4 * 4;
+    gm.pitch = gm.stretch - DW_R + (gm.m_pad - gm.t) + win;
+    const int64_t cin_g = p->cin / p->groups;
+    const int64_t per_channel = gm.rows * gm.pitch;
+    gm.stage_ch = DW_STAGE_KIB * 1024 / (int64_t)sizeof(float) / per_channel;
+    gm.stage_ch = gm.stage_ch < 1 ? 1 : gm.stage_ch > cin_g ? cin_g : gm.stage_ch;
+    gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad * couts + 3) / 4 * 4;
+    gm.buf_floats = gm.stage_ch * per_channel;
+    /* a second buffer where a tile takes more than one stage: several
+     * planes, or several chunks of channels */
+    const int64_t step0 = convt_phase_step(s.stride[0], s.dil[0]);
+    const int64_t planes = (s.k[0] + step0 - 1) / step0;
+    gm.nbuf = (planes > 1 && s.in[0] > 1) || gm.stage_ch < cin_g ? 2 : 1;
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
+    return gm;
+}
+
+struct dw_knobs {
+    int64_t block, passes, couts;
+};
+
+static dw_knobs dw_knobs_of(const convt_launch *l)
+{
+    const convt_variant *v = &convt_variant_direct_window;
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes"),
+            convt_launch_get(v, l, "couts")};
+}
+
+static bool dw_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                        char *why, size_t why_len)
+{
+    const dw_knobs k = dw_knobs_of(l);
+    if (k.block != 64 && k.block != 128 && k.block != 256) {
+        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)", (long long)k.block);
+        return false;
+    }
+    if (k.passes != 1 && k.passes != 4) {
+        snprintf(why, why_len, "passes = %lld must be 1 or 4 (compiled)", (long long)k.passes);
+        return false;
+    }
+    if (k.couts != 1 && k.couts != 4) {
+        snprintf(why, why_len, "couts = %lld must be 1 or 4 (compiled)", (long long)k.couts);
+        return false;
+    }
+    const int64_t cout_g = p->cout / p->groups;
+    if (cout_g % k.couts != 0) {
+        snprintf(why, why_len, "couts = %lld does not divide the %lld output channels of a group",
+                 (long long)k.couts, (long long)cout_g);
+        return false;
+    }
+    const convt_shape3 s = convt_problem_as_3d(p);
+    const int64_t di2 = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
+    if (di2 != 1) {
+        snprintf(why, why_len, "the innermost dimension's taps of a phase read inputs %lld apart "
+                 "(dilation %lld, stride %lld); the window needs neighbours "
+                 "(direct_grouped_staged takes any dilation)",
+                 (long long)di2, (long long)s.dil[2], (long long)s.stride[2]);
+        return false;
+    }
+    if (!convt_check_row_blocks(p, "direct_window", why, why_len))
+        return false;
+    const int64_t cin_g = p->cin / p->groups;
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
+    if (gm.smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights of %lld channels and "
+                 "%lld buffers of %lld channels x %lld input rows of %lld floats), the device "
+                 "allows %.1f KiB", gm.smem / 1024.0, (long long)cin_g, (long long)gm.nbuf,
+                 (long long)gm.stage_ch, (long long)gm.rows, (long long)gm.pitch,
+                 ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    /* 32-bit indices: a dimension's positions, pads and reach; the line's
+     * positions ph + stride * q up to the last stretch's end and its staged
+     * inputs; the grid's x; the staged floats and weights; the weights'
+     * staging index */
+    const int64_t widest = dg_widest_extent(s);
+    const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
+    const int64_t q_end = s.stride[2] * gm.segs * gm.stretch + gm.m_pad;
+    if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
+        gm.nbuf * gm.buf_floats + gm.ws_floats > INT32_MAX || cin_g * p->cout > INT32_MAX) {
+        snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
+                 "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
+                 "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
+        return false;
+    }
+    return true;
+}
+
+typedef void (*dw_kernel_fn)(dw_args, const float *, const float *, const float *, float *);
+
+template <int BLOCK, int PASSES, int COUTS>
+static dw_kernel_fn dw_kernel_of_chunk(int t)
+{
+    switch (t) {
+    case 1: return direct_window_kernel<BLOCK, 1, PASSES, COUTS>;
+    case 2: return direct_window_kernel<BLOCK, 2, PASSES, COUTS>;
+    case 3: return direct_window_kernel<BLOCK, 3, PASSES, COUTS>;
+    case 4: return direct_window_kernel<BLOCK, 4, PASSES, COUTS>;
+    case 5: return direct_window_kernel<BLOCK, 5, PASSES, COUTS>;
+    case 6: return direct_window_kernel<BLOCK, 6, PASSES, COUTS>;
+    case 7: return direct_window_kernel<BLOCK, 7, PASSES, COUTS>;
+    default: return direct_window_kernel<BLOCK, 8, PASSES, COUTS>;
+    }
+}
+
+/* passes and couts are 1 or 4 (dw_supports) */
+template <int BLOCK, int PASSES>
+static dw_kernel_fn dw_kernel_of_passes(int couts, int t)
+{
+    return couts == 4 ? dw_kernel_of_chunk<BLOCK, PASSES, 4>(t) : dw_kernel_of_chunk<BLOCK, PASSES, 1>(t);
+}
+
+template <int BLOCK>
+static dw_kernel_fn dw_kernel_of_block(int passes, int couts, int t)
+{
+    return passes == 4 ? dw_kernel_of_passes<BLOCK, 4>(couts, t) : dw_kernel_of_passes<BLOCK, 1>(couts, t);
+}
+
+static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
+{
+    return block == 64    ? dw_kernel_of_block<64>(passes, couts, t)
+           : block == 128 ? dw_kernel_of_block<128>(passes, couts, t)
+                          : dw_kernel_of_block<256>(passes, couts, t);
+}
+
+/* Everything a launch needs, made once in prepare. */
+typedef struct dw_state {
+    dw_args args;
+    dw_kernel_fn kernel;
+    dim3 grid;
+    int block;
+    size_t smem;
+    char detail[160];
+} dw_state;
+
+static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace, (void)ctx;
+    const dw_knobs k = dw_knobs_of(l);
+    dw_state *st = (dw_state *)calloc(1, sizeof *st);
+    if (!st)
+        return convt_fail(e, "out of host memory");
+    const convt_shape3 s = convt_problem_as_3d(p);
+    dw_args &a = st->args;
+    dg_set_common(a, p, s);
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
+    const int64_t coblocks = p->cout / k.couts;
+    a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
+    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
+    a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    a.by_coblocks = convt_fastdiv_make((uint32_t)coblocks);
+    a.by_coblocks_g = convt_fastdiv_make((uint32_t)(p->cout / p->groups / k.couts));
+    const int64_t units = gm.pitch / 4;
+    a.by_units = convt_fastdiv_make((uint32_t)units);
+    a.by_rows = convt_fastdiv_make((uint32_t)gm.rows);
+    a.by_m_pad = convt_fastdiv_make((uint32_t)gm.m_pad);
+    a.by_k01 = convt_fastdiv_make((uint32_t)(s.k[0] * s.k[1]));
+    a.r_step = (int)(k.block / units);
+    a.e_step = (int)(k.block % units);
+    a.tpl_log2 = (int)gm.tpl_log2;
+    a.along_q = (int)gm.along_q;
+    a.m_pad = (int)gm.m_pad;
+    a.pitch = (int)gm.pitch;
+    a.rows = (int)gm.rows;
+    a.stage_ch = (int)gm.stage_ch;
+    a.buf_floats = (int)gm.buf_floats;
+    a.ws_floats = (int)gm.ws_floats;
+    st->smem = gm.smem;
+    st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs),
+                    (unsigned)(p->n * coblocks));
+    st->block = (int)k.block;
+    st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
+    snprintf(st->detail, sizeof st->detail,
+             "tpl=%lld lines=%lld stretch=%lld T=%lld m_pad=%lld stage_ch=%lld buffers=%lld "
+             "smem=%zu",
+             (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
+             (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem);
+    if (st->smem > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)st->smem);
+        if (err != cudaSuccess) {
+            const size_t smem = st->smem;
+            free(st);
+            return convt_fail(e, "cudaFuncSetAttribute(%zu bytes of shared memory): %s", smem,
+                              cudaGetErrorString(err));
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void dw_release(void *state) { free(state); }
+
+/* The resolved tile and window, into each record's detail. */
+static void dw_describe(const void *state, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((const dw_state *)state)->detail);
+}
+
+static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)workspace;
+    const dw_state *st = (const dw_state *)state;
+    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
+                                                                             t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
+extern "C" const convt_variant convt_variant_direct_window = {
+    .name = "direct_window",
+    .summary = "float32 FMAs from a register window: 4 consecutive outputs of one stride phase a "
+               "thread (for 1 or 4 output channels), their taps' inputs staged once per block "
+               "and loaded once per thread; for layers with little K per output (depthwise, "
+               "few channels, large strides); no dilation along the innermost dimension",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 3,
+    .knobs = {{.name = "block",
+               .help = "threads per block (64, 128 or 256): with 4 outputs a thread and pass, "
+                       "the outputs a block computes (a stretch of one line, or several short "
+                       "lines)",
+               .n_defaults = 3,
+               .defaults = {64, 128, 256}},
+              {.name = "passes",
+               .help = "groups of 4 outputs a thread computes (1 or 4): further lines of the "
+                       "block's tile, or, where a plane has one line (1-D layers), further "
+                       "stretches of it; more passes spread a block's set-up over more outputs",
+               .n_defaults = 2,
+               .defaults = {1, 4}},
+              {.name = "couts",
+               .help = "output channels a thread computes (1 or 4, where it divides a group's "
+                       "output channels): each staged input float then serves 4 channels' taps",
+               .n_defaults = 2,
+               .defaults = {1, 4}}},
+    .supports = dw_supports,
+    .workspace_size = NULL,
+    .prepare = dw_prepare,
+    .launch = dw_launch,
+    .release = dw_release,
+    .describe = dw_describe,
+};
