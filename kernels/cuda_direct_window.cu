@@ -15,9 +15,11 @@
  * channels, PASSES times over (further lines of the tile, or, where a plane
  * has a single line, further stretches of it). Along the innermost
  * dimension the phase's taps m = 0 .. M-1 read inputs q + c2f - m (di = 1:
- * the kernel refuses a dilation that the stride does not absorb), so the R
+ * the kernel refuses a dilation that the stride does not absorb, unless a
+ * phase has a single tap), so the R
  * outputs' taps read R + M - 1 consecutive staged floats: the thread loads
- * them as float4 (a warp's loads 16 bytes apart, no bank conflict) into
+ * them as float4 (a warp's loads 16 bytes apart, no bank conflict where a
+ * line has 8 threads or more; fewer put a warp on several lines) into
  * registers once, and each float serves up to R taps of COUTS channels. The
  * taps are taken in chunks of T (compiled; T = M for M <= 8, else 4 or 8
  * with zero-weight taps in front to fill the last chunk), so that every
@@ -75,9 +77,12 @@ struct dw_args {
 };
 
 /* The block's weights for the phase whose first innermost tap is k2f, as
- * the window reads them: ws[((cl * k0 + k0) * k1 + k1) * m_pad + t][c] =
- * channel co0 + c's tap m = m_pad - 1 - t of the phase (k2 = k2f + m *
- * step), zero where m is past the phase's taps. The caller synchronises. */
+ * the window reads them: ws[((cl * K0 + k0) * K1 + k1) * m_pad + t][c] (K0,
+ * K1 the kernel's extents) = channel co0 + c's tap m = m_pad - 1 - t of the
+ * phase (k2 = k2f + m * step), zero where m is past the phase's taps. A
+ * zero-weight tap still multiplies a real input: an infinite input then
+ * makes NaN of outputs that do not read it (README, "Known problems"). The
+ * caller synchronises. */
 template <int COUTS>
 __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, const dw_args &a,
                                                  int g, int col0, int k2f)
@@ -404,16 +409,24 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     const convt_shape3 s = convt_problem_as_3d(p);
+    /* a phase's taps along the innermost dimension must read neighbouring
+     * inputs, unless it has only one (kb81: stride 5, dilation 2, 3 taps) */
     const int64_t di2 = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
-    if (di2 != 1) {
+    const int64_t step2 = convt_phase_step(s.stride[2], s.dil[2]);
+    if (di2 != 1 && s.k[2] > step2) {
         snprintf(why, why_len, "the innermost dimension's taps of a phase read inputs %lld apart "
                  "(dilation %lld, stride %lld); the window needs neighbours "
                  "(direct_grouped_staged takes any dilation)",
                  (long long)di2, (long long)s.dil[2], (long long)s.stride[2]);
         return false;
     }
-    if (!convt_check_row_blocks(p, "direct_window", why, why_len))
+    /* the grid's y: a block per image and COUTS output channels (the
+     * weights' shared memory is in gm.smem, checked below) */
+    if (p->n * (p->cout / k.couts) > 65535) {
+        snprintf(why, why_len, "puts n x cout / couts = %lld blocks on the grid's y axis (limit "
+                 "65535)", (long long)(p->n * (p->cout / k.couts)));
         return false;
+    }
     const int64_t cin_g = p->cin / p->groups;
     const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
     if (gm.smem > ctx->dev->smem_per_block_optin) {
@@ -568,8 +581,9 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .name = "direct_window",
     .summary = "float32 FMAs from a register window: 4 consecutive outputs of one stride phase a "
                "thread (for 1 or 4 output channels), their taps' inputs staged once per block "
-               "and loaded once per thread; for layers with little K per output (depthwise, "
-               "few channels, large strides); no dilation along the innermost dimension",
+               "and loaded once per thread; for layers with few output channels per group "
+               "(depthwise, grouped); along the innermost dimension a dilation only where the "
+               "stride absorbs it or a phase has one tap",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,

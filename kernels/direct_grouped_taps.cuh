@@ -75,9 +75,10 @@ __device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1
 }
 
 /* The tile of output lines a block of the staged kernels serves (direct_grouped_staged,
- * direct_grouped_window): blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg,
+ * direct_window): blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg,
  * lines t1 * lines .. + lines - 1 along the second-innermost dimension, stretch seg
- * along the innermost (phase ph); blockIdx.y = n * cout + co. */
+ * along the innermost (phase ph); blockIdx.y, the image and output channels, is each
+ * kernel's own. */
 struct dg_tile {
     int o0, o1_first, ph, seg;
 };

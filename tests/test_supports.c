@@ -220,21 +220,24 @@ static void refusals_name_their_reason(void **state)
     }
     refuses("direct_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
     refuses("direct_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
-    /* a dilation of 2 at stride 1 or 3: a phase's taps read every other
-     * input, which the window does not hold; at stride 2 the phase absorbs it */
+    /* a dilation of 2 at stride 1 or 3 (5 taps: two a phase at stride 3): a
+     * phase's taps read every other input, which the window does not hold */
     convt_problem dilated = plain();
     dilated.dil[dilated.dims - 1] = 2;
+    dilated.k[dilated.dims - 1] = 5;
     refuses("direct_window", &dilated, NULL, 0, ws, "inputs 2 apart");
     dilated.stride[dilated.dims - 1] = 3;
     refuses("direct_window", &dilated, NULL, 0, ws, "inputs 2 apart");
-    dilated.stride[dilated.dims - 1] = 2;
-    {
+    /* at stride 2 the phase absorbs it; at stride 5 each phase has one tap */
+    for (int stride = 2; stride <= 5; stride += 3) {
+        dilated.stride[dilated.dims - 1] = stride;
         const convt_variant *v = convt_variant_find("direct_window");
         if (v) {
             convt_launch l = convt_launch_first_default(v);
             convt_context ctx = ctx_with(ws);
             char why[512] = "";
-            assert_true(v->supports(&dilated, &l, &ctx, why, sizeof why));
+            if (!v->supports(&dilated, &l, &ctx, why, sizeof why))
+                fail_msg("direct_window refused dilation 2 at stride %d: %s", stride, why);
         }
     }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
