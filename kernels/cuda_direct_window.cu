@@ -10,7 +10,7 @@
  * A block serves a tile of neighbouring output lines (along the
  * second-innermost dimension; one o0, one stride phase ph along the
  * innermost; direct_grouped's tap walk, kernels/direct_grouped_taps.cuh)
- * and COUTS output channels of one group. A thread computes R = 4
+ * and COUTS (1, 4 or 8) output channels of one group. A thread computes R = 4
  * consecutive outputs q .. q + 3 of its line's phase for each of its
  * channels, PASSES times over (further lines of the tile, or, where a plane
  * has a single line, further stretches of it). Along the innermost
@@ -174,10 +174,16 @@ __device__ __forceinline__ void dw_row(float (&acc)[COUTS][DW_R], const float *x
     }
 }
 
-/* Resident threads an SM: with 4 accumulators a thread 1536 (40
- * registers), with 16 1024 (64), with 64 512 (128). */
+/* Resident threads an SM by the accumulators a thread holds (4 x passes x
+ * couts): 4, 1536 (40 registers); 16, 1024 (64); 32 or 64, 512 (128); 128,
+ * 256 (255). */
+constexpr int dw_resident_threads(int accs)
+{
+    return accs <= 4 ? 1536 : accs <= 16 ? 1024 : accs <= 64 ? 512 : 256;
+}
+
 template <int BLOCK, int T, int PASSES, int COUTS>
-__global__ void __launch_bounds__(BLOCK, (PASSES * COUTS == 1 ? 1536 : PASSES * COUTS == 4 ? 1024 : 512) / BLOCK)
+__global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COUTS) / BLOCK)
     direct_window_kernel(dw_args a, const float *__restrict__ x, const float *__restrict__ w,
                          const float *__restrict__ b, float *__restrict__ y)
 {
@@ -398,8 +404,8 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
         snprintf(why, why_len, "passes = %lld must be 1 or 4 (compiled)", (long long)k.passes);
         return false;
     }
-    if (k.couts != 1 && k.couts != 4) {
-        snprintf(why, why_len, "couts = %lld must be 1 or 4 (compiled)", (long long)k.couts);
+    if (k.couts != 1 && k.couts != 4 && k.couts != 8) {
+        snprintf(why, why_len, "couts = %lld must be 1, 4 or 8 (compiled)", (long long)k.couts);
         return false;
     }
     const int64_t cout_g = p->cout / p->groups;
@@ -471,11 +477,13 @@ static dw_kernel_fn dw_kernel_of_chunk(int t)
     }
 }
 
-/* passes and couts are 1 or 4 (dw_supports) */
+/* passes is 1 or 4, couts 1, 4 or 8 (dw_supports) */
 template <int BLOCK, int PASSES>
 static dw_kernel_fn dw_kernel_of_passes(int couts, int t)
 {
-    return couts == 4 ? dw_kernel_of_chunk<BLOCK, PASSES, 4>(t) : dw_kernel_of_chunk<BLOCK, PASSES, 1>(t);
+    return couts == 8   ? dw_kernel_of_chunk<BLOCK, PASSES, 8>(t)
+           : couts == 4 ? dw_kernel_of_chunk<BLOCK, PASSES, 4>(t)
+                        : dw_kernel_of_chunk<BLOCK, PASSES, 1>(t);
 }
 
 template <int BLOCK>
@@ -601,10 +609,11 @@ extern "C" const convt_variant convt_variant_direct_window = {
                .n_defaults = 2,
                .defaults = {1, 4}},
               {.name = "couts",
-               .help = "output channels a thread computes (1 or 4, where it divides a group's "
-                       "output channels): each staged input float then serves 4 channels' taps",
-               .n_defaults = 2,
-               .defaults = {1, 4}}},
+               .help = "output channels a thread computes (1, 4 or 8, where it divides a "
+                       "group's output channels): each staged input float then serves as many "
+                       "channels' taps, and a group's input is staged cout_g / couts times",
+               .n_defaults = 3,
+               .defaults = {1, 4, 8}}},
     .supports = dw_supports,
     .workspace_size = NULL,
     .prepare = dw_prepare,

@@ -212,7 +212,7 @@ static void refusals_name_their_reason(void **state)
     reach.in[0] = 100, reach.k[0] = 60000;
     refuses("direct_grouped_staged", &reach, NULL, 0, ws, "KiB of shared memory");
     refuses("direct_window", &reach, NULL, 0, ws, "KiB of shared memory");
-    refuses("direct_window", &p, "couts", 2, ws, "couts = 2 must be 1 or 4");
+    refuses("direct_window", &p, "couts", 2, ws, "couts = 2 must be 1, 4 or 8");
     {
         convt_problem depthwise = plain();
         depthwise.groups = depthwise.cin = depthwise.cout = 16;
