@@ -37,6 +37,7 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
+#include "smem_limit.cuh"
 #include "variant.h"
 
 struct dgs_args {
@@ -279,7 +280,7 @@ typedef struct dgs_state {
 static int dgs_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)workspace, (void)ctx;
+    (void)t, (void)workspace;
     const dgs_knobs k = dgs_knobs_of(l);
     dgs_state *st = (dgs_state *)calloc(1, sizeof *st);
     if (!st)
@@ -296,14 +297,14 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
     st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
     st->block = (int)k.block;
     st->kernel = dgs_kernel_for((int)k.block, (int)k.outs, (int)gm.tpl);
+    /* raised once to all the device allows (kernels/smem_limit.cuh): a
+     * later prepare of the same function for a smaller tile must not lower
+     * it under this launch's need */
     if (st->smem > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)st->smem);
+        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
         if (err != cudaSuccess) {
-            const size_t smem = st->smem;
             free(st);
-            return convt_fail(e, "cudaFuncSetAttribute(%zu bytes of shared memory): %s", smem,
-                              cudaGetErrorString(err));
+            return convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
         }
     }
     *state = st;

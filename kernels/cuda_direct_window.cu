@@ -49,6 +49,7 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
+#include "smem_limit.cuh"
 #include "variant.h"
 
 enum {
@@ -512,7 +513,7 @@ typedef struct dw_state {
 static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)workspace, (void)ctx;
+    (void)t, (void)workspace;
     const dw_knobs k = dw_knobs_of(l);
     dw_state *st = (dw_state *)calloc(1, sizeof *st);
     if (!st)
@@ -552,14 +553,14 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
              "smem=%zu",
              (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
              (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem);
+    /* raised once to all the device allows (kernels/smem_limit.cuh): a
+     * later prepare of the same function for a smaller tile must not lower
+     * it under this launch's need */
     if (st->smem > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(st->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)st->smem);
+        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
         if (err != cudaSuccess) {
-            const size_t smem = st->smem;
             free(st);
-            return convt_fail(e, "cudaFuncSetAttribute(%zu bytes of shared memory): %s", smem,
-                              cudaGetErrorString(err));
+            return convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
         }
     }
     *state = st;
