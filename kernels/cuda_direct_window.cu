@@ -490,7 +490,8 @@ static dw_kernel_fn dw_kernel_of_passes(int couts, int t)
 template <int BLOCK>
 static dw_kernel_fn dw_kernel_of_block(int passes, int couts, int t)
 {
-    return passes == 4 ? dw_kernel_of_passes<BLOCK, 4>(couts, t) : dw_kernel_of_passes<BLOCK, 1>(couts, t);
+    return passes == 4 ? dw_kernel_of_passes<BLOCK, 4>(couts, t)
+                       : dw_kernel_of_passes<BLOCK, 1>(couts, t);
 }
 
 static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
@@ -576,7 +577,7 @@ static void dw_describe(const void *state, char *buf, size_t len)
 }
 
 static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
+                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     (void)p, (void)l, (void)workspace;
     const dw_state *st = (const dw_state *)state;
@@ -589,7 +590,7 @@ static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_
 extern "C" const convt_variant convt_variant_direct_window = {
     .name = "direct_window",
     .summary = "float32 FMAs from a register window: 4 consecutive outputs of one stride phase a "
-               "thread (for 1 or 4 output channels), their taps' inputs staged once per block "
+               "thread (for 1, 4 or 8 output channels), their taps' inputs staged once per block "
                "and loaded once per thread; for layers with few output channels per group "
                "(depthwise, grouped); along the innermost dimension a dilation only where the "
                "stride absorbs it or a phase has one tap",
