@@ -55,7 +55,9 @@
 enum {
     DW_R = 4,          /* consecutive outputs a thread computes: one float4 */
     DW_MAX_T = 8,      /* the widest tap chunk compiled */
-    DW_STAGE_KIB = 48, /* a stage's input rows at most this (two buffers), fewer channels a stage beyond */
+    /* a stage's input rows at most this many KiB (two buffers): fewer
+     * channels a stage beyond */
+    DW_STAGE_KIB = 48,
 };
 
 struct dw_args {
@@ -63,9 +65,10 @@ struct dw_args {
     int64_t in_plane; /* input elements per channel */
     dg_dim d[3];
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
-    convt_fastdiv by_coblocks, by_coblocks_g;     /* blockIdx.y = n * coblocks + cob, and cob's group */
+    convt_fastdiv by_coblocks, by_coblocks_g;     /* blockIdx.y = n * coblocks + cob; cob's group */
     convt_fastdiv by_units, by_rows, by_m_pad, by_k01; /* the staging loops' digits */
-    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units, block % units */
+    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units,
+                         * block % units */
     int tpl_log2;       /* threads per line: 1 << tpl_log2 */
     int along_q;        /* 1: a thread's passes are further stretches of its line (one line a
                          * plane: 1-D layers); 0: further lines of the tile */
@@ -197,7 +200,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     const int n = (int)convt_fastdiv_div(a.by_coblocks, blockIdx.y);
     const int cob = (int)blockIdx.y - n * (int)a.by_coblocks.d;
     const int g = (int)convt_fastdiv_div(a.by_coblocks_g, (uint32_t)cob);
-    const int col0 = (cob - g * (int)a.by_coblocks_g.d) * COUTS; /* the first channel in the group */
+    const int col0 = (cob - g * (int)a.by_coblocks_g.d) * COUTS; /* first channel in the group */
     const int co0 = g * (int)a.cout_g + col0;
     /* the tile: lines_pass lines a pass, PASSES passes apart by pass_lines
      * lines or pass_q positions */
@@ -398,7 +401,8 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
 {
     const dw_knobs k = dw_knobs_of(l);
     if (k.block != 64 && k.block != 128 && k.block != 256) {
-        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)", (long long)k.block);
+        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)",
+                 (long long)k.block);
         return false;
     }
     if (k.passes != 1 && k.passes != 4) {
