@@ -51,10 +51,10 @@
 #include "polyphase_common.cuh"
 #include "smem_limit.cuh"
 #include "variant.h"
+#include "window_taps.h"
 
 enum {
-    DW_R = 4,          /* consecutive outputs a thread computes: one float4 */
-    DW_MAX_T = 8,      /* the widest tap chunk compiled */
+    DW_R = CONVT_WINDOW_R, /* consecutive outputs a thread computes (src/lib/window_taps.h) */
     /* a stage's input rows at most this many KiB (two buffers): fewer
      * channels a stage beyond */
     DW_STAGE_KIB = 48,
@@ -99,7 +99,7 @@ __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, cons
     for (int e = threadIdx.x; e < total; e += blockDim.x) {
         const int c = e % COUTS, et = e / COUTS;
         const int wrow = (int)convt_fastdiv_div(a.by_m_pad, (uint32_t)et);
-        const int m = a.m_pad - 1 - (et - wrow * a.m_pad);
+        const int m = convt_window_tap(a.m_pad, et - wrow * a.m_pad);
         float v = 0.0f;
         if (m < m_phase) {
             const int cl = (int)convt_fastdiv_div(a.by_k01, (uint32_t)wrow), k = wrow - cl * k01;
@@ -149,7 +149,7 @@ __device__ __forceinline__ void dw_row(float (&acc)[COUTS][DW_R], const float *x
                                        int chunks)
 {
     constexpr int R = DW_R;
-    constexpr int WIN4 = (R + T - 1 + 3) / 4; /* float4 loads of a chunk's window */
+    constexpr int WIN4 = CONVT_WINDOW_FLOATS(T) / 4; /* float4 loads of a chunk's window */
     for (int c = 0; c < chunks; c++, xr += T, wr += T * COUTS) {
         float xw[WIN4 * 4], wt[T * COUTS];
 #pragma unroll
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     int k0f, i0f, k2f, c2f;
     const bool reached = dg_first_tap(d0, tile.o0, k0f, i0f) && dg_first_tap(d2, tile.ph, k2f, c2f);
     if (reached) {
-        const int in_first = q_first + c2f - (a.m_pad - 1);
+        const int in_first = convt_window_in_first(q_first, c2f, a.m_pad);
         int i1_lo, i1_hi;
         convt_tile_rows(tile.o1_first, tile_lines, d1.out, d1.pad, d1.k, d1.dil, d1.stride, d1.in,
                         &i1_lo, &i1_hi);
@@ -355,21 +355,10 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.segs = (q2 + gm.stretch - 1) / gm.stretch;
     gm.tiles1 = (s.out[1] + gm.tile_lines - 1) / gm.tile_lines;
     gm.rows = convt_tile_rows_max(gm.tile_lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
-    /* the most taps a phase has along the innermost dimension; up to 8 one
-     * chunk of exactly that many, beyond it chunks of 8 or 4, whichever
-     * pads fewer taps */
+    /* the chunk for the most taps a phase has along the innermost dimension */
     const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
-    const int64_t m = (s.k[2] + step - 1) / step;
-    if (m <= DW_MAX_T) {
-        gm.t = m, gm.m_pad = m;
-    } else {
-        const int64_t pad8 = (m + 7) / 8 * 8, pad4 = (m + 3) / 4 * 4;
-        gm.t = pad8 <= pad4 ? 8 : 4;
-        gm.m_pad = pad8 <= pad4 ? pad8 : pad4;
-    }
-    /* the last thread's last window ends at stretch - R + (m_pad - T) + win */
-    const int64_t win = (DW_R + gm.t - 1 + 3) / 4 * 4;
-    gm.pitch = gm.stretch - DW_R + (gm.m_pad - gm.t) + win;
+    convt_window_chunk((s.k[2] + step - 1) / step, &gm.t, &gm.m_pad);
+    gm.pitch = convt_window_pitch(gm.stretch, gm.m_pad, gm.t);
     const int64_t cin_g = p->cin / p->groups;
     const int64_t per_channel = gm.rows * gm.pitch;
     gm.stage_ch = DW_STAGE_KIB * 1024 / (int64_t)sizeof(float) / per_channel;
