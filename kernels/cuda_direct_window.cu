@@ -1,11 +1,11 @@
 /* direct_window: transposed convolution in float32 FMAs, each thread's
- * outputs summed from a register window of staged inputs. For the layers
- * where a tensor-core GEMM has too little K per output to pay (depthwise
- * and few channels per group, or strides and dilations that leave each
- * output a tap or two: kb79, kb81) or its tile wastes rows on few output
- * channels, and where direct_grouped_staged's one shared load per tap and
- * output is the limit (dw1d_k31 at 0.83x cuDNN, dw2d_k7 at 10% of the copy
- * floor: results/notes.md, "Session 16").
+ * outputs summed from a register window of staged inputs. For layers with
+ * few output channels per group (depthwise, grouped), where a tensor-core
+ * GEMM's tile wastes its rows and direct_grouped_staged's one shared load
+ * per tap and output was the limit (dw1d_k31 at 0.83x cuDNN, dw2d_k7 at 10%
+ * of the copy floor: results/notes.md, "Session 16"). With many output
+ * channels per group a block stages the group's input again for every
+ * COUTS of them, and the GEMM kernels win (kb79, kb81: "Session 17").
  *
  * A block serves a tile of neighbouring output lines (along the
  * second-innermost dimension; one o0, one stride phase ph along the
@@ -33,7 +33,8 @@
  * outermost dimension: the rows the tile's lines read, staged element e of
  * a row being input in_first + e, in_first = q_first + c2f - (m_pad - 1),
  * so that output q_first + u * R + j at window tap t reads element u * R +
- * j + t and every thread's window starts on a float4. Two buffers: the next
+ * j + t and every thread's window starts on a float4 (this arithmetic:
+ * src/lib/window_taps.h, checked by tests/test_window_taps.c). Two buffers: the next
  * stage's copies (4-byte cp.async, zeros outside the input, four floats to a
  * thread's turn) are in flight while this one is summed, and the first
  * stage's are issued before the weights' loads. float32 accumulation in a
