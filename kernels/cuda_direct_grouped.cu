@@ -307,17 +307,6 @@ static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt
 
 static void dg_release(void *state) { free(state); }
 
-static int dg_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    (void)p, (void)l, (void)workspace;
-    const dg_state *st = (const dg_state *)state;
-    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
-                                                                             t->b, t->y);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
-}
-
 extern "C" const convt_variant convt_variant_direct_grouped = {
     .name = "direct_grouped",
     .summary = "few channels per group: weights in shared memory, OUTS outputs of one stride "
@@ -352,7 +341,7 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
     .supports = dg_supports,
     .workspace_size = NULL,
     .prepare = dg_prepare,
-    .launch = dg_launch,
+    .launch = dg_launch_prepared<dg_state>,
     .release = dg_release,
     .describe = NULL,
 };

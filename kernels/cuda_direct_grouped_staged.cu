@@ -231,7 +231,7 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
      * positions ph + stride * q up to the last stretch's end; the grid's x
      * (lines x stretches) */
     const int64_t widest = dg_widest_extent(s);
-    const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
+    const int64_t blocks_x = dg_tile_blocks(s, gm.tiles1, gm.segs);
     const int64_t q_end = s.stride[2] * gm.segs * gm.tpl * k.outs;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
         gm.rows * gm.pitch > INT32_MAX) {
@@ -289,40 +289,24 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
     dgs_args &a = st->args;
     dg_set_common(a, p, s);
     const dgs_geometry gm = dgs_geometry_of(p, s, k.block, k.outs);
-    a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
-    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
-    a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
     a.ws_floats = gm.ws_floats;
     st->smem = gm.smem;
-    st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs), (unsigned)(p->n * p->cout));
+    st->grid = dim3(blocks_x, (unsigned)(p->n * p->cout));
     st->block = (int)k.block;
     st->kernel = dgs_kernel_for((int)k.block, (int)k.outs, (int)gm.tpl);
     /* raised once to all the device allows (kernels/smem_limit.cuh): a
      * later prepare of the same function for a smaller tile must not lower
      * it under this launch's need */
-    if (st->smem > 48 * 1024) {
-        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
-        if (err != cudaSuccess) {
-            free(st);
-            return convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
-        }
+    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
+        free(st);
+        return -1;
     }
     *state = st;
     return 0;
 }
 
 static void dgs_release(void *state) { free(state); }
-
-static int dgs_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    (void)p, (void)l, (void)workspace;
-    const dgs_state *st = (const dgs_state *)state;
-    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
-                                                                             t->b, t->y);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
-}
 
 extern "C" const convt_variant convt_variant_direct_grouped_staged = {
     .name = "direct_grouped_staged",
@@ -345,7 +329,7 @@ extern "C" const convt_variant convt_variant_direct_grouped_staged = {
     .supports = dgs_supports,
     .workspace_size = NULL,
     .prepare = dgs_prepare,
-    .launch = dgs_launch,
+    .launch = dg_launch_prepared<dgs_state>,
     .release = dgs_release,
     .describe = NULL,
 };

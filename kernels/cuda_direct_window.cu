@@ -443,7 +443,7 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
      * inputs; the grid's x; the staged floats and weights; the weights'
      * staging index */
     const int64_t widest = dg_widest_extent(s);
-    const int64_t blocks_x = s.out[0] * gm.tiles1 * s.stride[2] * gm.segs;
+    const int64_t blocks_x = dg_tile_blocks(s, gm.tiles1, gm.segs);
     const int64_t q_end = s.stride[2] * gm.segs * gm.stretch + gm.m_pad;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
         gm.nbuf * gm.buf_floats + gm.ws_floats > INT32_MAX || cin_g * p->cout > INT32_MAX) {
@@ -518,9 +518,7 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     dg_set_common(a, p, s);
     const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
     const int64_t coblocks = p->cout / k.couts;
-    a.by_segs = convt_fastdiv_make((uint32_t)gm.segs);
-    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
-    a.by_tiles1 = convt_fastdiv_make((uint32_t)gm.tiles1);
+    const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
     a.by_coblocks = convt_fastdiv_make((uint32_t)coblocks);
     a.by_coblocks_g = convt_fastdiv_make((uint32_t)(p->cout / p->groups / k.couts));
     const int64_t units = gm.pitch / 4;
@@ -539,8 +537,7 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.buf_floats = (int)gm.buf_floats;
     a.ws_floats = (int)gm.ws_floats;
     st->smem = gm.smem;
-    st->grid = dim3((unsigned)(s.out[0] * gm.tiles1 * s.stride[2] * gm.segs),
-                    (unsigned)(p->n * coblocks));
+    st->grid = dim3(blocks_x, (unsigned)(p->n * coblocks));
     st->block = (int)k.block;
     st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
     snprintf(st->detail, sizeof st->detail,
@@ -551,12 +548,9 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     /* raised once to all the device allows (kernels/smem_limit.cuh): a
      * later prepare of the same function for a smaller tile must not lower
      * it under this launch's need */
-    if (st->smem > 48 * 1024) {
-        cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
-        if (err != cudaSuccess) {
-            free(st);
-            return convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
-        }
+    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
+        free(st);
+        return -1;
     }
     *state = st;
     return 0;
@@ -568,17 +562,6 @@ static void dw_release(void *state) { free(state); }
 static void dw_describe(const void *state, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", ((const dw_state *)state)->detail);
-}
-
-static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    (void)p, (void)l, (void)workspace;
-    const dw_state *st = (const dw_state *)state;
-    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
-                                                                             t->b, t->y);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
 }
 
 extern "C" const convt_variant convt_variant_direct_window = {
@@ -613,7 +596,7 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .supports = dw_supports,
     .workspace_size = NULL,
     .prepare = dw_prepare,
-    .launch = dw_launch,
+    .launch = dg_launch_prepared<dw_state>,
     .release = dw_release,
     .describe = dw_describe,
 };

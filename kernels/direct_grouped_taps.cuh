@@ -6,10 +6,12 @@
 #ifndef CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 #define CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 
+#include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
 #include "problem.h"
 #include "stride_phase.h"
+#include "variant.h"
 
 enum { DG_MAX_CIN_G = 16 /* input channels per group, at most */ };
 
@@ -132,6 +134,40 @@ static inline int64_t dg_widest_extent(const convt_shape3 &s)
             widest = v[i] > widest ? v[i] : widest;
     }
     return widest;
+}
+
+/* The blocks along the grid's x that dg_tile_of decodes: out0 x tiles1 x
+ * stride2 x segs. */
+static inline int64_t dg_tile_blocks(const convt_shape3 &s, int64_t tiles1, int64_t segs)
+{
+    return s.out[0] * tiles1 * s.stride[2] * segs;
+}
+
+/* dg_tile_of's digits into a staged kernel's arguments; the grid's x
+ * (the caller's supports() bounded it by dg_tile_blocks). */
+template <class Args>
+static inline unsigned dg_set_tile_digits(Args &a, const convt_shape3 &s, int64_t tiles1,
+                                          int64_t segs)
+{
+    a.by_segs = convt_fastdiv_make((uint32_t)segs);
+    a.by_stride2 = convt_fastdiv_make((uint32_t)s.stride[2]);
+    a.by_tiles1 = convt_fastdiv_make((uint32_t)tiles1);
+    return (unsigned)dg_tile_blocks(s, tiles1, segs);
+}
+
+/* The launch of a direct kernel from the state its prepare made (kernel,
+ * grid, block, shared memory, arguments), for each variant's state type. */
+template <class State>
+static int dg_launch_prepared(const convt_problem *p, const convt_launch *l,
+                              const convt_tensors *t, void *workspace, void *state,
+                              const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)workspace;
+    const State *st = (const State *)state;
+    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->args, t->x, t->w,
+                                                                             t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
 }
 
 /* The fields both kernels' arguments share (channels, the group's, the

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
 #include "variant.h"
 
 /* The device's opt-in limit less the function's static shared memory. */
@@ -25,6 +26,19 @@ static inline cudaError_t convt_raise_smem_limit(const void *fn, const convt_dev
         return cudaErrorInvalidValue; /* its static shared memory alone is over the limit */
     return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)(dev->smem_per_block_optin - at.sharedSizeBytes));
+}
+
+/* convt_raise_smem_limit for a kernel whose launches need `need` bytes of
+ * dynamic shared memory, its failure recorded in e: nothing to raise up to
+ * the 48 KiB every block gets. */
+static inline int convt_raise_smem_for(const void *fn, size_t need, const convt_device_info *dev,
+                                       convt_err *e)
+{
+    if (need <= 48 * 1024)
+        return 0;
+    const cudaError_t err = convt_raise_smem_limit(fn, dev);
+    return err == cudaSuccess ? 0
+                              : convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
 }
 
 #endif
