@@ -14,6 +14,7 @@
 
 #include "hostdevice.h"
 #include "line_tiles.h"
+#include "test_util.h"
 
 static uint64_t rng_state = 4242;
 static int pick(int lo, int hi) { return (int)convt_next_in(&rng_state, lo, hi); }
@@ -26,7 +27,7 @@ static void every_read_row_is_staged_and_fits(void **state)
         const int in = pick(1, 40), taps = pick(1, 9), dil = pick(1, 4), stride = pick(1, 5);
         const int pad = pick(0, dil * (taps - 1));
         const int out_pad = pick(0, (stride > dil ? stride : dil) - 1);
-        const int out = (in - 1) * stride - 2 * pad + dil * (taps - 1) + out_pad + 1;
+        const int out = (int)out_extent(in, taps, stride, pad, dil, out_pad);
         if (out < 1)
             continue;
         dims++;

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "problem.h"
+
 void source_path(const char *rel, char *buf, size_t len)
 {
     const char *root = getenv("CONVT_SOURCE_ROOT");
@@ -78,4 +80,13 @@ int run_bench(const char *args, char **output)
     int st = pclose(p);
     *output = buf;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+int64_t out_extent(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                   int64_t out_pad)
+{
+    convt_problem p = convt_problem_default(1);
+    p.in[0] = in, p.k[0] = k, p.stride[0] = stride, p.pad[0] = pad, p.dil[0] = dil;
+    p.out_pad[0] = out_pad;
+    return convt_out_size(&p, 0);
 }

@@ -3,6 +3,7 @@
 #define CONVT_TESTS_TEST_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct cJSON cJSON;
 
@@ -17,5 +18,9 @@ cJSON *read_json(const char *path);
 /* Runs "$CONVT_BENCH args" with stdout+stderr captured into *output
  * (malloc'd); returns the exit status. */
 int run_bench(const char *args, char **output);
+/* The output extent of one dimension of a transposed convolution
+ * (convt_out_size), for the tests that draw dimensions one at a time. */
+int64_t out_extent(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                   int64_t out_pad);
 
 #endif

@@ -19,6 +19,7 @@
 #include "hostdevice.h"
 #include "stride_phase.h"
 #include "window_taps.h"
+#include "test_util.h"
 
 static uint64_t rng_state = 5150;
 static int pick(int lo, int hi) { return (int)convt_next_in(&rng_state, lo, hi); }
@@ -50,7 +51,7 @@ static void every_tap_reads_its_staged_input(void **state)
             continue; /* refused by direct_window's supports */
         const int pad = pick(0, dil * (k - 1));
         const int out_pad = pick(0, (stride > dil ? stride : dil) - 1);
-        const int out = (in - 1) * stride - 2 * pad + dil * (k - 1) + out_pad + 1;
+        const int out = (int)out_extent(in, k, stride, pad, dil, out_pad);
         if (out < 1)
             continue;
         dims++;
