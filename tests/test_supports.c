@@ -240,6 +240,26 @@ static void refusals_name_their_reason(void **state)
                 fail_msg("direct_window refused dilation 2 at stride %d: %s", stride, why);
         }
     }
+    /* direct_periods: its compiled knobs, a channel block inside a group,
+     * an accumulator per innermost tap (8 at most), the grid's y, and the
+     * weights of a row's outer taps in shared memory */
+    refuses("direct_periods", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
+    refuses("direct_periods", &p, "couts", 2, ws, "couts = 2 must be 4, 8 or 16");
+    {
+        convt_problem grouped = plain();
+        grouped.groups = 8; /* 4 output channels a group */
+        refuses("direct_periods", &grouped, "couts", 8, ws, "couts = 8 does not divide the 4");
+        convt_problem long_k = plain();
+        long_k.k[long_k.dims - 1] = 9;
+        refuses("direct_periods", &long_k, NULL, 0, ws, "has 9 taps");
+        convt_problem many_out = plain();
+        many_out.cout = 8 * 70000;
+        refuses("direct_periods", &many_out, "couts", 8, ws, "grid's y axis");
+        convt_problem heavy = convt_problem_default(3);
+        heavy.cin = heavy.cout = 512; /* 27 taps x 512 x 8 x 8 floats of weights */
+        heavy.k[0] = heavy.k[1] = 3, heavy.k[2] = 8;
+        refuses("direct_periods", &heavy, NULL, 0, ws, "KiB of shared memory");
+    }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */
     convt_problem wide_stride = convt_problem_default(1);

@@ -88,4 +88,25 @@ CONVT_HD int convt_tap_reaches_phase(int64_t k, int64_t ph, int64_t stride, int6
     return 1;
 }
 
+/* The period form, for kernels that compute every phase of a stretch of
+ * outputs at once (direct_periods): period q holds the outputs o = q*stride
+ * + ph - pad, ph in [0, stride), so that o's period is floor((o + pad) /
+ * stride) and its phase the residue. Tap k reaches phase (k*dil) mod
+ * stride of every period, and in period q it reads input q - floor(k*dil /
+ * stride) (then o + pad - k*dil = (q - off) * stride exactly). */
+CONVT_HD int64_t convt_period_of(int64_t o, int64_t stride, int64_t pad)
+{
+    return convt_floor_div(o + pad, stride);
+}
+
+CONVT_HD int64_t convt_tap_period_phase(int64_t k, int64_t stride, int64_t dil)
+{
+    return k * dil % stride;
+}
+
+CONVT_HD int64_t convt_tap_period_offset(int64_t k, int64_t stride, int64_t dil)
+{
+    return k * dil / stride;
+}
+
 #endif

@@ -1,0 +1,154 @@
+/* The period form of the innermost dimension (src/lib/stride_phase.h:
+ * convt_period_of, convt_tap_period_phase, convt_tap_period_offset), which
+ * direct_periods uses to compute every phase of a stretch of outputs in one
+ * thread, against the gather definition (convt_gather_src) on 4000 random
+ * dimensions: tap k reaches output o exactly when its period phase is o's
+ * and the input q - off is in range, and then it is the input the
+ * definition reads. Then the kernel's walk itself, modelled on the host:
+ * one accumulator per tap for each period of a warp's 32, summed into
+ * phases and written through the warp's buffer by element e = j * 32 +
+ * lane (output q0 * stride - pad + e), gives every output of the 1-D
+ * convolution of small integers exactly, where a model that reads input q
+ * - off + 1 or writes element e + 1 does not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hostdevice.h"
+#include "stride_phase.h"
+#include "test_util.h"
+
+enum { MAX_K = 8, WARP = 32 };
+
+static uint64_t rng_state = 8086;
+static int pick(int lo, int hi) { return (int)convt_next_in(&rng_state, lo, hi); }
+
+typedef struct dims1 {
+    int in, k, stride, pad, dil, out;
+} dims1;
+
+static int draw(dims1 *d)
+{
+    d->in = pick(1, 70), d->k = pick(1, MAX_K), d->stride = pick(1, 9), d->dil = pick(1, 4);
+    d->pad = pick(0, d->dil * (d->k - 1));
+    const int out_pad = pick(0, (d->stride > d->dil ? d->stride : d->dil) - 1);
+    d->out = (int)out_extent(d->in, d->k, d->stride, d->pad, d->dil, out_pad);
+    return d->out >= 1;
+}
+
+static void taps_reach_by_period_as_by_definition(void **state)
+{
+    (void)state;
+    int dims = 0, reached = 0;
+    while (dims < 4000) {
+        dims1 d;
+        if (!draw(&d))
+            continue;
+        dims++;
+        for (int o = 0; o < d.out; o++) {
+            const int64_t q = convt_period_of(o, d.stride, d.pad);
+            const int64_t ph = o + d.pad - q * d.stride;
+            assert_true(ph >= 0 && ph < d.stride);
+            for (int k = 0; k < d.k; k++) {
+                const int64_t want = convt_gather_src(o, k, d.stride, d.pad, d.dil, d.in);
+                const int64_t i = q - convt_tap_period_offset(k, d.stride, d.dil);
+                const int by_period =
+                    convt_tap_period_phase(k, d.stride, d.dil) == ph && i >= 0 && i < d.in;
+                if (by_period != (want >= 0) || (by_period && i != want))
+                    fail_msg("in %d k %d stride %d pad %d dil %d: output %d tap %d reads %lld by "
+                             "definition, %lld (%s) by period", d.in, d.k, d.stride, d.pad,
+                             d.dil, o, k, (long long)want, (long long)i,
+                             by_period ? "reached" : "not reached");
+                reached += by_period;
+            }
+        }
+    }
+    assert_true(reached > 50000);
+}
+
+/* direct_periods' walk along one dimension, one channel each way; `bug`
+ * plants an off-by-one in the read (1) or in the write-back (2). */
+static void periods_model(const dims1 *d, const int *x, const int *w, int *y, int bug)
+{
+    const int q_lo = (int)convt_period_of(0, d->stride, d->pad);
+    const int q_hi = (int)convt_period_of(d->out - 1, d->stride, d->pad);
+    int buf[WARP * 9];
+    for (int q0 = q_lo; q0 <= q_hi; q0 += WARP) {
+        for (int lane = 0; lane < WARP; lane++) {
+            const int q = q0 + lane;
+            int acc[MAX_K] = {0};
+            for (int k = 0; k < d->k; k++) {
+                const int i = q - (int)convt_tap_period_offset(k, d->stride, d->dil) + (bug == 1);
+                if (i >= 0 && i < d->in)
+                    acc[k] += x[i] * w[k];
+            }
+            for (int p = 0; p < d->stride; p++) {
+                int v = 0;
+                for (int k = 0; k < d->k; k++)
+                    if (convt_tap_period_phase(k, d->stride, d->dil) == p)
+                        v += acc[k];
+                buf[lane * d->stride + p] = v;
+            }
+        }
+        for (int j = 0; j < d->stride; j++)
+            for (int lane = 0; lane < WARP; lane++) {
+                const int e = j * WARP + lane, o = q0 * d->stride - d->pad + e + (bug == 2);
+                if (o >= 0 && o < d->out)
+                    y[o] = buf[e];
+            }
+    }
+}
+
+static int model_matches(const dims1 *d, const int *x, const int *w, int bug)
+{
+    int y[2048], want[2048];
+    for (int o = 0; o < d->out; o++) {
+        y[o] = -12345;
+        want[o] = 0;
+        for (int k = 0; k < d->k; k++) {
+            const int64_t i = convt_gather_src(o, k, d->stride, d->pad, d->dil, d->in);
+            if (i >= 0)
+                want[o] += x[i] * w[k];
+        }
+    }
+    periods_model(d, x, w, y, bug);
+    return memcmp(y, want, sizeof(int) * (size_t)d->out) == 0;
+}
+
+static void the_walk_writes_every_output(void **state)
+{
+    (void)state;
+    int dims = 0, caught_read = 0, caught_write = 0;
+    while (dims < 3000) {
+        dims1 d;
+        if (!draw(&d))
+            continue;
+        assert_true(d.out <= 2048);
+        dims++;
+        int x[70], w[MAX_K];
+        for (int i = 0; i < d.in; i++)
+            x[i] = pick(-9, 9);
+        for (int k = 0; k < d.k; k++)
+            w[k] = pick(-9, 9);
+        if (!model_matches(&d, x, w, 0))
+            fail_msg("in %d k %d stride %d pad %d dil %d out %d: the period walk differs from "
+                     "the definition", d.in, d.k, d.stride, d.pad, d.dil, d.out);
+        caught_read += !model_matches(&d, x, w, 1);
+        caught_write += !model_matches(&d, x, w, 2);
+    }
+    /* the planted bugs show on most dimensions (not all: all-zero data) */
+    assert_true(caught_read > 2000 && caught_write > 2000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(taps_reach_by_period_as_by_definition),
+        cmocka_unit_test(the_walk_writes_every_output),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
