@@ -1,11 +1,13 @@
 /* direct_periods: transposed convolution in float32 FMAs, each thread
  * computing every stride phase of one period of the innermost dimension,
- * so that a warp writes whole stretches of output rows. For layers whose
- * output is much larger than their work (strided, few taps per output:
- * kb79, kb81, kb75), where the GEMM kernels compute one phase at a time,
- * store a fourth or a fifth of each sector, and prefill the outputs no tap
- * reaches first: kb81 spent 1.18 ms where writing its 0.83 GB once takes
- * about 0.3 (results/notes.md, "Phases no tap reaches" and "Session 18").
+ * so that a warp writes whole stretches of output rows. For strided layers
+ * whose time is the output's write (kb81: 3 taps of 32 channels per output
+ * reached, 64% of the outputs reached by none), where the GEMM kernels
+ * compute one phase at a time, store a fifth of each sector, and prefill
+ * the outputs no tap reaches first: kb81 took 1.18 ms there, where writing
+ * its 0.83 GB once takes about 0.3 (results/notes.md, "Phases no tap
+ * reaches" and "Session 18"). Where a layer has more work per output (kb79,
+ * kb75, kb72) the GEMM kernels stay faster; the sweep picks.
  *
  * Period q of the innermost dimension holds the outputs q * stride + ph -
  * pad, ph = 0 .. stride - 1; tap k reaches phase (k * dil) mod stride of
@@ -14,13 +16,13 @@
  * thread owns one period q for COUTS output channels and one accumulator
  * per innermost tap and channel: for every input channel of the group and
  * every outer tap that reaches the block's output row, it loads the KW
- * inputs its taps read (consecutive threads, consecutive inputs: coalesced)
- * and does KW x COUTS FMAs with weights read as float4 across channels, the
- * same for the whole block (broadcast). At the end each phase is the bias
- * plus its taps' accumulators; a warp writes its 32 periods' stride x 32
- * outputs (phases no tap reaches included, as the bias or zero) through a
- * shared buffer, 32 consecutive floats a store. Each output is written
- * once; nothing is prefilled.
+ * inputs its taps read (consecutive threads, consecutive inputs: coalesced;
+ * two iterations ahead) and does KW x COUTS FMAs with weights read as
+ * float4 across channels, the same for the whole warp. At the end each
+ * phase is the bias plus its taps' accumulators; a warp writes its 32
+ * periods' stride x 32 outputs (phases no tap reaches included, as the
+ * bias or zero) through a shared buffer, 32 consecutive floats a store.
+ * Each output is written once; nothing is prefilled.
  *
  * A block serves one output row (image, o0, o1: the outer taps that reach
  * it are the same for all its threads) and `block` consecutive periods of
@@ -69,11 +71,37 @@ struct dp_args {
 __device__ __forceinline__ int dp_skew(int e) { return e + (e >> 5); }
 
 /* Resident threads an SM by the accumulators a thread holds (KW x couts):
- * up to 8, 1024 (64 registers); up to 64, 512 (128); more, 256 (255).
- * ptxas spilled 3 x 8 and 4 x 4 at 64 registers. */
+ * up to 8, 1024 (64 registers); up to 48, 512 (128); more, 256 (255).
+ * ptxas spilled 3 x 8 and 4 x 4 at 64 registers, 7 x 8 at 128. */
 constexpr int dp_resident_threads(int accs)
 {
-    return accs <= 8 ? 1024 : accs <= 64 ? 512 : 256;
+    return accs <= 8 ? 1024 : accs <= 48 ? 512 : 256;
+}
+
+/* The inputs a thread's innermost taps read in one (outer tap, channel)
+ * row at xr: zero where a tap's input lies outside the row (bit k of
+ * inside clear) or when there is no such iteration (`live` false). */
+template <int KW>
+__device__ __forceinline__ void dp_load_taps(float (&xv)[KW], const float *xr, const int (&col)[KW],
+                                             unsigned inside, bool live)
+{
+#pragma unroll
+    for (int k = 0; k < KW; k++)
+        xv[k] = live && (inside >> k & 1u) ? __ldg(xr + col[k]) : 0.0f;
+}
+
+/* The next (outer tap, channel) row: channels fastest, as the weights;
+ * past the last of the nt taps, xg (not read). */
+__device__ __forceinline__ void dp_advance(int &t, int &cl, const float *&xr, const float *xg,
+                                           const int *tap_row, int nt, int cin_g,
+                                           int64_t in_plane)
+{
+    if (++cl < cin_g) {
+        xr += in_plane;
+    } else {
+        cl = 0, t++;
+        xr = t < nt ? xg + tap_row[t] : xg;
+    }
 }
 
 template <int KW, int COUTS>
@@ -153,26 +181,40 @@ __global__ void __launch_bounds__(DP_MAX_BLOCK, dp_resident_threads(KW *COUTS) /
         else
             col[k] = 0;
     }
+    /* the sum over (outer tap t, channel cl), flattened to j = t * cin_g +
+     * cl (the weights' order): each iteration's inputs are loaded two
+     * iterations ahead, because the loads wait on L2 or DRAM and a
+     * thread's 48 to 128 accumulators leave 4 to 5 warps a scheduler to
+     * hide that (Nsight Compute on kb79 and kb81 without it: the first
+     * FMA of each iteration held 20% of the warps' samples, waiting on its
+     * load; 56% and 66% of issue slots busy) */
     const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * cin_g) * a.in_plane;
-    for (int t = 0; t < nt; t++) {
-        const float *xr = xg + tap_row[t];
-        const float *wr = ws + t * cin_g * KW * COUTS;
-        for (int cl = 0; cl < cin_g; cl++, xr += a.in_plane, wr += KW * COUTS) {
-            float xv[KW];
+    const int iters = nt * cin_g;
+    int next_t = 0, next_cl = 0; /* the iteration whose loads are issued next */
+    const float *next_x = nt > 0 ? xg + tap_row[0] : xg;
+    float x_now[KW], x_soon[KW];
+    dp_load_taps<KW>(x_now, next_x, col, inside, iters > 0);
+    dp_advance(next_t, next_cl, next_x, xg, tap_row, nt, cin_g, a.in_plane);
+    dp_load_taps<KW>(x_soon, next_x, col, inside, iters > 1);
+    dp_advance(next_t, next_cl, next_x, xg, tap_row, nt, cin_g, a.in_plane);
+    for (int j = 0; j < iters; j++) {
+        float x_later[KW];
+        dp_load_taps<KW>(x_later, next_x, col, inside, j + 2 < iters);
+        dp_advance(next_t, next_cl, next_x, xg, tap_row, nt, cin_g, a.in_plane);
+        const float *wr = ws + j * KW * COUTS;
 #pragma unroll
-            for (int k = 0; k < KW; k++)
-                xv[k] = (inside >> k & 1u) ? __ldg(xr + col[k]) : 0.0f;
+        for (int k = 0; k < KW; k++)
 #pragma unroll
-            for (int k = 0; k < KW; k++)
+            for (int c4 = 0; c4 < COUTS / 4; c4++) {
+                const float4 wv = *reinterpret_cast<const float4 *>(wr + k * COUTS + 4 * c4);
+                acc[k][4 * c4 + 0] = fmaf(x_now[k], wv.x, acc[k][4 * c4 + 0]);
+                acc[k][4 * c4 + 1] = fmaf(x_now[k], wv.y, acc[k][4 * c4 + 1]);
+                acc[k][4 * c4 + 2] = fmaf(x_now[k], wv.z, acc[k][4 * c4 + 2]);
+                acc[k][4 * c4 + 3] = fmaf(x_now[k], wv.w, acc[k][4 * c4 + 3]);
+            }
 #pragma unroll
-                for (int c4 = 0; c4 < COUTS / 4; c4++) {
-                    const float4 wv = *reinterpret_cast<const float4 *>(wr + k * COUTS + 4 * c4);
-                    acc[k][4 * c4 + 0] = fmaf(xv[k], wv.x, acc[k][4 * c4 + 0]);
-                    acc[k][4 * c4 + 1] = fmaf(xv[k], wv.y, acc[k][4 * c4 + 1]);
-                    acc[k][4 * c4 + 2] = fmaf(xv[k], wv.z, acc[k][4 * c4 + 2]);
-                    acc[k][4 * c4 + 3] = fmaf(xv[k], wv.w, acc[k][4 * c4 + 3]);
-                }
-        }
+        for (int k = 0; k < KW; k++)
+            x_now[k] = x_soon[k], x_soon[k] = x_later[k];
     }
     /* the write-back: per channel, the warp's 32 periods' phases into its
      * buffer, then 32 consecutive outputs a store */
