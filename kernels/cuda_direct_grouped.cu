@@ -305,8 +305,6 @@ static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt
     return 0;
 }
 
-static void dg_release(void *state) { free(state); }
-
 extern "C" const convt_variant convt_variant_direct_grouped = {
     .name = "direct_grouped",
     .summary = "few channels per group: weights in shared memory, OUTS outputs of one stride "
@@ -342,6 +340,6 @@ extern "C" const convt_variant convt_variant_direct_grouped = {
     .workspace_size = NULL,
     .prepare = dg_prepare,
     .launch = dg_launch_prepared<dg_state>,
-    .release = dg_release,
+    .release = dg_free_state,
     .describe = NULL,
 };

@@ -37,7 +37,6 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
-#include "smem_limit.cuh"
 #include "variant.h"
 
 struct dgs_args {
@@ -295,18 +294,8 @@ static int dgs_prepare(const convt_problem *p, const convt_launch *l, const conv
     st->grid = dim3(blocks_x, (unsigned)(p->n * p->cout));
     st->block = (int)k.block;
     st->kernel = dgs_kernel_for((int)k.block, (int)k.outs, (int)gm.tpl);
-    /* raised once to all the device allows (kernels/smem_limit.cuh): a
-     * later prepare of the same function for a smaller tile must not lower
-     * it under this launch's need */
-    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
-        free(st);
-        return -1;
-    }
-    *state = st;
-    return 0;
+    return dg_hand_over(st, ctx, state, e);
 }
-
-static void dgs_release(void *state) { free(state); }
 
 extern "C" const convt_variant convt_variant_direct_grouped_staged = {
     .name = "direct_grouped_staged",
@@ -330,6 +319,6 @@ extern "C" const convt_variant convt_variant_direct_grouped_staged = {
     .workspace_size = NULL,
     .prepare = dgs_prepare,
     .launch = dg_launch_prepared<dgs_state>,
-    .release = dgs_release,
+    .release = dg_free_state,
     .describe = NULL,
 };

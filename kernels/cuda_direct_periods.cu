@@ -39,7 +39,6 @@
 #include "cuda_check.h"
 #include "direct_grouped_taps.cuh"
 #include "fastdiv.h"
-#include "smem_limit.cuh"
 #include "stride_phase.h"
 #include "variant.h"
 
@@ -410,21 +409,7 @@ static int dp_prepare(const convt_problem *p, const convt_launch *l, const convt
     snprintf(st->detail, sizeof st->detail,
              "periods=%lld chunks=%lld rows=%lld taps<=%lld smem=%zu", (long long)gm.periods,
              (long long)gm.chunks, (long long)gm.rows, (long long)gm.reach, gm.smem);
-    /* raised once to all the device allows (kernels/smem_limit.cuh) */
-    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
-        free(st);
-        return -1;
-    }
-    *state = st;
-    return 0;
-}
-
-static void dp_release(void *state) { free(state); }
-
-/* The resolved geometry, into each record's detail. */
-static void dp_describe(const void *state, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", ((const dp_state *)state)->detail);
+    return dg_hand_over(st, ctx, state, e);
 }
 
 extern "C" const convt_variant convt_variant_direct_periods = {
@@ -452,6 +437,6 @@ extern "C" const convt_variant convt_variant_direct_periods = {
     .workspace_size = NULL,
     .prepare = dp_prepare,
     .launch = dg_launch_prepared<dp_state>,
-    .release = dp_release,
-    .describe = dp_describe,
+    .release = dg_free_state,
+    .describe = dg_describe_detail<dp_state>,
 };

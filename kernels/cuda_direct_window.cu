@@ -50,7 +50,6 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
-#include "smem_limit.cuh"
 #include "variant.h"
 #include "window_taps.h"
 
@@ -545,23 +544,7 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
              "smem=%zu",
              (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
              (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem);
-    /* raised once to all the device allows (kernels/smem_limit.cuh): a
-     * later prepare of the same function for a smaller tile must not lower
-     * it under this launch's need */
-    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
-        free(st);
-        return -1;
-    }
-    *state = st;
-    return 0;
-}
-
-static void dw_release(void *state) { free(state); }
-
-/* The resolved tile and window, into each record's detail. */
-static void dw_describe(const void *state, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", ((const dw_state *)state)->detail);
+    return dg_hand_over(st, ctx, state, e);
 }
 
 extern "C" const convt_variant convt_variant_direct_window = {
@@ -597,6 +580,6 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .workspace_size = NULL,
     .prepare = dw_prepare,
     .launch = dg_launch_prepared<dw_state>,
-    .release = dw_release,
-    .describe = dw_describe,
+    .release = dg_free_state,
+    .describe = dg_describe_detail<dw_state>,
 };

@@ -6,10 +6,14 @@
 #ifndef CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 #define CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
 #include "problem.h"
+#include "smem_limit.cuh"
 #include "stride_phase.h"
 #include "variant.h"
 
@@ -168,6 +172,33 @@ static int dg_launch_prepared(const convt_problem *p, const convt_launch *l,
                                                                              t->b, t->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
+}
+
+/* The end of a direct kernel's prepare: the function's dynamic
+ * shared-memory limit raised once to all the device allows
+ * (kernels/smem_limit.cuh: a later prepare of the same function for a
+ * smaller tile must not lower it under this launch's need), then the state
+ * handed over; on failure it is freed and the failure is in e. */
+template <class State>
+static int dg_hand_over(State *st, const convt_context *ctx, void **state, convt_err *e)
+{
+    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
+        free(st);
+        return -1;
+    }
+    *state = st;
+    return 0;
+}
+
+/* A direct variant's release: its state is one calloc'd block. */
+static inline void dg_free_state(void *state) { free(state); }
+
+/* The resolved geometry a prepare wrote into its state's detail, into each
+ * record's detail. */
+template <class State>
+static void dg_describe_detail(const void *state, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((const State *)state)->detail);
 }
 
 /* The fields both kernels' arguments share (channels, the group's, the
