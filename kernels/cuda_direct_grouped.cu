@@ -271,13 +271,8 @@ static dg_kernel_fn dg_kernel_for(int lanes, bool one_cin)
 /* Everything a launch needs, made once in prepare: the arguments (three
  * fast divisions), the grid and the kernel; the timed launch only
  * launches. */
-typedef struct dg_state {
-    dg_args args;
-    dg_kernel_fn kernel;
-    dim3 grid;
-    int block;
-    size_t smem;
-} dg_state;
+/* Everything a launch needs, made once in prepare. */
+typedef dg_prepared_state<dg_args, dg_kernel_fn> dg_state;
 
 static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)

@@ -202,14 +202,10 @@ static bool dgs_supports(const convt_problem *p, const convt_launch *l, const co
                          char *why, size_t why_len)
 {
     const dgs_knobs k = dgs_knobs_of(l);
-    if (k.block != 64 && k.block != 128 && k.block != 256) {
-        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)", (long long)k.block);
+    static const int64_t blocks[] = {64, 128, 256}, outs[] = {2, 4, 8};
+    if (!dg_knob_compiled("block", k.block, blocks, 3, why, why_len) ||
+        !dg_knob_compiled("outs", k.outs, outs, 3, why, why_len))
         return false;
-    }
-    if (k.outs != 2 && k.outs != 4 && k.outs != 8) {
-        snprintf(why, why_len, "outs = %lld must be 2, 4 or 8 (compiled)", (long long)k.outs);
-        return false;
-    }
     const int64_t cin_g = p->cin / p->groups;
     if (cin_g > DG_MAX_CIN_G) {
         snprintf(why, why_len, "%lld input channels per group; direct_grouped_staged is for at "
@@ -268,13 +264,7 @@ static dgs_kernel_fn dgs_kernel_for(int block, int outs, int tpl)
 }
 
 /* Everything a launch needs, made once in prepare. */
-typedef struct dgs_state {
-    dgs_args args;
-    dgs_kernel_fn kernel;
-    dim3 grid;
-    int block;
-    size_t smem;
-} dgs_state;
+typedef dg_prepared_state<dgs_args, dgs_kernel_fn> dgs_state;
 
 static int dgs_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)

@@ -288,20 +288,11 @@ static bool dp_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const dp_knobs k = dp_knobs_of(l);
-    if (k.block != 64 && k.block != 128 && k.block != 256) {
-        snprintf(why, why_len, "block = %lld must be 64, 128 or 256", (long long)k.block);
+    static const int64_t blocks[] = {64, 128, 256}, couts[] = {4, 8, 16};
+    if (!dg_knob_compiled("block", k.block, blocks, 3, why, why_len) ||
+        !dg_knob_compiled("couts", k.couts, couts, 3, why, why_len) ||
+        !dg_couts_divide_group(p, k.couts, why, why_len))
         return false;
-    }
-    if (k.couts != 4 && k.couts != 8 && k.couts != 16) {
-        snprintf(why, why_len, "couts = %lld must be 4, 8 or 16 (compiled)", (long long)k.couts);
-        return false;
-    }
-    const int64_t cout_g = p->cout / p->groups;
-    if (cout_g % k.couts != 0) {
-        snprintf(why, why_len, "couts = %lld does not divide the %lld output channels of a group",
-                 (long long)k.couts, (long long)cout_g);
-        return false;
-    }
     const convt_shape3 s = convt_problem_as_3d(p);
     if (s.k[2] > DP_MAX_KW) {
         snprintf(why, why_len, "the innermost dimension has %lld taps; the kernel holds an "
@@ -368,14 +359,7 @@ static dp_kernel_fn dp_kernel_for(int couts, int kw)
 }
 
 /* Everything a launch needs, made once in prepare. */
-typedef struct dp_state {
-    dp_args args;
-    dp_kernel_fn kernel;
-    dim3 grid;
-    int block;
-    size_t smem;
-    char detail[128];
-} dp_state;
+typedef dg_prepared_state<dp_args, dp_kernel_fn> dp_state;
 
 static int dp_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)

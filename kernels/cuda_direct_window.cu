@@ -389,25 +389,12 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const dw_knobs k = dw_knobs_of(l);
-    if (k.block != 64 && k.block != 128 && k.block != 256) {
-        snprintf(why, why_len, "block = %lld must be 64, 128 or 256 (compiled)",
-                 (long long)k.block);
+    static const int64_t blocks[] = {64, 128, 256}, passes[] = {1, 4}, couts[] = {1, 4, 8};
+    if (!dg_knob_compiled("block", k.block, blocks, 3, why, why_len) ||
+        !dg_knob_compiled("passes", k.passes, passes, 2, why, why_len) ||
+        !dg_knob_compiled("couts", k.couts, couts, 3, why, why_len) ||
+        !dg_couts_divide_group(p, k.couts, why, why_len))
         return false;
-    }
-    if (k.passes != 1 && k.passes != 4) {
-        snprintf(why, why_len, "passes = %lld must be 1 or 4 (compiled)", (long long)k.passes);
-        return false;
-    }
-    if (k.couts != 1 && k.couts != 4 && k.couts != 8) {
-        snprintf(why, why_len, "couts = %lld must be 1, 4 or 8 (compiled)", (long long)k.couts);
-        return false;
-    }
-    const int64_t cout_g = p->cout / p->groups;
-    if (cout_g % k.couts != 0) {
-        snprintf(why, why_len, "couts = %lld does not divide the %lld output channels of a group",
-                 (long long)k.couts, (long long)cout_g);
-        return false;
-    }
     const convt_shape3 s = convt_problem_as_3d(p);
     /* a phase's taps along the innermost dimension must read neighbouring
      * inputs, unless it has only one (kb81: stride 5, dilation 2, 3 taps) */
@@ -495,14 +482,7 @@ static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
 }
 
 /* Everything a launch needs, made once in prepare. */
-typedef struct dw_state {
-    dw_args args;
-    dw_kernel_fn kernel;
-    dim3 grid;
-    int block;
-    size_t smem;
-    char detail[160];
-} dw_state;
+typedef dg_prepared_state<dw_args, dw_kernel_fn> dw_state;
 
 static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)

@@ -174,6 +174,50 @@ static int dg_launch_prepared(const convt_problem *p, const convt_launch *l,
     return 0;
 }
 
+/* Whether a knob's value is one of the n values its kernels are compiled
+ * for (n >= 2); if not, the reason, "NAME = V must be A, B or C (compiled)". */
+static inline bool dg_knob_compiled(const char *name, int64_t v, const int64_t *compiled, int n,
+                                    char *why, size_t why_len)
+{
+    for (int i = 0; i < n; i++)
+        if (v == compiled[i])
+            return true;
+    int at = snprintf(why, why_len, "%s = %lld must be", name, (long long)v);
+    for (int i = 0; i < n && at >= 0 && (size_t)at < why_len; i++)
+        at += snprintf(why + at, why_len - (size_t)at, "%s %lld",
+                       i == 0 ? "" : i == n - 1 ? " or" : ",", (long long)compiled[i]);
+    if (at >= 0 && (size_t)at < why_len)
+        snprintf(why + at, why_len - (size_t)at, " (compiled)");
+    return false;
+}
+
+/* Whether `couts` output channels a thread divide a group's; if not, the
+ * reason. */
+static inline bool dg_couts_divide_group(const convt_problem *p, int64_t couts, char *why,
+                                         size_t why_len)
+{
+    const int64_t cout_g = p->cout / p->groups;
+    if (cout_g % couts == 0)
+        return true;
+    snprintf(why, why_len, "couts = %lld does not divide the %lld output channels of a group",
+             (long long)couts, (long long)cout_g);
+    return false;
+}
+
+/* What a direct kernel's prepare makes once and each launch uses: the
+ * arguments, the kernel compiled for the launch's knobs, the grid, block
+ * and dynamic shared memory, and the resolved geometry for each record's
+ * detail (left empty by the variants without a describe). */
+template <class Args, class Kernel>
+struct dg_prepared_state {
+    Args args;
+    Kernel kernel;
+    dim3 grid;
+    int block;
+    size_t smem;
+    char detail[160];
+};
+
 /* The end of a direct kernel's prepare: the function's dynamic
  * shared-memory limit raised once to all the device allows
  * (kernels/smem_limit.cuh: a later prepare of the same function for a
