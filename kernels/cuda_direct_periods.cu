@@ -59,7 +59,7 @@ struct dp_args {
     convt_fastdiv by_chunks;           /* blockIdx.x = row * chunks + chunk */
     convt_fastdiv by_out1, by_out0;    /* row = (n * out0 + o0) * out1 + o1 */
     convt_fastdiv by_coblocks_g;       /* blockIdx.y's output-channel blocks a group */
-    int ws_floats;                     /* the weights' floats: taps x cin_g x KW x COUTS */
+    int ws_floats;                     /* the weights' floats: reach x cin_g x KW x COUTS */
     int buf_floats;                    /* a warp's write-back buffer (skewed) */
 };
 
@@ -183,10 +183,11 @@ __global__ void __launch_bounds__(DP_MAX_BLOCK, dp_resident_threads(KW *COUTS) /
     /* the sum over (outer tap t, channel cl), flattened to j = t * cin_g +
      * cl (the weights' order): each iteration's inputs are loaded two
      * iterations ahead, because the loads wait on L2 or DRAM and a
-     * thread's 48 to 128 accumulators leave 4 to 5 warps a scheduler to
-     * hide that (Nsight Compute on kb79 and kb81 without it: the first
-     * FMA of each iteration held 20% of the warps' samples, waiting on its
-     * load; 56% and 66% of issue slots busy) */
+     * thread's 24 to 48 accumulators (kb81, kb79) leave 4 or 5 warps a
+     * scheduler to hide that (Nsight Compute without it: the first FMA of
+     * each iteration held 20% of the warps' samples, waiting on its load;
+     * 66% and 56% of issue slots busy). Measured: kb81 10% faster, kb79
+     * 11% slower (results/notes.md, "Session 18") */
     const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * cin_g) * a.in_plane;
     const int iters = nt * cin_g;
     int next_t = 0, next_cl = 0; /* the iteration whose loads are issued next */

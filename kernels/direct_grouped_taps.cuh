@@ -1,8 +1,11 @@
-/* The tap walk of direct_grouped and direct_grouped_staged (few input
- * channels per group): for an output line (o0, o1, and a stride phase ph
- * along the innermost dimension), the taps that reach it along each
- * dimension and the inputs they read, found without a division per tap.
- * One place for this index arithmetic; both kernels' files include it. */
+/* What the direct (float32 FMA) variants share: direct_grouped,
+ * direct_grouped_staged, direct_window and direct_periods. The tap walk:
+ * for an output line (o0, o1, and a stride phase ph along the innermost
+ * dimension), the taps that reach it along each dimension and the inputs
+ * they read, found without a division per tap; the staged kernels' tile
+ * decode; and their host code (dimensions, knob refusals, the prepared
+ * state, its launch and release). One place for this index arithmetic and
+ * this code; every direct kernel's file includes it. */
 #ifndef CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 #define CONVT_KERNELS_DIRECT_GROUPED_TAPS_CUH
 
@@ -245,7 +248,7 @@ static void dg_describe_detail(const void *state, char *buf, size_t len)
     snprintf(buf, len, "%s", ((const State *)state)->detail);
 }
 
-/* The fields both kernels' arguments share (channels, the group's, the
+/* The fields the direct kernels' arguments share (channels, the group's, the
  * input plane, and each dimension's tap walk), set on the host. */
 template <class Args>
 static inline void dg_set_common(Args &a, const convt_problem *p, const convt_shape3 &s)
