@@ -46,6 +46,9 @@ enum {
     DP_MAX_KW = 8, /* innermost taps, compiled 1 .. 8 */
     DP_WARP = 32,
     DP_MAX_BLOCK = 256,
+    /* the kernel's static shared memory (n_taps, and the dynamic array's
+     * 16-byte alignment: ptxas, 16 bytes), counted against the limit */
+    DP_STATIC_SMEM = 16,
 };
 
 struct dp_args {
@@ -89,8 +92,9 @@ __device__ __forceinline__ void dp_load_taps(float (&xv)[KW], const float *xr, c
         xv[k] = live && (inside >> k & 1u) ? __ldg(xr + col[k]) : 0.0f;
 }
 
-/* The next (outer tap, channel) row: channels fastest, as the weights;
- * past the last of the nt taps, xg (not read). */
+/* The next (outer tap, channel) row: channels fastest, as the weights.
+ * Past the last iteration the pointer stays inside the group's input and
+ * is not read. */
 __device__ __forceinline__ void dp_advance(int &t, int &cl, const float *&xr, const float *xg,
                                            const int *tap_row, int nt, int cin_g,
                                            int64_t in_plane)
@@ -145,7 +149,8 @@ __global__ void __launch_bounds__(DP_MAX_BLOCK, dp_resident_threads(KW *COUTS) /
     __syncthreads();
     const int nt = n_taps;
     /* the weights: ws[((t * cin_g + cl) * KW + k2) * COUTS + c], read from
-     * w[g * cin_g + cl][col0 + c][k01][k2] (k2 fastest: coalesced) */
+     * w[g * cin_g + cl][col0 + c][k01][k2] (k2 fastest: runs of KW
+     * consecutive floats; once a block) */
     const int total = nt * cin_g * KW * COUTS;
     const int taps = a.k01 * KW;
     for (int e = threadIdx.x; e < total; e += blockDim.x) {
@@ -308,14 +313,14 @@ static bool dp_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     const dp_geometry gm = dp_geometry_of(p, s, k.block, k.couts);
-    if (gm.smem > ctx->dev->smem_per_block_optin) {
+    if (gm.smem + DP_STATIC_SMEM > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights of %lld input "
                  "channels, %lld innermost taps and %lld output channels for each of up to %lld "
-                 "outer taps reaching a row, and the write-back of stride %lld), the device "
-                 "allows %.1f KiB",
-                 gm.smem / 1024.0, (long long)(p->cin / p->groups), (long long)s.k[2],
-                 (long long)k.couts, (long long)gm.reach, (long long)s.stride[2],
-                 ctx->dev->smem_per_block_optin / 1024.0);
+                 "outer taps reaching a row, the list of those taps, and the write-back of "
+                 "stride %lld), the device allows %.1f KiB",
+                 (gm.smem + DP_STATIC_SMEM) / 1024.0, (long long)(p->cin / p->groups),
+                 (long long)s.k[2], (long long)k.couts, (long long)gm.reach,
+                 (long long)s.stride[2], ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     /* 32-bit indices: a dimension's extents and reach; the grid's x; an
@@ -326,9 +331,10 @@ static bool dp_supports(const convt_problem *p, const convt_launch *l, const con
     const int64_t q_end = (gm.q_lo + gm.chunks * k.block + DP_WARP) * s.stride[2];
     if (widest > INT32_MAX / 4 || blocks_x > INT32_MAX || in_plane > INT32_MAX ||
         q_end > INT32_MAX || gm.rows > INT32_MAX) {
-        snprintf(why, why_len, "needs %lld blocks on the grid's x and inputs up to %lld in a "
-                 "plane (a dimension of %lld), beyond the kernel's 32-bit indices",
-                 (long long)blocks_x, (long long)in_plane, (long long)widest);
+        snprintf(why, why_len, "needs %lld blocks on the grid's x, inputs up to %lld in a "
+                 "plane and outputs up to %lld along a row (a dimension of %lld), beyond the "
+                 "kernel's 32-bit indices",
+                 (long long)blocks_x, (long long)in_plane, (long long)q_end, (long long)widest);
         return false;
     }
     return true;

@@ -249,9 +249,9 @@ static void refusals_name_their_reason(void **state)
         convt_problem grouped = plain();
         grouped.groups = 8; /* 4 output channels a group */
         refuses("direct_periods", &grouped, "couts", 8, ws, "couts = 8 does not divide the 4");
-        convt_problem long_k = plain();
-        long_k.k[long_k.dims - 1] = 9;
-        refuses("direct_periods", &long_k, NULL, 0, ws, "has 9 taps");
+        convt_problem nine_taps = plain();
+        nine_taps.k[nine_taps.dims - 1] = 9;
+        refuses("direct_periods", &nine_taps, NULL, 0, ws, "has 9 taps");
         convt_problem many_out = plain();
         many_out.cout = 8 * 70000;
         refuses("direct_periods", &many_out, "couts", 8, ws, "grid's y axis");
@@ -259,6 +259,14 @@ static void refusals_name_their_reason(void **state)
         heavy.cin = heavy.cout = 512; /* 27 taps x 512 x 8 x 8 floats of weights */
         heavy.k[0] = heavy.k[1] = 3, heavy.k[2] = 8;
         refuses("direct_periods", &heavy, NULL, 0, ws, "KiB of shared memory");
+        /* exactly 227 KiB of dynamic shared memory at block 64, couts 8
+         * (1020 x 7 x 8 floats of weights, 2 ints of taps, 2 x 33 x 15
+         * floats of write-back): the kernel's 16 static bytes put it over
+         * (a review found it accepted, to fail at launch) */
+        convt_problem edge = convt_problem_default(1);
+        edge.n = 1, edge.cin = 1020, edge.cout = 8, edge.in[0] = 10;
+        edge.k[0] = 7, edge.stride[0] = 15;
+        refuses("direct_periods", &edge, NULL, 0, ws, "227.0 KiB of shared memory");
     }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */
