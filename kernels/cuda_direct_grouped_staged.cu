@@ -188,9 +188,8 @@ static dgs_geometry dgs_geometry_of(const convt_problem *p, const convt_shape3 &
     gm.segs = (q2 + gm.tpl * outs - 1) / (gm.tpl * outs);
     gm.tiles1 = (s.out[1] + gm.lines - 1) / gm.lines;
     gm.rows = convt_tile_rows_max(gm.lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
-    const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
     const int64_t di = s.dil[2] / convt_gcd(s.stride[2], s.dil[2]);
-    const int64_t reach = ((s.k[2] + step - 1) / step - 1) * di;
+    const int64_t reach = (convt_phase_taps_max(s.k[2], s.stride[2], s.dil[2]) - 1) * di;
     gm.pitch = gm.tpl * outs + reach;
     const int64_t cin_g = p->cin / p->groups;
     gm.ws_floats = (int)((cin_g * convt_taps(p) + 3) / 4 * 4);

@@ -267,12 +267,9 @@ static dp_geometry dp_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.chunks = (gm.periods + block - 1) / block;
     gm.rows = p->n * s.out[0] * s.out[1];
     const int64_t cin_g = p->cin / p->groups, k01 = s.k[0] * s.k[1];
-    /* the outer taps reaching a row: at most ceil(k / step) along each */
-    gm.reach = 1;
-    for (int d = 0; d < 2; d++) {
-        const int64_t step = convt_phase_step(s.stride[d], s.dil[d]);
-        gm.reach *= (s.k[d] + step - 1) / step;
-    }
+    /* the outer taps reaching a row, at most */
+    gm.reach = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]) *
+               convt_phase_taps_max(s.k[1], s.stride[1], s.dil[1]);
     gm.ws_floats = (gm.reach * cin_g * s.k[2] * couts + 3) / 4 * 4;
     const int64_t skewed = DP_WARP * s.stride[2];
     gm.buf_floats = skewed + (skewed - 1) / DP_WARP + 1;

@@ -356,8 +356,7 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.tiles1 = (s.out[1] + gm.tile_lines - 1) / gm.tile_lines;
     gm.rows = convt_tile_rows_max(gm.tile_lines, s.k[1], s.dil[1], s.stride[1], s.in[1]);
     /* the chunk for the most taps a phase has along the innermost dimension */
-    const int64_t step = convt_phase_step(s.stride[2], s.dil[2]);
-    convt_window_chunk((s.k[2] + step - 1) / step, &gm.t, &gm.m_pad);
+    convt_window_chunk(convt_phase_taps_max(s.k[2], s.stride[2], s.dil[2]), &gm.t, &gm.m_pad);
     gm.pitch = convt_window_pitch(gm.stretch, gm.m_pad, gm.t);
     const int64_t cin_g = p->cin / p->groups;
     const int64_t per_channel = gm.rows * gm.pitch;
@@ -367,8 +366,7 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.buf_floats = gm.stage_ch * per_channel;
     /* a second buffer where a tile takes more than one stage: several
      * planes, or several chunks of channels */
-    const int64_t step0 = convt_phase_step(s.stride[0], s.dil[0]);
-    const int64_t planes = (s.k[0] + step0 - 1) / step0;
+    const int64_t planes = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]);
     gm.nbuf = (planes > 1 && s.in[0] > 1) || gm.stage_ch < cin_g ? 2 : 1;
     gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
     return gm;

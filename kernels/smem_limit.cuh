@@ -15,17 +15,22 @@
 #include "cuda_check.h"
 #include "variant.h"
 
-/* The device's opt-in limit less the function's static shared memory. */
-static inline cudaError_t convt_raise_smem_limit(const void *fn, const convt_device_info *dev)
+/* The device's opt-in limit less the function's static shared memory
+ * (at, its attributes). */
+static inline cudaError_t convt_raise_smem_limit_of(const void *fn, const cudaFuncAttributes &at,
+                                                    const convt_device_info *dev)
 {
-    cudaFuncAttributes at;
-    cudaError_t err = cudaFuncGetAttributes(&at, fn);
-    if (err != cudaSuccess)
-        return err;
     if (at.sharedSizeBytes > dev->smem_per_block_optin)
         return cudaErrorInvalidValue; /* its static shared memory alone is over the limit */
     return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)(dev->smem_per_block_optin - at.sharedSizeBytes));
+}
+
+static inline cudaError_t convt_raise_smem_limit(const void *fn, const convt_device_info *dev)
+{
+    cudaFuncAttributes at;
+    const cudaError_t err = cudaFuncGetAttributes(&at, fn);
+    return err != cudaSuccess ? err : convt_raise_smem_limit_of(fn, at, dev);
 }
 
 /* convt_raise_smem_limit for a kernel whose launches need `need` bytes of
@@ -41,7 +46,7 @@ static inline int convt_raise_smem_for(const void *fn, size_t need, const convt_
     if (err == cudaSuccess && need + at.sharedSizeBytes <= 48 * 1024)
         return 0;
     if (err == cudaSuccess)
-        err = convt_raise_smem_limit(fn, dev);
+        err = convt_raise_smem_limit_of(fn, at, dev);
     return err == cudaSuccess ? 0
                               : convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
 }

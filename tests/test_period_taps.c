@@ -4,7 +4,8 @@
  * thread, against the gather definition (convt_gather_src) on 4000 random
  * dimensions: tap k reaches output o exactly when its period phase is o's
  * and the input q - off is in range, and then it is the input the
- * definition reads. Then the kernel's walk itself, modelled on the host:
+ * definition reads, and convt_phase_taps_max is the fullest phase's count.
+ * Then the kernel's walk itself, modelled on the host:
  * one accumulator per tap for each period of a warp's 32, summed into
  * phases and written through the warp's buffer by element e = j * 32 +
  * lane (output q0 * stride - pad + e), gives every output of the 1-D
@@ -49,6 +50,16 @@ static void taps_reach_by_period_as_by_definition(void **state)
         if (!draw(&d))
             continue;
         dims++;
+        /* the most taps a phase has (the kernels size their shared
+         * memory by it) is the count of the fullest phase */
+        int most = 0;
+        for (int ph = 0; ph < d.stride; ph++) {
+            int count = 0;
+            for (int k = 0; k < d.k; k++)
+                count += convt_tap_period_phase(k, d.stride, d.dil) == ph;
+            most = count > most ? count : most;
+        }
+        assert_int_equal(convt_phase_taps_max(d.k, d.stride, d.dil), most);
         for (int o = 0; o < d.out; o++) {
             const int64_t q = convt_period_of(o, d.stride, d.pad);
             const int64_t ph = o + d.pad - q * d.stride;

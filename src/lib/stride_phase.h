@@ -63,6 +63,14 @@ CONVT_HD int64_t convt_phase_step(int64_t stride, int64_t dil)
     return stride / convt_gcd(stride, dil);
 }
 
+/* The most taps (of k_count) that reach one phase: ceil(k_count / step),
+ * the phase whose first tap is tap 0 having the most. */
+CONVT_HD int64_t convt_phase_taps_max(int64_t k_count, int64_t stride, int64_t dil)
+{
+    const int64_t step = convt_phase_step(stride, dil);
+    return (k_count + step - 1) / step;
+}
+
 /* The first tap (of k_count) whose k*dil has o + pad's residue mod stride,
  * i.e. that reaches output o if its input is in range; k_count when none
  * does. Only the first `step` taps need looking at. */
