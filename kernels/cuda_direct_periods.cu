@@ -130,22 +130,8 @@ __global__ void __launch_bounds__(DP_MAX_BLOCK, dp_resident_threads(KW *COUTS) /
     const int g = (int)convt_fastdiv_div(a.by_coblocks_g, blockIdx.y);
     const int col0 = ((int)blockIdx.y - g * (int)a.by_coblocks_g.d) * COUTS;
     const int co0 = g * (int)a.cout_g + col0;
-    if (threadIdx.x == 0) {
-        /* the outer taps that reach (o0, o1) and the input row each reads */
-        int nt = 0, k0, i0, k1f, i1f;
-        if (dg_first_tap(d0, o0, k0, i0) && dg_first_tap(d1, o1, k1f, i1f))
-            for (; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
-                if (i0 >= d0.in)
-                    continue;
-                for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di)
-                    if (i1 < d1.in) {
-                        tap_k01[nt] = k0 * d1.k + k1;
-                        tap_row[nt] = (i0 * d1.in + i1) * d2.in;
-                        nt++;
-                    }
-            }
-        n_taps = nt;
-    }
+    if (threadIdx.x == 0) /* the outer taps that reach (o0, o1) and the input row each reads */
+        n_taps = dg_row_outer_taps(d0, d1, d2, o0, o1, tap_k01, tap_row);
     __syncthreads();
     const int nt = n_taps;
     /* the weights: ws[((t * cin_g + cl) * KW + k2) * COUTS + c], read from

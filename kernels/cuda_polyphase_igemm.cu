@@ -80,14 +80,6 @@ static size_t smem_bytes(int bm, int bn, int bk, int stages)
     return sizeof(float) * (size_t)stages * bk * ((bm + A_PAD) + (bn + B_PAD));
 }
 
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2])
-{
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 /* wp[g][t][ci][co_pad] = w[g*cin_g + ci][co][t], zero in the padding;
  * rounded to TF32 here once (round) rather than in every block. */
 __global__ void pack_weights(const float *__restrict__ w, float *__restrict__ wp, int64_t cin_g,
@@ -799,6 +791,19 @@ static int poly_prepare_3x(const convt_problem *p, const convt_launch *l, const 
     return poly_prepare_common(p, l, ctx, state, true, e);
 }
 
+int poly_pack_weights(const convt_problem *p, const float *w, float *wp, int64_t co_pad,
+                      bool round, cudaStream_t s, convt_err *e)
+{
+    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
+    const int64_t ktaps = convt_taps(p);
+    const int64_t total = p->groups * ktaps * cin_g * co_pad;
+    const int64_t blocks = (total + 255) / 256;
+    pack_weights<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
+        w, wp, cin_g, cout_g, co_pad, ktaps, total, round);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
 /* y[n][co][...] = bias[co] over whole planes, float4 where a plane is a
  * whole number of them (cudaMalloc's base is 256-byte aligned). */
 __global__ void fill_planes(float *__restrict__ y, const float *__restrict__ bias, int64_t planes,
@@ -850,11 +855,8 @@ static int poly_launch(const convt_problem *p, const convt_launch *l, const conv
     const poly_args &a = st->args;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wp = (float *)workspace;
-    int64_t total = p->groups * a.ktaps * a.cin_g * a.co_pad;
-    int64_t blocks = (total + 255) / 256;
-    pack_weights<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
-        t->w, wp, a.cin_g, a.cout_g, a.co_pad, a.ktaps, total, !st->split3);
-    CUDA_TRY_LAUNCH(e);
+    if (poly_pack_weights(p, t->w, wp, a.co_pad, !st->split3, s, e))
+        return -1;
     if (st->prefill && prefill_output(p, a, t, s, e))
         return -1;
     if (st->grid.x == 0)

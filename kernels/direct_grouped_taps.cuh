@@ -83,6 +83,30 @@ __device__ __forceinline__ dg_line dg_line_of(const dg_dim &d0, const dg_dim &d1
     return l;
 }
 
+/* The outer taps (k0, k1) that reach output row (o0, o1) with their inputs
+ * in range, as k0 * K1 + k1 into tap_k01[] and the input row each reads,
+ * (i0 * in1 + i1) * in2, into tap_row[]; their count. For the kernels whose
+ * block serves one output row (direct_periods, row_mma_tf32): one thread
+ * walks them into shared memory. */
+__device__ __forceinline__ int dg_row_outer_taps(const dg_dim &d0, const dg_dim &d1,
+                                                 const dg_dim &d2, int o0, int o1, int *tap_k01,
+                                                 int *tap_row)
+{
+    int nt = 0, k0, i0, k1f, i1f;
+    if (dg_first_tap(d0, o0, k0, i0) && dg_first_tap(d1, o1, k1f, i1f))
+        for (; k0 < d0.k && i0 >= 0; k0 += d0.step, i0 -= d0.di) {
+            if (i0 >= d0.in)
+                continue;
+            for (int k1 = k1f, i1 = i1f; k1 < d1.k && i1 >= 0; k1 += d1.step, i1 -= d1.di)
+                if (i1 < d1.in) {
+                    tap_k01[nt] = k0 * d1.k + k1;
+                    tap_row[nt] = (i0 * d1.in + i1) * d2.in;
+                    nt++;
+                }
+        }
+    return nt;
+}
+
 /* The tile of output lines a block of the staged kernels serves (direct_grouped_staged,
  * direct_window): blockIdx.x = ((o0 * tiles1 + t1) * stride2 + ph) * segs + seg,
  * lines t1 * lines .. + lines - 1 along the second-innermost dimension, stretch seg

@@ -6,7 +6,9 @@
 
 #include <stdint.h>
 
+#include "cuda_check.h"
 #include "polyphase_plan.h"
+#include "problem.h"
 
 /* The phases and their taps (src/lib/polyphase_plan.h, planned on the host). */
 typedef convt_phase_desc phase_desc;
@@ -32,6 +34,26 @@ struct poly_args {
  * for the split of 3xTF32, which needs the rounded value itself. */
 __device__ __forceinline__ unsigned tf32_round(float v) { return __float_as_uint(v) + 0x1000u; }
 __device__ __forceinline__ unsigned tf32_exact(float v) { return tf32_round(v) & 0xffffe000u; }
+
+/* c += a * b on the tensor cores, TF32 operands (their top 19 bits),
+ * float32 accumulation: one m16n8k8 tile of a warp. Fragments (lane =
+ * 4 * gid + tig): a = A[gid][tig], A[gid + 8][tig], A[gid][tig + 4],
+ * A[gid + 8][tig + 4]; b = B[tig][gid], B[tig + 4][gid]; c = C[gid][2 tig],
+ * C[gid][2 tig + 1], C[gid + 8][2 tig], C[gid + 8][2 tig + 1]. */
+__device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* The weights repacked for the GEMM kernels, wp[g][tap][ci][co_pad] =
+ * w[g * cin_g + ci][co][tap] (zero for co >= cout_g), rounded to TF32 when
+ * `round` (3xTF32 splits them itself); enqueued on s in every launch, since
+ * the weights are data (kernels/cuda_polyphase_igemm.cu). */
+int poly_pack_weights(const convt_problem *p, const float *w, float *wp, int64_t co_pad,
+                      bool round, cudaStream_t s, convt_err *e);
 
 /* cp.async with zero fill: with pred false nothing is read (src-size 0), so
  * src may point anywhere. */

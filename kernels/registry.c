@@ -23,6 +23,7 @@ extern const convt_variant convt_variant_direct_grouped;
 extern const convt_variant convt_variant_direct_grouped_staged;
 extern const convt_variant convt_variant_direct_window;
 extern const convt_variant convt_variant_direct_periods;
+extern const convt_variant convt_variant_row_mma_tf32;
 #endif
 #if CONVT_HAVE_WGMMA
 extern const convt_variant convt_variant_polyphase_wgmma_tf32;
@@ -61,6 +62,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_direct_grouped_staged,
     &convt_variant_direct_window,
     &convt_variant_direct_periods,
+    &convt_variant_row_mma_tf32,
 #endif
 #if CONVT_HAVE_WGMMA
     &convt_variant_polyphase_wgmma_tf32,
@@ -102,6 +104,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"direct_grouped_staged", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_window", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_periods", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"row_mma_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_wgmma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
