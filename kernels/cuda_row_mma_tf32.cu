@@ -500,8 +500,8 @@ extern "C" const convt_variant convt_variant_row_mma_tf32 = {
                .help = "outputs of a row a block computes at a time (64, 128 or 256; bm x bn "
                        "at most 64 x 128): 8-period tiles of each phase, so at least 8 x "
                        "the innermost stride; 64 suits short rows",
-               .n_defaults = 3,
-               .defaults = {64, 128, 256}}},
+               .n_defaults = 2,
+               .defaults = {64, 128}}},
     .supports = rm_supports,
     .workspace_size = rm_workspace,
     .prepare = rm_prepare,

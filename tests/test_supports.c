@@ -268,6 +268,36 @@ static void refusals_name_their_reason(void **state)
         edge.k[0] = 7, edge.stride[0] = 15;
         refuses("direct_periods", &edge, NULL, 0, ws, "227.0 KiB of shared memory");
     }
+    /* row_mma_tf32: its compiled knobs, 64 accumulators a thread, an n-tile
+     * for every phase of the innermost stride, its taps' phases as
+     * arguments (32 at most), the grid's y and the staged weights */
+    refuses("row_mma_tf32", &p, "bm", 48, ws, "bm = 48 must be 16, 32 or 64");
+    refuses("row_mma_tf32", &p, "bn", 96, ws, "bn = 96 must be 64, 128 or 256");
+    {
+        const convt_variant *v = convt_variant_find("row_mma_tf32");
+        if (v) {
+            convt_launch l = convt_launch_first_default(v);
+            l.value[convt_knob_index(v, "bm")] = 64;
+            l.value[convt_knob_index(v, "bn")] = 256;
+            convt_context ctx = ctx_with(ws);
+            char why[512] = "";
+            assert_false(v->supports(&p, &l, &ctx, why, sizeof why));
+            assert_non_null(strstr(why, "128 accumulators"));
+        }
+        convt_problem nine_phases = plain();
+        nine_phases.stride[nine_phases.dims - 1] = 9; /* 9 n-tiles; bn 64 has 8 */
+        refuses("row_mma_tf32", &nine_phases, "bn", 64, ws, "needs one for each of its phases");
+        convt_problem taps33 = plain();
+        taps33.k[taps33.dims - 1] = 33;
+        refuses("row_mma_tf32", &taps33, NULL, 0, ws, "has 33 taps");
+        convt_problem many_out = plain();
+        many_out.cout = 32 * 70000;
+        refuses("row_mma_tf32", &many_out, "bm", 32, ws, "grid's y axis");
+        /* 32 taps x 32 channels x 72 floats of weights at bm 64: 288 KiB */
+        convt_problem heavy = plain();
+        heavy.cin = heavy.cout = 64, heavy.k[heavy.dims - 1] = 32;
+        refuses("row_mma_tf32", &heavy, "bm", 64, ws, "KiB of shared memory");
+    }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */
     convt_problem wide_stride = convt_problem_default(1);
