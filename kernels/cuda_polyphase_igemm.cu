@@ -120,18 +120,7 @@ __device__ __forceinline__ int a_col_phys(int col)
     return col - r + (r % 8) * 4 + (r / 16) * 2 + (r % 16) / 8;
 }
 
-/* A warp's accumulator tile, [MI][NI][4] floats, cleared and summed. */
-template <int MI, int NI> __device__ __forceinline__ void zero_tile(float (&t)[MI][NI][4])
-{
-#pragma unroll
-    for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NI; j++)
-#pragma unroll
-            for (int r = 0; r < 4; r++)
-                t[i][j][r] = 0.0f;
-}
-
+/* A warp's accumulator tile, summed (cleared by zero_tile, polyphase_common.cuh). */
 template <int MI, int NI>
 __device__ __forceinline__ void add_tile(float (&acc)[MI][NI][4], const float (&part)[MI][NI][4])
 {

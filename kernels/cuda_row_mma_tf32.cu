@@ -161,23 +161,16 @@ __global__ void __launch_bounds__(RM_THREADS)
         stage(0);
     /* this warp's n-tiles: tile J = warp * NT + j is period group J / stride,
      * phase J mod stride (tiles past stride x pgroups are idle); its lane
-     * gid's column reads window position col + gid - tap offset */
-    int tile_ph[NT], tile_col[NT];
+     * gid's column is period tile_p + gid (src/lib/stride_phase.h) */
+    int tile_ph[NT], tile_p[NT];
 #pragma unroll
     for (int j = 0; j < NT; j++) {
-        const int J = warp * NT + j, pg = J / d2.stride;
-        tile_ph[j] = pg < a.pgroups ? J - pg * d2.stride : -1;
-        tile_col[j] = pg * 8 + gid + a.off_max;
+        tile_ph[j] = convt_stretch_tile_phase(warp * NT + j, d2.stride, a.pgroups);
+        tile_p[j] = convt_stretch_tile_period(warp * NT + j, d2.stride);
     }
     float acc[MT][NT][4];
     for (int chunk = first; chunk < last; chunk++) {
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-                    acc[i][j][r] = 0.0f;
+        zero_tile<MT, NT>(acc);
         for (int it = 0; it < iters; it++) {
             const int s = (chunk - first) * iters + it;
             if (s + 1 < steps)
@@ -204,7 +197,9 @@ __global__ void __launch_bounds__(RM_THREADS)
                         if (tile_ph[j] != ph) /* the same for the whole warp */
                             continue;
                         /* the input, rounded to TF32 here (cp.async copies bits) */
-                        const float *x0 = xsb + (c8 + tig) * xw + tile_col[j] - off;
+                        const float *x0 = xsb + (c8 + tig) * xw +
+                                          convt_stretch_window_pos(tile_p[j] + gid, off,
+                                                                   a.off_max);
                         const unsigned bf[2] = {tf32_round(x0[0]), tf32_round(x0[4 * xw])};
 #pragma unroll
                         for (int i = 0; i < MT; i++)
@@ -220,7 +215,7 @@ __global__ void __launch_bounds__(RM_THREADS)
         for (int j = 0; j < NT; j++) {
             if (tile_ph[j] < 0)
                 continue;
-            const int e = (tile_col[j] - gid - a.off_max + 2 * tig) * d2.stride + tile_ph[j];
+            const int e = convt_stretch_element(tile_p[j] + 2 * tig, tile_ph[j], d2.stride);
 #pragma unroll
             for (int i = 0; i < MT; i++)
 #pragma unroll

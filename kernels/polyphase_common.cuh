@@ -48,6 +48,18 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const unsigned (&a)[4], 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+/* A warp's accumulator tile of m16n8 fragments, [MI][NI][4] floats, cleared. */
+template <int MI, int NI> __device__ __forceinline__ void zero_tile(float (&t)[MI][NI][4])
+{
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+        for (int j = 0; j < NI; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                t[i][j][r] = 0.0f;
+}
+
 /* The weights repacked for the GEMM kernels, wp[g][tap][ci][co_pad] =
  * w[g * cin_g + ci][co][tap] (zero for co >= cout_g), rounded to TF32 when
  * `round` (3xTF32 splits them itself); enqueued on s in every launch, since

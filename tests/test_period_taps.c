@@ -155,11 +155,116 @@ static void the_walk_writes_every_output(void **state)
     assert_true(caught_read > 2000 && caught_write > 2000);
 }
 
+/* row_mma_tf32's stretches along one dimension, one channel each way
+ * (src/lib/stride_phase.h, convt_stretch_*): a block of bn / 8 n-tiles
+ * covers `pgroups` = bn / 8 / stride groups of 8 periods of every phase;
+ * each tile sums, for the 8 periods of its phase, the taps of that phase
+ * over the staged window (input q_first - off_max ..); the tile's outputs
+ * go to element p * stride + ph of the stretch, written as output q_first
+ * * stride - pad + e. Every output must be written once, every window read
+ * inside the window; `bug` plants an off-by-one in the window read (1),
+ * the element (2) or a tile's period (3). */
+static int stretch_model(const dims1 *d, int bn, const int *x, const int *w, int *y, int bug)
+{
+    const int pgroups = bn / 8 / d->stride, periods = 8 * pgroups;
+    const int off_max = (int)convt_tap_period_offset(d->k - 1, d->stride, d->dil);
+    const int q_lo = (int)convt_period_of(0, d->stride, d->pad);
+    const int q_hi = (int)convt_period_of(d->out - 1, d->stride, d->pad);
+    const int xw = periods + off_max, span = periods * d->stride;
+    int win[512], tile[512], written[2048] = {0};
+    assert_true(xw <= 512 && span <= 512 && d->out <= 2048);
+    for (int q_first = q_lo; q_first <= q_hi; q_first += periods) {
+        for (int j = 0; j < xw; j++) {
+            const int i = q_first - off_max + j;
+            win[j] = i >= 0 && i < d->in ? x[i] : 0;
+        }
+        for (int e = 0; e < span; e++)
+            tile[e] = -777; /* must all be overwritten */
+        for (int t = 0; t < bn / 8; t++) {
+            const int ph = convt_stretch_tile_phase(t, d->stride, pgroups);
+            if (ph < 0)
+                continue;
+            const int p0 = convt_stretch_tile_period(t, d->stride) + (bug == 3);
+            for (int col = 0; col < 8; col++) {
+                int acc = 0;
+                for (int k = 0; k < d->k; k++) {
+                    if (convt_tap_period_phase(k, d->stride, d->dil) != ph)
+                        continue;
+                    const int at = convt_stretch_window_pos(
+                                       p0 + col, (int)convt_tap_period_offset(k, d->stride, d->dil),
+                                       off_max) + (bug == 1);
+                    if (at < 0 || at >= xw)
+                        return -1; /* a read outside the window */
+                    acc += win[at] * w[k];
+                }
+                const int e = convt_stretch_element(p0 + col, ph, d->stride) + (bug == 2);
+                if (e < 0 || e >= span)
+                    return -1;
+                tile[e] = acc;
+            }
+        }
+        for (int e = 0; e < span; e++) {
+            const int o = q_first * d->stride - d->pad + e;
+            if (o >= 0 && o < d->out) {
+                y[o] = tile[e];
+                written[o]++;
+            }
+        }
+    }
+    for (int o = 0; o < d->out; o++)
+        if (written[o] != 1)
+            return -1;
+    return 0;
+}
+
+static int stretch_matches(const dims1 *d, int bn, const int *x, const int *w, int bug)
+{
+    int y[2048], want[2048];
+    for (int o = 0; o < d->out; o++) {
+        want[o] = 0;
+        for (int k = 0; k < d->k; k++) {
+            const int64_t i = convt_gather_src(o, k, d->stride, d->pad, d->dil, d->in);
+            if (i >= 0)
+                want[o] += x[i] * w[k];
+        }
+    }
+    return stretch_model(d, bn, x, w, y, bug) == 0 &&
+           memcmp(y, want, sizeof(int) * (size_t)d->out) == 0;
+}
+
+static void stretches_write_every_output(void **state)
+{
+    (void)state;
+    static const int bns[] = {64, 128, 256};
+    int runs = 0, caught[4] = {0};
+    while (runs < 3000) {
+        dims1 d;
+        if (!draw(&d))
+            continue;
+        const int bn = bns[pick(0, 2)];
+        if (8 * d.stride > bn) /* refused by rm_supports: a tile for every phase */
+            continue;
+        runs++;
+        int x[70], w[MAX_K];
+        for (int i = 0; i < d.in; i++)
+            x[i] = pick(-9, 9);
+        for (int k = 0; k < d.k; k++)
+            w[k] = pick(-9, 9);
+        if (!stretch_matches(&d, bn, x, w, 0))
+            fail_msg("in %d k %d stride %d pad %d dil %d out %d bn %d: the stretches differ "
+                     "from the definition", d.in, d.k, d.stride, d.pad, d.dil, d.out, bn);
+        for (int bug = 1; bug <= 3; bug++)
+            caught[bug] += !stretch_matches(&d, bn, x, w, bug);
+    }
+    assert_true(caught[1] > 2000 && caught[2] > 2000 && caught[3] > 2000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(taps_reach_by_period_as_by_definition),
         cmocka_unit_test(the_walk_writes_every_output),
+        cmocka_unit_test(stretches_write_every_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,4 +117,29 @@ CONVT_HD int64_t convt_tap_period_offset(int64_t k, int64_t stride, int64_t dil)
     return k * dil / stride;
 }
 
+/* The stretches of row_mma_tf32: `pgroups` groups of 8 consecutive periods,
+ * every phase of each, in n-tiles of 8 periods of one phase. Tile J holds
+ * phase J mod stride of period group J / stride (phases fastest, so that a
+ * warp's consecutive tiles mix phases and a phase no tap reaches idles no
+ * warp), or nothing (-1) past stride x pgroups tiles; its first period
+ * (from the stretch's) is 8 x (J / stride). Period p's phase ph is element
+ * p * stride + ph of the stretch's output tile, which holds the outputs
+ * q_first * stride - pad + e; a tap of period offset off reads window
+ * position p + off_max - off, the window starting at input q_first -
+ * off_max (checked by tests/test_period_taps.c). */
+CONVT_HD int convt_stretch_tile_phase(int tile, int stride, int pgroups)
+{
+    const int pg = tile / stride;
+    return pg < pgroups ? tile - pg * stride : -1;
+}
+
+CONVT_HD int convt_stretch_tile_period(int tile, int stride) { return tile / stride * 8; }
+
+CONVT_HD int convt_stretch_element(int period, int ph, int stride) { return period * stride + ph; }
+
+CONVT_HD int convt_stretch_window_pos(int period, int off, int off_max)
+{
+    return period + off_max - off;
+}
+
 #endif
