@@ -28,7 +28,8 @@
  * row's K is one step its weights stay across the block's stretches. At
  * the end of a stretch the accumulators go to a shared tile in output
  * order, and each warp stores whole rows of it, 32 consecutive floats an
- * instruction, with the bias.
+ * instruction, with the bias; at stride 2 a lane's accumulators are 4
+ * consecutive outputs of a row already, stored as a float4 from registers.
  *
  *   convt-bench --config configs/kernelbench-l1.json */
 #include <stdint.h>
@@ -81,7 +82,9 @@ struct rm_args {
  * groups of 8 banks. */
 static int64_t rm_conflict_free_ld(int64_t floats) { return (floats + 7) / 16 * 16 + 8; }
 
-template <int MT, int NT>
+/* PAIRS: the innermost stride is 2, and the accumulators are stored from
+ * registers (below) rather than through the shared output tile. */
+template <int MT, int NT, bool PAIRS>
 __global__ void __launch_bounds__(RM_THREADS)
     row_mma_kernel(rm_args a, const float *__restrict__ x, const float *__restrict__ wp,
                    const float *__restrict__ b, float *__restrict__ y)
@@ -209,49 +212,88 @@ __global__ void __launch_bounds__(RM_THREADS)
             }
             __syncthreads(); /* buffer s & 1 is free for step s + 2 */
         }
-        /* the accumulators into the shared tile in output order: column
-         * (period p, phase ph) at p * stride + ph */
-#pragma unroll
-        for (int j = 0; j < NT; j++) {
-            if (tile_ph[j] < 0)
-                continue;
-            const int e = convt_stretch_element(tile_p[j] + 2 * tig, tile_ph[j], d2.stride);
-#pragma unroll
-            for (int i = 0; i < MT; i++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    float *o = os + (16 * i + 8 * h + gid) * os_ld + e;
-                    o[0] = acc[i][j][2 * h];
-                    o[d2.stride] = acc[i][j][2 * h + 1];
-                }
-        }
-        __syncthreads();
-        /* whole rows, with the bias: a warp a channel, 32 consecutive
-         * outputs a store; bounds tested only in a row's first and last
-         * stretches (Nsight Compute on kb79 with them tested everywhere:
-         * the kernel issue-bound at 62% of slots, its most sampled
-         * instructions this loop's) */
         const int o_first = (a.q_lo + chunk * a.periods) * d2.stride - d2.pad;
-        const int span = a.periods * d2.stride;
-        const bool inside = o_first >= 0 && o_first + span <= d2.out;
-        for (int m = warp; m < m_valid; m += RM_WARPS) {
-            const float bias = b ? b[(int64_t)g * a.cout_g + m0 + m] : 0.0f;
-            const float *src = os + m * os_ld;
-            float *yr = yrow + (int64_t)m * a.out_plane;
-            if (inside) {
-                float *dst = yr + o_first;
+        if constexpr (PAIRS) {
+            /* Stride 2: tiles j and j + 1 (j even; NT is) are phases 0 and 1
+             * of one period group, so a lane holds 4 consecutive outputs of
+             * rows gid and gid + 8 (periods 2 tig and 2 tig + 1, both
+             * phases): one float4 where aligned, 4 lanes 64 consecutive
+             * bytes, whole sectors from registers with no shared tile (which
+             * took 33 of kb79's 77 KiB a block, and a third of its
+             * instructions). */
+#pragma unroll
+            for (int j = 0; j < NT; j += 2) {
+                const int o = o_first + convt_stretch_element(tile_p[j] + 2 * tig, 0, 2);
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int m = 16 * i + 8 * h + gid;
+                        if (tile_ph[j] < 0 || m >= m_valid)
+                            continue;
+                        const float bias = b ? b[(int64_t)g * a.cout_g + m0 + m] : 0.0f;
+                        float *yr = yrow + (int64_t)m * a.out_plane + o;
+                        const float v0 = acc[i][j][2 * h] + bias, v1 = acc[i][j + 1][2 * h] + bias,
+                                    v2 = acc[i][j][2 * h + 1] + bias,
+                                    v3 = acc[i][j + 1][2 * h + 1] + bias;
+                        if (o >= 0 && o + 3 < d2.out && ((uintptr_t)yr & 15u) == 0) {
+                            *reinterpret_cast<float4 *>(yr) = make_float4(v0, v1, v2, v3);
+                        } else {
+                            if (o >= 0 && o < d2.out)
+                                yr[0] = v0;
+                            if (o + 1 >= 0 && o + 1 < d2.out)
+                                yr[1] = v1;
+                            if (o + 2 >= 0 && o + 2 < d2.out)
+                                yr[2] = v2;
+                            if (o + 3 >= 0 && o + 3 < d2.out)
+                                yr[3] = v3;
+                        }
+                    }
+            }
+        } else {
+            /* the accumulators into the shared tile in output order: column
+             * (period p, phase ph) at p * stride + ph */
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+                if (tile_ph[j] < 0)
+                    continue;
+                const int e = convt_stretch_element(tile_p[j] + 2 * tig, tile_ph[j], d2.stride);
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        float *o = os + (16 * i + 8 * h + gid) * os_ld + e;
+                        o[0] = acc[i][j][2 * h];
+                        o[d2.stride] = acc[i][j][2 * h + 1];
+                    }
+            }
+            __syncthreads();
+            /* whole rows, with the bias: a warp a channel, 32 consecutive
+             * outputs a store; bounds tested only in a row's first and last
+             * stretches (Nsight Compute on kb79 with them tested everywhere:
+             * the kernel issue-bound at 62% of slots, its most sampled
+             * instructions this loop's) */
+            const int span = a.periods * d2.stride;
+            const bool inside = o_first >= 0 && o_first + span <= d2.out;
+            for (int m = warp; m < m_valid; m += RM_WARPS) {
+                const float bias = b ? b[(int64_t)g * a.cout_g + m0 + m] : 0.0f;
+                const float *src = os + m * os_ld;
+                float *yr = yrow + (int64_t)m * a.out_plane;
+                if (inside) {
+                    float *dst = yr + o_first;
 #pragma unroll 4
-                for (int e = lane; e < span; e += 32)
-                    dst[e] = src[e] + bias;
-            } else {
-                for (int e = lane; e < span; e += 32) {
-                    const int o = o_first + e;
-                    if (o >= 0 && o < d2.out)
-                        yr[o] = src[e] + bias;
+                    for (int e = lane; e < span; e += 32)
+                        dst[e] = src[e] + bias;
+                } else {
+                    for (int e = lane; e < span; e += 32) {
+                        const int o = o_first + e;
+                        if (o >= 0 && o < d2.out)
+                            yr[o] = src[e] + bias;
+                    }
                 }
             }
+            __syncthreads(); /* the tile is free for the next stretch */
         }
-        __syncthreads(); /* the tile is free for the next stretch */
     }
 }
 
@@ -265,6 +307,7 @@ extern "C" const convt_variant convt_variant_row_mma_tf32;
 typedef struct rm_geometry {
     int64_t pgroups, periods, q_lo, chunks, cpb, parts, rows, coblocks, reach, off_max, ck, n_cc,
         ws_ld, xw, os_ld, ws_floats, xs_floats, ws_bufs, xs_at, os_at, taps_at;
+    bool pairs;
     size_t smem;
 } rm_geometry;
 
@@ -306,7 +349,8 @@ static rm_geometry rm_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.parts = gm.cpb ? (gm.chunks + gm.cpb - 1) / gm.cpb : 0;
     gm.xs_at = gm.ws_bufs * gm.ws_floats;
     gm.os_at = gm.xs_at + 2 * gm.xs_floats;
-    gm.taps_at = gm.os_at + bm * gm.os_ld;
+    gm.pairs = s.stride[2] == 2; /* stored from registers: no output tile */
+    gm.taps_at = gm.os_at + (gm.pairs ? 0 : bm * gm.os_ld);
     gm.smem = sizeof(float) * (size_t)(gm.taps_at + 2 * s.k[0] * s.k[1]);
     return gm;
 }
@@ -393,16 +437,19 @@ static size_t rm_workspace(const convt_problem *p, const convt_launch *l)
 
 typedef void (*rm_kernel_fn)(rm_args, const float *, const float *, const float *, float *);
 
-/* (bm, bn) with bm x bn <= 64 x 128 (rm_supports) */
-static rm_kernel_fn rm_kernel_for(int64_t bm, int64_t bn)
+/* (bm, bn) with bm x bn <= 64 x 128 (rm_supports); PAIRS for stride 2 */
+template <bool PAIRS>
+static rm_kernel_fn rm_kernel_of(int64_t bm, int64_t bn)
 {
     if (bm == 16)
-        return bn == 64 ? row_mma_kernel<1, 2> : bn == 128 ? row_mma_kernel<1, 4>
-                                                           : row_mma_kernel<1, 8>;
+        return bn == 64    ? row_mma_kernel<1, 2, PAIRS>
+               : bn == 128 ? row_mma_kernel<1, 4, PAIRS>
+                           : row_mma_kernel<1, 8, PAIRS>;
     if (bm == 32)
-        return bn == 64 ? row_mma_kernel<2, 2> : bn == 128 ? row_mma_kernel<2, 4>
-                                                           : row_mma_kernel<2, 8>;
-    return bn == 64 ? row_mma_kernel<4, 2> : row_mma_kernel<4, 4>;
+        return bn == 64    ? row_mma_kernel<2, 2, PAIRS>
+               : bn == 128 ? row_mma_kernel<2, 4, PAIRS>
+                           : row_mma_kernel<2, 8, PAIRS>;
+    return bn == 64 ? row_mma_kernel<4, 2, PAIRS> : row_mma_kernel<4, 4, PAIRS>;
 }
 
 typedef dg_prepared_state<rm_args, rm_kernel_fn> rm_state;
@@ -450,12 +497,12 @@ static int rm_prepare(const convt_problem *p, const convt_launch *l, const convt
     st->smem = gm.smem;
     st->grid = dim3((unsigned)(gm.rows * gm.parts), (unsigned)gm.coblocks);
     st->block = RM_THREADS;
-    st->kernel = rm_kernel_for(k.bm, k.bn);
+    st->kernel = gm.pairs ? rm_kernel_of<true>(k.bm, k.bn) : rm_kernel_of<false>(k.bm, k.bn);
     snprintf(st->detail, sizeof st->detail,
-             "periods=%lld chunks=%lld cpb=%lld rows=%lld taps<=%lld ck=%lld steps=%lld smem=%zu",
+             "periods=%lld chunks=%lld cpb=%lld rows=%lld taps<=%lld ck=%lld cin_chunks=%lld%s smem=%zu",
              (long long)gm.periods, (long long)gm.chunks, (long long)gm.cpb, (long long)gm.rows,
-             (long long)gm.reach,
-             (long long)gm.ck, (long long)gm.n_cc, gm.smem);
+             (long long)gm.reach, (long long)gm.ck, (long long)gm.n_cc,
+             gm.pairs ? " pairs" : "", gm.smem);
     return dg_hand_over(st, ctx, state, e);
 }
 

@@ -257,6 +257,18 @@ static void stretches_write_every_output(void **state)
             caught[bug] += !stretch_matches(&d, bn, x, w, bug);
     }
     assert_true(caught[1] > 2000 && caught[2] > 2000 && caught[3] > 2000);
+    /* at stride 2 the kernel stores from registers (PAIRS): tiles t and t +
+     * 1 (t even) must be phases 0 and 1 of one period group, so that a
+     * lane's periods 2 tig and 2 tig + 1 are elements e .. e + 3 */
+    for (int bn = 64; bn <= 256; bn *= 2)
+        for (int t = 0; t < bn / 8; t += 2) {
+            assert_int_equal(convt_stretch_tile_phase(t, 2, bn / 16), 0);
+            assert_int_equal(convt_stretch_tile_phase(t + 1, 2, bn / 16), 1);
+            assert_int_equal(convt_stretch_tile_period(t, 2), convt_stretch_tile_period(t + 1, 2));
+            const int p = convt_stretch_tile_period(t, 2) + 6; /* tig 3 */
+            assert_int_equal(convt_stretch_element(p, 1, 2), convt_stretch_element(p, 0, 2) + 1);
+            assert_int_equal(convt_stretch_element(p + 1, 0, 2), convt_stretch_element(p, 0, 2) + 2);
+        }
 }
 
 int main(void)
