@@ -349,7 +349,14 @@ static rm_geometry rm_geometry_of(const convt_problem *p, const convt_shape3 &s,
     gm.parts = gm.cpb ? (gm.chunks + gm.cpb - 1) / gm.cpb : 0;
     gm.xs_at = gm.ws_bufs * gm.ws_floats;
     gm.os_at = gm.xs_at + 2 * gm.xs_floats;
-    gm.pairs = s.stride[2] == 2; /* stored from registers: no output tile */
+    /* At stride 2, stored from registers (no output tile) where a lane's 4
+     * outputs are 16-byte aligned: rows a multiple of 4 floats, and
+     * stretches starting at a multiple of 4 (they start at 16 periods'
+     * steps from output 2 q_lo - pad). Unaligned, its 4 scalar stores fill
+     * a sector a quarter at a time: kb79 (pad 1, rows of 262145) took 1.16
+     * ms that way against 1.04 through the tile, kb77 (rows of 65) 1.95
+     * against 2.81 (results/notes.md, "Session 19"). */
+    gm.pairs = s.stride[2] == 2 && s.out[2] % 4 == 0 && (2 * gm.q_lo - s.pad[2]) % 4 == 0;
     gm.taps_at = gm.os_at + (gm.pairs ? 0 : bm * gm.os_ld);
     gm.smem = sizeof(float) * (size_t)(gm.taps_at + 2 * s.k[0] * s.k[1]);
     return gm;
