@@ -61,7 +61,7 @@ struct rm_args {
     int k2;                                    /* innermost taps */
     int k01;                                   /* outer taps: K0 x K1 */
     int off_max;                               /* the largest tap_off */
-    int ck, n_cc;     /* input channels a step (a multiple of 8), steps a group's channels */
+    int ck, n_cc;     /* input channels a step (a multiple of 8); chunks of ck a group */
     int co_pad;       /* output channels a group in the packed weights */
     int ws_ld, xw, os_ld; /* the staged weights', inputs' and outputs' row lengths (floats) */
     int ws_floats;    /* a weight buffer: k2 x ck x ws_ld */
@@ -82,8 +82,9 @@ struct rm_args {
  * groups of 8 banks. */
 static int64_t rm_conflict_free_ld(int64_t floats) { return (floats + 7) / 16 * 16 + 8; }
 
-/* PAIRS: the innermost stride is 2, and the accumulators are stored from
- * registers (below) rather than through the shared output tile. */
+/* PAIRS: the innermost stride is 2 and a lane's outputs are aligned
+ * (rm_geometry_of), so the accumulators are stored from registers (below)
+ * rather than through the shared output tile. */
 template <int MT, int NT, bool PAIRS>
 __global__ void __launch_bounds__(RM_THREADS)
     row_mma_kernel(rm_args a, const float *__restrict__ x, const float *__restrict__ wp,
