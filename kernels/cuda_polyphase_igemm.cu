@@ -487,17 +487,10 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-static size_t packed_weight_bytes(const convt_problem *p)
-{
-    int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    return sizeof(float) * (size_t)p->groups * (size_t)convt_taps(p) * (size_t)cin_g *
-           (size_t)round_up(cout_g, 4);
-}
-
 static size_t poly_workspace(const convt_problem *p, const convt_launch *l)
 {
     (void)l;
-    return packed_weight_bytes(p);
+    return sizeof(float) * (size_t)poly_packed_weight_floats(p);
 }
 
 typedef void (*poly_kernel_fn)(poly_args, const float *, const float *, const float *, float *);
@@ -740,7 +733,7 @@ static int poly_prepare_common(const convt_problem *p, const convt_launch *l,
         return convt_fail(e, "out of host memory");
     }
     poly_args &a = st->args;
-    a = poly_args_of(p, pl.nphases, (int)round_up(p->cout / p->groups, 4), (int)k.stages);
+    a = poly_args_of(p, pl.nphases, (int)poly_packed_co_pad(p), (int)k.stages);
     st->split3 = split3;
     st->prefill = pl.prefill;
     st->kernel = split3 ? kernel_for<true>(tile, bk) : kernel_for<false>(tile, bk);
@@ -780,12 +773,12 @@ static int poly_prepare_3x(const convt_problem *p, const convt_launch *l, const 
     return poly_prepare_common(p, l, ctx, state, true, e);
 }
 
-int poly_pack_weights(const convt_problem *p, const float *w, float *wp, int64_t co_pad,
-                      bool round, cudaStream_t s, convt_err *e)
+int poly_pack_weights(const convt_problem *p, const float *w, float *wp, bool round,
+                      cudaStream_t s, convt_err *e)
 {
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    const int64_t ktaps = convt_taps(p);
-    const int64_t total = p->groups * ktaps * cin_g * co_pad;
+    const int64_t ktaps = convt_taps(p), co_pad = poly_packed_co_pad(p);
+    const int64_t total = poly_packed_weight_floats(p);
     const int64_t blocks = (total + 255) / 256;
     pack_weights<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
         w, wp, cin_g, cout_g, co_pad, ktaps, total, round);
@@ -844,7 +837,7 @@ static int poly_launch(const convt_problem *p, const convt_launch *l, const conv
     const poly_args &a = st->args;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wp = (float *)workspace;
-    if (poly_pack_weights(p, t->w, wp, a.co_pad, !st->split3, s, e))
+    if (poly_pack_weights(p, t->w, wp, !st->split3, s, e))
         return -1;
     if (st->prefill && prefill_output(p, a, t, s, e))
         return -1;

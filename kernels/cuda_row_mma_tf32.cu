@@ -422,8 +422,7 @@ static bool rm_supports(const convt_problem *p, const convt_launch *l, const con
     const int64_t blocks_x = gm.rows * gm.parts;
     const int64_t in_plane = s.in[0] * s.in[1] * s.in[2];
     const int64_t o_end = (gm.q_lo + gm.chunks * gm.periods + 1) * s.stride[2] + s.pad[2];
-    const int64_t w_floats = p->groups * s.k[0] * s.k[1] * s.k[2] * (p->cin / p->groups) *
-                             ((p->cout / p->groups + 3) / 4 * 4);
+    const int64_t w_floats = poly_packed_weight_floats(p);
     if (widest > INT32_MAX / 4 || blocks_x > INT32_MAX || in_plane > INT32_MAX ||
         o_end > INT32_MAX || gm.rows > INT32_MAX || w_floats > INT32_MAX) {
         snprintf(why, why_len, "needs %lld blocks on the grid's x, inputs up to %lld in a "
@@ -439,8 +438,7 @@ static bool rm_supports(const convt_problem *p, const convt_launch *l, const con
 static size_t rm_workspace(const convt_problem *p, const convt_launch *l)
 {
     (void)l;
-    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    return sizeof(float) * (size_t)(p->groups * convt_taps(p) * cin_g * ((cout_g + 3) / 4 * 4));
+    return sizeof(float) * (size_t)poly_packed_weight_floats(p);
 }
 
 typedef void (*rm_kernel_fn)(rm_args, const float *, const float *, const float *, float *);
@@ -484,7 +482,7 @@ static int rm_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.off_max = (int)gm.off_max;
     a.ck = (int)gm.ck;
     a.n_cc = (int)gm.n_cc;
-    a.co_pad = (int)((a.cout_g + 3) / 4 * 4);
+    a.co_pad = (int)poly_packed_co_pad(p);
     a.ws_ld = (int)gm.ws_ld;
     a.xw = (int)gm.xw;
     a.os_ld = (int)gm.os_ld;
@@ -519,8 +517,7 @@ static int rm_launch(const convt_problem *p, const convt_launch *l, const convt_
                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
     const rm_state *st = (const rm_state *)state;
-    if (poly_pack_weights(p, t->w, (float *)workspace, st->args.co_pad, true,
-                          (cudaStream_t)ctx->stream, e))
+    if (poly_pack_weights(p, t->w, (float *)workspace, true, (cudaStream_t)ctx->stream, e))
         return -1;
     (void)l;
     if (st->grid.x == 0)

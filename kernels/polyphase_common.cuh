@@ -63,9 +63,22 @@ template <int MI, int NI> __device__ __forceinline__ void zero_tile(float (&t)[M
 /* The weights repacked for the GEMM kernels, wp[g][tap][ci][co_pad] =
  * w[g * cin_g + ci][co][tap] (zero for co >= cout_g), rounded to TF32 when
  * `round` (3xTF32 splits them itself); enqueued on s in every launch, since
- * the weights are data (kernels/cuda_polyphase_igemm.cu). */
-int poly_pack_weights(const convt_problem *p, const float *w, float *wp, int64_t co_pad,
-                      bool round, cudaStream_t s, convt_err *e);
+ * the weights are data (kernels/cuda_polyphase_igemm.cu). co_pad is a
+ * group's output channels rounded up to 4, so that a row of the image is
+ * read 16 bytes at a time. */
+static inline int64_t poly_packed_co_pad(const convt_problem *p)
+{
+    return (p->cout / p->groups + 3) / 4 * 4;
+}
+
+/* The packed image's floats (the workspace its variants ask for). */
+static inline int64_t poly_packed_weight_floats(const convt_problem *p)
+{
+    return p->groups * convt_taps(p) * (p->cin / p->groups) * poly_packed_co_pad(p);
+}
+
+int poly_pack_weights(const convt_problem *p, const float *w, float *wp, bool round,
+                      cudaStream_t s, convt_err *e);
 
 /* cp.async with zero fill: with pred false nothing is read (src-size 0), so
  * src may point anywhere. */

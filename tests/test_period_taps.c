@@ -114,18 +114,25 @@ static void periods_model(const dims1 *d, const int *x, const int *w, int *y, in
     }
 }
 
-static int model_matches(const dims1 *d, const int *x, const int *w, int bug)
+/* y = the 1-D transposed convolution of x and w by the gather definition. */
+static void by_definition(const dims1 *d, const int *x, const int *w, int *y)
 {
-    int y[2048], want[2048];
     for (int o = 0; o < d->out; o++) {
-        y[o] = -12345;
-        want[o] = 0;
+        y[o] = 0;
         for (int k = 0; k < d->k; k++) {
             const int64_t i = convt_gather_src(o, k, d->stride, d->pad, d->dil, d->in);
             if (i >= 0)
-                want[o] += x[i] * w[k];
+                y[o] += x[i] * w[k];
         }
     }
+}
+
+static int model_matches(const dims1 *d, const int *x, const int *w, int bug)
+{
+    int y[2048], want[2048];
+    for (int o = 0; o < d->out; o++)
+        y[o] = -12345;
+    by_definition(d, x, w, want);
     periods_model(d, x, w, y, bug);
     return memcmp(y, want, sizeof(int) * (size_t)d->out) == 0;
 }
@@ -220,14 +227,7 @@ static int stretch_model(const dims1 *d, int bn, const int *x, const int *w, int
 static int stretch_matches(const dims1 *d, int bn, const int *x, const int *w, int bug)
 {
     int y[2048], want[2048];
-    for (int o = 0; o < d->out; o++) {
-        want[o] = 0;
-        for (int k = 0; k < d->k; k++) {
-            const int64_t i = convt_gather_src(o, k, d->stride, d->pad, d->dil, d->in);
-            if (i >= 0)
-                want[o] += x[i] * w[k];
-        }
-    }
+    by_definition(d, x, w, want);
     return stretch_model(d, bn, x, w, y, bug) == 0 &&
            memcmp(y, want, sizeof(int) * (size_t)d->out) == 0;
 }
