@@ -24,6 +24,7 @@ extern const convt_variant convt_variant_direct_grouped_staged;
 extern const convt_variant convt_variant_direct_window;
 extern const convt_variant convt_variant_direct_periods;
 extern const convt_variant convt_variant_row_mma_tf32;
+extern const convt_variant convt_variant_fft_overlap_save;
 #endif
 #if CONVT_HAVE_WGMMA
 extern const convt_variant convt_variant_polyphase_wgmma_tf32;
@@ -63,6 +64,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_direct_window,
     &convt_variant_direct_periods,
     &convt_variant_row_mma_tf32,
+    &convt_variant_fft_overlap_save,
 #endif
 #if CONVT_HAVE_WGMMA
     &convt_variant_polyphase_wgmma_tf32,
@@ -105,6 +107,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"direct_window", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_periods", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"row_mma_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"fft_overlap_save", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"polyphase_wgmma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},

@@ -101,7 +101,7 @@ static bool known_vendor_failure(const cJSON *r)
  * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
  * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
 #define OWN_VARIANTS \
-    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\", \"direct_grouped*\", \"direct_window\", \"direct_periods\", \"row_mma_tf32\"]"
+    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\", \"direct_grouped*\", \"direct_window\", \"direct_periods\", \"row_mma_tf32\", \"fft_overlap_save\"]"
 #define CUDNN_VARIANTS "[\"cudnn_*\"]"
 
 static cJSON *run_config_text(const char *text, const char *name, int *ok, int *total)

@@ -80,7 +80,14 @@ static void every_default_launch_is_accepted(void **state)
     convt_problem whole = p; /* a kernel of whole strides: polyphase_wgmma_fold_tf32 takes it */
     whole.k[0] = 4;
     int variants = 0;
+    convt_problem unit = p; /* stride 1: fft_overlap_save takes only that */
+    unit.stride[0] = 1, unit.out_pad[0] = 0;
     for (const convt_variant *const *v = convt_variants; *v; v++) {
+        if (!strcmp((*v)->name, "fft_overlap_save")) {
+            accepts_every_default(*v, &unit);
+            variants++;
+            continue;
+        }
         /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
         if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32"))
             accepts_every_default(*v, &p);
@@ -297,6 +304,20 @@ static void refusals_name_their_reason(void **state)
         convt_problem heavy = plain();
         heavy.cin = heavy.cout = 64, heavy.k[heavy.dims - 1] = 32;
         refuses("row_mma_tf32", &heavy, "bm", 64, ws, "KiB of shared memory");
+    }
+    /* fft_overlap_save: stride 1 only, the knob's range, a dilated kernel
+     * larger than the point budget, and the workspace of its spectra */
+    {
+        convt_problem unit = plain();
+        unit.stride[0] = 1, unit.out_pad[0] = 0;
+        refuses("fft_overlap_save", &p, NULL, 0, ws, "stride 2: overlap-save");
+        refuses("fft_overlap_save", &unit, "points", 4, ws, "points 4: an FFT tile has 8");
+        convt_problem far_taps = unit;
+        far_taps.k[1] = 9, far_taps.dil[1] = 4; /* 3 x 33 points at least */
+        refuses("fft_overlap_save", &far_taps, "points", 64, ws, "above the knob's 64");
+        convt_problem big = unit;
+        big.n = 64, big.cin = big.cout = 256;
+        refuses("fft_overlap_save", &big, NULL, 0, 1 << 20, "workspace_limit_mb");
     }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */

@@ -1,0 +1,486 @@
+/* fft_overlap_save: stride-1 transposed convolution in strict float32
+ * through cuFFT, for the dense layers with many taps where cuDNN's own FFT
+ * engines beat a direct or GEMM formulation in float32 (KernelBench kb58,
+ * kb68: the 3xTF32 tensor-core kernels need three products per
+ * multiply-add; here a multiply-add of the whole tap volume costs one
+ * complex product per frequency).
+ *
+ * At stride 1 every output is a point of the full linear convolution of
+ * its input channels with the dilated kernels (src/lib/fft_tiles.h). The
+ * output is cut into overlap-save tiles of at most `points` FFT points
+ * (the planner picks each dimension's length to minimise the bytes the
+ * spectra move), and one launch is five steps on the stream:
+ *   1. the weights, dilated and scaled by 1/points (cuFFT's inverse is
+ *      unnormalised), into real tiles; their R2C transforms (cin x cout_g);
+ *   2. the input segments of every tile (zeros outside the input), and
+ *      their R2C transforms (n x cin x tiles);
+ *   3. per frequency, the channel product
+ *          Y[n][co][tile][f] = sum over ci of the group X[n][ci][tile][f] * W[ci][co][f]
+ *      (fft_channel_products: complex float32, a block stages 8 input
+ *      channels of 16 images, 16 output channels and 16 frequencies in
+ *      shared memory, each thread accumulates 4 x 4 products);
+ *   4. C2R of the products (n x cout x tiles);
+ *   5. the outputs read from their tiles' valid points, with the bias; an
+ *      output no tap reaches is the bias exactly.
+ * The weights are data, so step 1 is part of every launch. The plans are
+ * made in prepare (cuFFT's set-up is not what a layer's call costs) with
+ * their work area in the variant's workspace. Everything is summed in a
+ * fixed order: deterministic. Strided layers are refused: their FFT would
+ * transform stride^dims times the input, mostly zeros.
+ *
+ *   convt-bench --config configs/fft-kernelbench.json */
+#include <cufft.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "fft_tiles.h"
+#include "variant.h"
+
+extern "C" const convt_variant convt_variant_fft_overlap_save;
+
+enum {
+    FFT_THREADS = 256,
+    FFT_FB = 16, /* frequencies a product block covers */
+    FFT_NB = 16, /* images a product block covers, 4 a thread */
+    FFT_CB = 16, /* output channels a product block covers, 4 a thread */
+    FFT_CK = 8,  /* input channels staged at a time */
+    FFT_TN = 4,
+    FFT_TC = 4,
+    FFT_ALIGN = 256,
+};
+
+static const char *cufft_status_name(cufftResult r)
+{
+    switch (r) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    default: return "an unlisted cufftResult";
+    }
+}
+
+#define CUFFT_TRY(call, e)                                                                    \
+    do {                                                                                      \
+        cufftResult cufft_try_r_ = (call);                                                    \
+        if (cufft_try_r_ != CUFFT_SUCCESS)                                                    \
+            return convt_fail((e), "%s:%d: %s: %s (%d)", __FILE__, __LINE__, #call,           \
+                              cufft_status_name(cufft_try_r_), (int)cufft_try_r_);            \
+    } while (0)
+
+static int64_t points_knob(const convt_launch *l)
+{
+    return convt_launch_get(&convt_variant_fft_overlap_save, l, "points");
+}
+
+/* Where each buffer lies in the workspace, in bytes from its start: the
+ * spectra of the weights, inputs and outputs, one real buffer for the
+ * tiles of each step in turn, then cuFFT's work area. */
+struct fft_layout {
+    size_t wc, xc, yc, real, work, total;
+};
+
+static size_t fft_round_up(size_t b) { return (b + FFT_ALIGN - 1) / FFT_ALIGN * FFT_ALIGN; }
+
+static fft_layout fft_layout_of(const convt_problem *p, const convt_fft_tiles *t, size_t work)
+{
+    const size_t cpx = 2 * sizeof(float), cout_g = (size_t)(p->cout / p->groups);
+    const size_t w_rows = (size_t)p->cin * cout_g, x_rows = (size_t)(p->n * p->cin * t->tiles),
+                 y_rows = (size_t)(p->n * p->cout * t->tiles);
+    size_t real_rows = w_rows > x_rows ? w_rows : x_rows;
+    real_rows = real_rows > y_rows ? real_rows : y_rows;
+    fft_layout L;
+    L.wc = 0;
+    L.xc = L.wc + fft_round_up(w_rows * (size_t)t->spectrum * cpx);
+    L.yc = L.xc + fft_round_up(x_rows * (size_t)t->spectrum * cpx);
+    L.real = L.yc + fft_round_up(y_rows * (size_t)t->spectrum * cpx);
+    L.work = L.real + fft_round_up(real_rows * (size_t)t->points * sizeof(float));
+    L.total = L.work + work;
+    return L;
+}
+
+static size_t fft_workspace(const convt_problem *p, const convt_launch *l)
+{
+    convt_fft_tiles t;
+    char why[8];
+    if (!convt_fft_tiles_plan(p, points_knob(l), &t, why, sizeof why))
+        return 0;
+    return fft_layout_of(p, &t, 0).total; /* prepare adds cuFFT's work area */
+}
+
+static bool fft_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                         char *why, size_t why_len)
+{
+    const int64_t points = points_knob(l);
+    if (points < 8 || points > (1 << 24)) {
+        snprintf(why, why_len, "points %lld: an FFT tile has 8 to 2^24 points", (long long)points);
+        return false;
+    }
+    for (int d = 0; d < p->dims; d++)
+        if (p->stride[d] != 1) {
+            snprintf(why, why_len,
+                     "stride %lld: overlap-save FFT tiles are for stride 1 (a strided layer's "
+                     "transform would be stride^dims times its input, mostly zeros)",
+                     (long long)p->stride[d]);
+            return false;
+        }
+    convt_fft_tiles t;
+    if (!convt_fft_tiles_plan(p, points, &t, why, why_len))
+        return false;
+    const convt_shape3 s = convt_problem_as_3d(p);
+    if (s.out[0] * s.out[1] * s.out[2] > INT32_MAX) {
+        snprintf(why, why_len, "an output channel of more than 2^31 points");
+        return false;
+    }
+    const int64_t rows = p->n * (p->cin > p->cout ? p->cin : p->cout) * t.tiles;
+    const int64_t cout_g = p->cout / p->groups;
+    const int64_t product_blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles *
+                                   ((p->n + FFT_NB - 1) / FFT_NB) * p->groups *
+                                   ((cout_g + FFT_CB - 1) / FFT_CB);
+    if (rows > INT32_MAX || p->cin * cout_g > INT32_MAX || product_blocks > INT32_MAX) {
+        snprintf(why, why_len, "more than 2^31 tiles or product blocks (grid's x axis)");
+        return false;
+    }
+    const size_t ws = fft_layout_of(p, &t, 0).total;
+    if (ws > ctx->workspace_limit) {
+        snprintf(why, why_len,
+                 "the spectra and tiles need %.1f MiB of workspace (%lld tiles of %lld points), "
+                 "above the limit of %.0f MiB (workspace_limit_mb)",
+                 ws / 1048576.0, (long long)t.tiles, (long long)t.points,
+                 ctx->workspace_limit / 1048576.0);
+        return false;
+    }
+    return true;
+}
+
+/* What prepare makes: the tile plan and three cuFFT plans. */
+struct fft_state {
+    convt_fft_tiles t;
+    cufftHandle fwd_w, fwd_x, inv_y;
+    int made; /* how many of the three plans exist */
+    size_t work;
+};
+
+static void fft_release(void *state)
+{
+    fft_state *st = (fft_state *)state;
+    if (!st)
+        return;
+    cufftHandle *plans[3] = {&st->fwd_w, &st->fwd_x, &st->inv_y};
+    for (int i = 0; i < st->made; i++)
+        cufftDestroy(*plans[i]);
+    free(st);
+}
+
+/* A batched transform over the tile's dimensions (the problem's own, the
+ * innermost last), basic layout: each of `batch` rows is `points` reals and
+ * `spectrum` complex values, one after the other. */
+static int fft_make_plan(fft_state *st, cufftHandle *plan, cufftType type, int64_t batch,
+                         convt_err *e)
+{
+    CUFFT_TRY(cufftCreate(plan), e);
+    st->made++;
+    CUFFT_TRY(cufftSetAutoAllocation(*plan, 0), e);
+    long long n[3];
+    for (int d = 0; d < st->t.rank; d++)
+        n[d] = (long long)st->t.len[3 - st->t.rank + d];
+    size_t work = 0;
+    CUFFT_TRY(cufftMakePlanMany64(*plan, st->t.rank, n, NULL, 1, 0, NULL, 1, 0, type,
+                                  (long long)batch, &work),
+              e);
+    if (work > st->work)
+        st->work = work;
+    return 0;
+}
+
+static int fft_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)ctx;
+    fft_state *st = (fft_state *)calloc(1, sizeof *st);
+    if (!st)
+        return convt_fail(e, "out of host memory");
+    *state = st;
+    char why[256];
+    if (!convt_fft_tiles_plan(p, points_knob(l), &st->t, why, sizeof why))
+        return convt_fail(e, "%s", why);
+    const int64_t tiles = st->t.tiles;
+    if (fft_make_plan(st, &st->fwd_w, CUFFT_R2C, p->cin * (p->cout / p->groups), e) ||
+        fft_make_plan(st, &st->fwd_x, CUFFT_R2C, p->n * p->cin * tiles, e) ||
+        fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
+        return -1;
+    *workspace = fft_layout_of(p, &st->t, st->work).total;
+    return 0;
+}
+
+static void fft_describe(const void *state, char *buf, size_t len)
+{
+    const fft_state *st = (const fft_state *)state;
+    const convt_fft_tiles *t = &st->t;
+    snprintf(buf, len, "tiles %lldx%lldx%lld of %lldx%lldx%lld points (%lld outputs each), cuFFT "
+             "work area %.1f MiB",
+             (long long)t->count[0], (long long)t->count[1], (long long)t->count[2],
+             (long long)t->len[0], (long long)t->len[1], (long long)t->len[2],
+             (long long)(t->step[0] * t->step[1] * t->step[2]), st->work / 1048576.0);
+}
+
+/* Point index p of a tile -> its coordinates (m0, m1, m2). */
+__device__ __forceinline__ void fft_point_coords(uint32_t p, const convt_fft_tiles &t,
+                                                 int64_t m[3])
+{
+    const uint32_t l2 = (uint32_t)t.len[2], l1 = (uint32_t)t.len[1];
+    const uint32_t r = p / l2;
+    m[2] = p - r * l2;
+    m[1] = r % l1;
+    m[0] = r / l1;
+}
+
+/* Step 1: row (ci, col) of the weights' real tiles: tap k at point k * dil,
+ * scaled by 1 / points; zeros elsewhere. */
+__global__ void fft_dilate_weights(convt_fft_tiles t, convt_shape3 s, float scale,
+                                   const float *__restrict__ w, float *__restrict__ real)
+{
+    const int64_t row = blockIdx.x;
+    const int64_t taps = s.k[0] * s.k[1] * s.k[2];
+    for (uint32_t p = blockIdx.y * blockDim.x + threadIdx.x; p < (uint32_t)t.points;
+         p += gridDim.y * blockDim.x) {
+        int64_t m[3];
+        fft_point_coords(p, t, m);
+        const int64_t k0 = convt_fft_tap_at(m[0], s.dil[0], s.k[0]),
+                      k1 = convt_fft_tap_at(m[1], s.dil[1], s.k[1]),
+                      k2 = convt_fft_tap_at(m[2], s.dil[2], s.k[2]);
+        float v = 0.0f;
+        if (k0 >= 0 && k1 >= 0 && k2 >= 0)
+            v = w[row * taps + (k0 * s.k[1] + k1) * s.k[2] + k2] * scale;
+        real[row * t.points + p] = v;
+    }
+}
+
+/* Step 2: row (n, ci, tile) of the input's real tiles: the tile's segment,
+ * zeros outside the input. */
+__global__ void fft_cut_segments(convt_fft_tiles t, convt_shape3 s, const float *__restrict__ x,
+                                 float *__restrict__ real)
+{
+    const int64_t row = blockIdx.x, plane = row / t.tiles, tile = row - plane * t.tiles;
+    const int64_t j[3] = {tile / (t.count[1] * t.count[2]), tile / t.count[2] % t.count[1],
+                          tile % t.count[2]};
+    const float *xp = x + plane * s.in[0] * s.in[1] * s.in[2];
+    for (uint32_t p = blockIdx.y * blockDim.x + threadIdx.x; p < (uint32_t)t.points;
+         p += gridDim.y * blockDim.x) {
+        int64_t m[3], i[3];
+        fft_point_coords(p, t, m);
+        bool inside = true;
+        for (int d = 0; d < 3; d++) {
+            i[d] = convt_fft_segment_input(j[d], m[d], t.step[d], s.pad[d], t.reach[d]);
+            inside = inside && i[d] >= 0 && i[d] < s.in[d];
+        }
+        real[row * t.points + p] = inside ? xp[(i[0] * s.in[1] + i[1]) * s.in[2] + i[2]] : 0.0f;
+    }
+}
+
+struct fft_product_args {
+    int64_t n, cin, cout, cin_g, cout_g, groups, tiles, spectrum;
+    int64_t n_blocks, c_blocks; /* blocks of FFT_NB images, of FFT_CB channels a group */
+};
+
+__device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
+{
+    acc.x = fmaf(a.x, b.x, fmaf(-a.y, b.y, acc.x));
+    acc.y = fmaf(a.x, b.y, fmaf(a.y, b.x, acc.y));
+    return acc;
+}
+
+/* Step 3. blockIdx.x = (((fb * tiles + tile) * n_blocks + nb) * groups + g)
+ * * c_blocks + cb: the blocks of one frequency block run together, so the
+ * weights' spectrum of those frequencies is read from DRAM about once and
+ * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
+ * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
+__global__ void __launch_bounds__(FFT_THREADS)
+    fft_channel_products(fft_product_args a, const float2 *__restrict__ X,
+                         const float2 *__restrict__ W, float2 *__restrict__ Y)
+{
+    __shared__ float2 xs[FFT_CK][FFT_NB][FFT_FB];
+    __shared__ float2 ws[FFT_CK][FFT_CB][FFT_FB];
+    int64_t b = blockIdx.x;
+    const int64_t cb = b % a.c_blocks;
+    b /= a.c_blocks;
+    const int64_t g = b % a.groups;
+    b /= a.groups;
+    const int64_t nb = b % a.n_blocks;
+    b /= a.n_blocks;
+    const int64_t tile = b % a.tiles, f0 = b / a.tiles * FFT_FB;
+    const int64_t n0 = nb * FFT_NB, c0 = cb * FFT_CB, ci_g0 = g * a.cin_g;
+    const int fl = threadIdx.x % FFT_FB, ng = threadIdx.x / FFT_FB % (FFT_NB / FFT_TN),
+              cg = threadIdx.x / FFT_FB / (FFT_NB / FFT_TN);
+
+    float2 acc[FFT_TN][FFT_TC];
+#pragma unroll
+    for (int i = 0; i < FFT_TN; i++)
+#pragma unroll
+        for (int c = 0; c < FFT_TC; c++)
+            acc[i][c] = make_float2(0.0f, 0.0f);
+
+    for (int64_t k0 = 0; k0 < a.cin_g; k0 += FFT_CK) {
+        /* stage: element e of each array is (k, row, f), f fastest, so a
+         * warp reads 2 x 16 consecutive frequencies (2 x 128 bytes) */
+        for (int e = threadIdx.x; e < FFT_CK * FFT_NB * FFT_FB; e += FFT_THREADS) {
+            const int f = e % FFT_FB, r = e / FFT_FB % FFT_NB, k = e / (FFT_FB * FFT_NB);
+            const int64_t n = n0 + r, ci = k0 + k, fq = f0 + f;
+            xs[k][r][f] = n < a.n && ci < a.cin_g && fq < a.spectrum
+                              ? X[((n * a.cin + ci_g0 + ci) * a.tiles + tile) * a.spectrum + fq]
+                              : make_float2(0.0f, 0.0f);
+        }
+        for (int e = threadIdx.x; e < FFT_CK * FFT_CB * FFT_FB; e += FFT_THREADS) {
+            const int f = e % FFT_FB, r = e / FFT_FB % FFT_CB, k = e / (FFT_FB * FFT_CB);
+            const int64_t col = c0 + r, ci = k0 + k, fq = f0 + f;
+            ws[k][r][f] = col < a.cout_g && ci < a.cin_g && fq < a.spectrum
+                              ? W[((ci_g0 + ci) * a.cout_g + col) * a.spectrum + fq]
+                              : make_float2(0.0f, 0.0f);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < FFT_CK; k++) {
+            float2 xv[FFT_TN], wv[FFT_TC];
+#pragma unroll
+            for (int i = 0; i < FFT_TN; i++)
+                xv[i] = xs[k][ng * FFT_TN + i][fl];
+#pragma unroll
+            for (int c = 0; c < FFT_TC; c++)
+                wv[c] = ws[k][cg * FFT_TC + c][fl];
+#pragma unroll
+            for (int i = 0; i < FFT_TN; i++)
+#pragma unroll
+                for (int c = 0; c < FFT_TC; c++)
+                    acc[i][c] = fft_cmul_add(acc[i][c], xv[i], wv[c]);
+        }
+        __syncthreads();
+    }
+    const int64_t fq = f0 + fl;
+    if (fq >= a.spectrum)
+        return;
+#pragma unroll
+    for (int i = 0; i < FFT_TN; i++)
+#pragma unroll
+        for (int c = 0; c < FFT_TC; c++) {
+            const int64_t n = n0 + ng * FFT_TN + i, col = c0 + cg * FFT_TC + c;
+            if (n < a.n && col < a.cout_g)
+                Y[((n * a.cout + g * a.cout_g + col) * a.tiles + tile) * a.spectrum + fq] =
+                    acc[i][c];
+        }
+}
+
+/* Step 5: row (n, co) of the output, each output read from its tile's
+ * point, plus the bias; the bias alone where no tap reaches. */
+__global__ void fft_gather_outputs(convt_fft_tiles t, convt_shape3 s, int64_t cout,
+                                   const float *__restrict__ real, const float *__restrict__ bias,
+                                   float *__restrict__ y)
+{
+    const int64_t row = blockIdx.x;
+    const float b = bias ? bias[row % cout] : 0.0f;
+    const uint32_t o21 = (uint32_t)(s.out[1] * s.out[2]), plane = (uint32_t)s.out[0] * o21;
+    const float *rp = real + row * t.tiles * t.points;
+    for (uint32_t q = blockIdx.y * blockDim.x + threadIdx.x; q < plane;
+         q += gridDim.y * blockDim.x) {
+        const uint32_t r = q % o21;
+        const int64_t o[3] = {q / o21, r / (uint32_t)s.out[2], r % (uint32_t)s.out[2]};
+        int64_t j[3], m[3];
+        bool empty = false;
+        for (int d = 0; d < 3; d++) {
+            convt_fft_point_of_output(o[d], t.step[d], t.reach[d], &j[d], &m[d]);
+            empty = empty || convt_fft_output_empty(o[d], s.pad[d], s.in[d], s.k[d], s.dil[d]);
+        }
+        float v = b;
+        if (!empty)
+            v += rp[((j[0] * t.count[1] + j[1]) * t.count[2] + j[2]) * t.points +
+                    (m[0] * t.len[1] + m[1]) * t.len[2] + m[2]];
+        y[row * plane + q] = v;
+    }
+}
+
+/* Blocks for `count` rows of `per_row` elements: x the rows, y enough of
+ * FFT_THREADS-wide chunks (at most 65535; the kernels stride over the rest). */
+static dim3 fft_rows_grid(int64_t rows, int64_t per_row)
+{
+    int64_t chunks = (per_row + FFT_THREADS - 1) / FFT_THREADS;
+    return dim3((unsigned)rows, (unsigned)(chunks < 65535 ? chunks : 65535));
+}
+
+static int fft_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *tn,
+                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)l;
+    fft_state *st = (fft_state *)state;
+    const convt_fft_tiles &t = st->t;
+    const convt_shape3 s = convt_problem_as_3d(p);
+    cudaStream_t stream = (cudaStream_t)ctx->stream;
+    const fft_layout L = fft_layout_of(p, &t, st->work);
+    char *base = (char *)workspace;
+    float2 *wc = (float2 *)(base + L.wc), *xc = (float2 *)(base + L.xc),
+           *yc = (float2 *)(base + L.yc);
+    float *real = (float *)(base + L.real);
+    const cufftHandle plans[3] = {st->fwd_w, st->fwd_x, st->inv_y};
+    for (int i = 0; i < 3; i++) {
+        CUFFT_TRY(cufftSetStream(plans[i], stream), e);
+        CUFFT_TRY(cufftSetWorkArea(plans[i], base + L.work), e);
+    }
+    const int64_t cout_g = p->cout / p->groups;
+
+    fft_dilate_weights<<<fft_rows_grid(p->cin * cout_g, t.points), FFT_THREADS, 0, stream>>>(
+        t, s, 1.0f / (float)t.points, tn->w, real);
+    CUDA_TRY_LAUNCH(e);
+    CUFFT_TRY(cufftExecR2C(st->fwd_w, real, (cufftComplex *)wc), e);
+
+    fft_cut_segments<<<fft_rows_grid(p->n * p->cin * t.tiles, t.points), FFT_THREADS, 0,
+                       stream>>>(t, s, tn->x, real);
+    CUDA_TRY_LAUNCH(e);
+    CUFFT_TRY(cufftExecR2C(st->fwd_x, real, (cufftComplex *)xc), e);
+
+    fft_product_args a;
+    a.n = p->n, a.cin = p->cin, a.cout = p->cout, a.cin_g = p->cin / p->groups;
+    a.cout_g = cout_g, a.groups = p->groups, a.tiles = t.tiles, a.spectrum = t.spectrum;
+    a.n_blocks = (p->n + FFT_NB - 1) / FFT_NB;
+    a.c_blocks = (cout_g + FFT_CB - 1) / FFT_CB;
+    const int64_t blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * a.n_blocks * p->groups *
+                           a.c_blocks;
+    fft_channel_products<<<(unsigned)blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
+    CUDA_TRY_LAUNCH(e);
+
+    CUFFT_TRY(cufftExecC2R(st->inv_y, (cufftComplex *)yc, real), e);
+    fft_gather_outputs<<<fft_rows_grid(p->n * p->cout, s.out[0] * s.out[1] * s.out[2]),
+                         FFT_THREADS, 0, stream>>>(t, s, p->cout, real, tn->b, tn->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
+}
+
+extern "C" const convt_variant convt_variant_fft_overlap_save = {
+    .name = "fft_overlap_save",
+    .summary = "stride 1, strict float32: overlap-save tiles through cuFFT, the channel sum as "
+               "one complex product per frequency (for many taps and channels, where cuDNN's "
+               "FFT engines win)",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 1,
+    .knobs = {{.name = "points",
+               .help = "most FFT points a tile has (its lengths are chosen per dimension, "
+                       "2,3,5,7-smooth, to move the fewest bytes): larger tiles waste less on "
+                       "the kernel's overlap, smaller ones shrink the weights' spectra",
+               .n_defaults = 3,
+               .defaults = {8192, 65536, 524288}}},
+    .supports = fft_supports,
+    .workspace_size = fft_workspace,
+    .prepare = fft_prepare,
+    .launch = fft_launch,
+    .release = fft_release,
+    .describe = fft_describe,
+};
