@@ -17,8 +17,8 @@
  *   3. per frequency, the channel product
  *          Y[n][co][tile][f] = sum over ci of the group X[n][ci][tile][f] * W[ci][co][f]
  *      (fft_channel_products: complex float32, a block stages 8 input
- *      channels of 16 images, 16 output channels and 16 frequencies in
- *      shared memory, each thread accumulates 4 x 4 products);
+ *      channels of 16 images and 16 output channels, or of 8 and 32, at 16
+ *      frequencies in shared memory, each thread accumulates 4 x 4 products);
  *   4. C2R of the products (n x cout x tiles);
  *   5. the outputs read from their tiles' valid points, with the bias; an
  *      output no tap reaches is the bias exactly.
@@ -42,8 +42,9 @@ extern "C" const convt_variant convt_variant_fft_overlap_save;
 enum {
     FFT_THREADS = 256,
     FFT_FB = 16, /* frequencies a product block covers */
-    FFT_NB = 16, /* images a product block covers, 4 a thread */
-    FFT_CB = 16, /* output channels a product block covers, 4 a thread */
+    /* a product block covers NB images and CB output channels, 4 x 4 a
+     * thread (fft_block_shape: NB 16 x CB 16, or 8 x 32 for 8 images or
+     * fewer) */
     FFT_CK = 8,  /* input channels staged at a time */
     FFT_TN = 4,
     FFT_TC = 4,
@@ -109,6 +110,28 @@ static fft_layout fft_layout_of(const convt_problem *p, const convt_fft_tiles *t
     return L;
 }
 
+/* The product blocks' images x channels (NB x CB): 16 x 16, or 8 x 32
+ * where that computes fewer padding products (8 images or fewer). */
+struct fft_block_shape {
+    int nb, cb;
+    int64_t n_blocks, c_blocks;
+};
+
+static fft_block_shape fft_block_shape_of(const convt_problem *p)
+{
+    const int64_t cout_g = p->cout / p->groups;
+    fft_block_shape best = {0, 0, 0, 0};
+    const int shapes[2][2] = {{16, 16}, {8, 32}};
+    for (int i = 0; i < 2; i++) {
+        fft_block_shape b = {shapes[i][0], shapes[i][1], (p->n + shapes[i][0] - 1) / shapes[i][0],
+                             (cout_g + shapes[i][1] - 1) / shapes[i][1]};
+        if (i == 0 || b.n_blocks * b.nb * b.c_blocks * b.cb <
+                          best.n_blocks * best.nb * best.c_blocks * best.cb)
+            best = b;
+    }
+    return best;
+}
+
 static size_t fft_workspace(const convt_problem *p, const convt_launch *l)
 {
     convt_fft_tiles t;
@@ -142,13 +165,15 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
         snprintf(why, why_len, "an output channel of more than 2^31 points");
         return false;
     }
-    const int64_t rows = p->n * (p->cin > p->cout ? p->cin : p->cout) * t.tiles;
     const int64_t cout_g = p->cout / p->groups;
-    const int64_t product_blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles *
-                                   ((p->n + FFT_NB - 1) / FFT_NB) * p->groups *
-                                   ((cout_g + FFT_CB - 1) / FFT_CB);
-    if (rows > INT32_MAX || p->cin * cout_g > INT32_MAX || product_blocks > INT32_MAX) {
-        snprintf(why, why_len, "more than 2^31 tiles or product blocks (grid's x axis)");
+    const int64_t segment_lines = p->n * p->cin * t.tiles * t.len[0] * t.len[1];
+    const int64_t output_lines = p->n * p->cout * s.out[0] * s.out[1];
+    const fft_block_shape bs = fft_block_shape_of(p);
+    const int64_t product_blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
+                                   p->groups * bs.c_blocks;
+    if (segment_lines > INT32_MAX || output_lines > INT32_MAX || p->cin * cout_g > INT32_MAX ||
+        product_blocks > INT32_MAX) {
+        snprintf(why, why_len, "more than 2^31 lines or product blocks (the grid's x axis)");
         return false;
     }
     const size_t ws = fft_layout_of(p, &t, 0).total;
@@ -167,6 +192,7 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
 struct fft_state {
     convt_fft_tiles t;
     cufftHandle fwd_w, fwd_x, inv_y;
+    fft_block_shape shape;
     int made; /* how many of the three plans exist */
     size_t work;
 };
@@ -215,6 +241,7 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
     if (!convt_fft_tiles_plan(p, points_knob(l), &st->t, why, sizeof why))
         return convt_fail(e, "%s", why);
     const int64_t tiles = st->t.tiles;
+    st->shape = fft_block_shape_of(p);
     if (fft_make_plan(st, &st->fwd_w, CUFFT_R2C, p->cin * (p->cout / p->groups), e) ||
         fft_make_plan(st, &st->fwd_x, CUFFT_R2C, p->n * p->cin * tiles, e) ||
         fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
@@ -227,11 +254,12 @@ static void fft_describe(const void *state, char *buf, size_t len)
 {
     const fft_state *st = (const fft_state *)state;
     const convt_fft_tiles *t = &st->t;
-    snprintf(buf, len, "tiles %lldx%lldx%lld of %lldx%lldx%lld points (%lld outputs each), cuFFT "
-             "work area %.1f MiB",
+    snprintf(buf, len, "tiles %lldx%lldx%lld of %lldx%lldx%lld points (%lld outputs each), "
+             "products %d images x %d channels a block, cuFFT work area %.1f MiB",
              (long long)t->count[0], (long long)t->count[1], (long long)t->count[2],
              (long long)t->len[0], (long long)t->len[1], (long long)t->len[2],
-             (long long)(t->step[0] * t->step[1] * t->step[2]), st->work / 1048576.0);
+             (long long)(t->step[0] * t->step[1] * t->step[2]), st->shape.nb, st->shape.cb,
+             st->work / 1048576.0);
 }
 
 /* Point index p of a tile -> its coordinates (m0, m1, m2). */
@@ -266,31 +294,35 @@ __global__ void fft_dilate_weights(convt_fft_tiles t, convt_shape3 s, float scal
     }
 }
 
-/* Step 2: row (n, ci, tile) of the input's real tiles: the tile's segment,
- * zeros outside the input. */
+/* Step 2: line (n, ci, tile, m0, m1) of the input's real tiles, a block
+ * each (the outer dimensions' arithmetic done once), a thread per point m2:
+ * the tile's segment, zeros outside the input. */
 __global__ void fft_cut_segments(convt_fft_tiles t, convt_shape3 s, const float *__restrict__ x,
                                  float *__restrict__ real)
 {
-    const int64_t row = blockIdx.x, plane = row / t.tiles, tile = row - plane * t.tiles;
-    const int64_t j[3] = {tile / (t.count[1] * t.count[2]), tile / t.count[2] % t.count[1],
-                          tile % t.count[2]};
-    const float *xp = x + plane * s.in[0] * s.in[1] * s.in[2];
-    for (uint32_t p = blockIdx.y * blockDim.x + threadIdx.x; p < (uint32_t)t.points;
-         p += gridDim.y * blockDim.x) {
-        int64_t m[3], i[3];
-        fft_point_coords(p, t, m);
-        bool inside = true;
-        for (int d = 0; d < 3; d++) {
-            i[d] = convt_fft_segment_input(j[d], m[d], t.step[d], s.pad[d], t.reach[d]);
-            inside = inside && i[d] >= 0 && i[d] < s.in[d];
-        }
-        real[row * t.points + p] = inside ? xp[(i[0] * s.in[1] + i[1]) * s.in[2] + i[2]] : 0.0f;
+    int64_t line = blockIdx.x;
+    const int64_t m1 = line % t.len[1], m0 = line / t.len[1] % t.len[0];
+    const int64_t row = line / (t.len[0] * t.len[1]), plane = row / t.tiles;
+    const int64_t tile = row - plane * t.tiles;
+    const int64_t i0 = convt_fft_segment_input(tile / (t.count[1] * t.count[2]), m0, t.step[0],
+                                               s.pad[0], t.reach[0]);
+    const int64_t i1 = convt_fft_segment_input(tile / t.count[2] % t.count[1], m1, t.step[1],
+                                               s.pad[1], t.reach[1]);
+    const int first = (int)convt_fft_segment_input(tile % t.count[2], 0, t.step[2], s.pad[2],
+                                                   t.reach[2]);
+    const bool rows_inside = i0 >= 0 && i0 < s.in[0] && i1 >= 0 && i1 < s.in[1];
+    const float *xp = x + (plane * s.in[0] * s.in[1] + i0 * s.in[1] + i1) * s.in[2];
+    float *out = real + line * t.len[2];
+    const int len = (int)t.len[2], in2 = (int)s.in[2];
+    for (int m2 = threadIdx.x; m2 < len; m2 += blockDim.x) {
+        const int i2 = first + m2;
+        out[m2] = rows_inside && i2 >= 0 && i2 < in2 ? xp[i2] : 0.0f;
     }
 }
 
 struct fft_product_args {
     int64_t n, cin, cout, cin_g, cout_g, groups, tiles, spectrum;
-    int64_t n_blocks, c_blocks; /* blocks of FFT_NB images, of FFT_CB channels a group */
+    int64_t n_blocks, c_blocks; /* blocks of NB images, of CB channels a group */
 };
 
 __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
@@ -305,12 +337,14 @@ __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
  * weights' spectrum of those frequencies is read from DRAM about once and
  * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
  * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
+template <int NB, int CB>
 __global__ void __launch_bounds__(FFT_THREADS)
     fft_channel_products(fft_product_args a, const float2 *__restrict__ X,
                          const float2 *__restrict__ W, float2 *__restrict__ Y)
 {
-    __shared__ float2 xs[FFT_CK][FFT_NB][FFT_FB];
-    __shared__ float2 ws[FFT_CK][FFT_CB][FFT_FB];
+    static_assert(NB / FFT_TN * (CB / FFT_TC) * FFT_FB == FFT_THREADS, "a thread per 4 x 4");
+    __shared__ float2 xs[FFT_CK][NB][FFT_FB];
+    __shared__ float2 ws[FFT_CK][CB][FFT_FB];
     int64_t b = blockIdx.x;
     const int64_t cb = b % a.c_blocks;
     b /= a.c_blocks;
@@ -319,9 +353,9 @@ __global__ void __launch_bounds__(FFT_THREADS)
     const int64_t nb = b % a.n_blocks;
     b /= a.n_blocks;
     const int64_t tile = b % a.tiles, f0 = b / a.tiles * FFT_FB;
-    const int64_t n0 = nb * FFT_NB, c0 = cb * FFT_CB, ci_g0 = g * a.cin_g;
-    const int fl = threadIdx.x % FFT_FB, ng = threadIdx.x / FFT_FB % (FFT_NB / FFT_TN),
-              cg = threadIdx.x / FFT_FB / (FFT_NB / FFT_TN);
+    const int64_t n0 = nb * NB, c0 = cb * CB, ci_g0 = g * a.cin_g;
+    const int fl = threadIdx.x % FFT_FB, ng = threadIdx.x / FFT_FB % (NB / FFT_TN),
+              cg = threadIdx.x / FFT_FB / (NB / FFT_TN);
 
     float2 acc[FFT_TN][FFT_TC];
 #pragma unroll
@@ -333,15 +367,15 @@ __global__ void __launch_bounds__(FFT_THREADS)
     for (int64_t k0 = 0; k0 < a.cin_g; k0 += FFT_CK) {
         /* stage: element e of each array is (k, row, f), f fastest, so a
          * warp reads 2 x 16 consecutive frequencies (2 x 128 bytes) */
-        for (int e = threadIdx.x; e < FFT_CK * FFT_NB * FFT_FB; e += FFT_THREADS) {
-            const int f = e % FFT_FB, r = e / FFT_FB % FFT_NB, k = e / (FFT_FB * FFT_NB);
+        for (int e = threadIdx.x; e < FFT_CK * NB * FFT_FB; e += FFT_THREADS) {
+            const int f = e % FFT_FB, r = e / FFT_FB % NB, k = e / (FFT_FB * NB);
             const int64_t n = n0 + r, ci = k0 + k, fq = f0 + f;
             xs[k][r][f] = n < a.n && ci < a.cin_g && fq < a.spectrum
                               ? X[((n * a.cin + ci_g0 + ci) * a.tiles + tile) * a.spectrum + fq]
                               : make_float2(0.0f, 0.0f);
         }
-        for (int e = threadIdx.x; e < FFT_CK * FFT_CB * FFT_FB; e += FFT_THREADS) {
-            const int f = e % FFT_FB, r = e / FFT_FB % FFT_CB, k = e / (FFT_FB * FFT_CB);
+        for (int e = threadIdx.x; e < FFT_CK * CB * FFT_FB; e += FFT_THREADS) {
+            const int f = e % FFT_FB, r = e / FFT_FB % CB, k = e / (FFT_FB * CB);
             const int64_t col = c0 + r, ci = k0 + k, fq = f0 + f;
             ws[k][r][f] = col < a.cout_g && ci < a.cin_g && fq < a.spectrum
                               ? W[((ci_g0 + ci) * a.cout_g + col) * a.spectrum + fq]
@@ -379,31 +413,36 @@ __global__ void __launch_bounds__(FFT_THREADS)
         }
 }
 
-/* Step 5: row (n, co) of the output, each output read from its tile's
- * point, plus the bias; the bias alone where no tap reaches. */
+/* Step 5: output line (n, co, o0, o1), a block each (the outer
+ * dimensions' tile, point and reach done once), a thread per o2: each
+ * output read from its tile's point, plus the bias; the bias alone where
+ * no tap reaches. */
 __global__ void fft_gather_outputs(convt_fft_tiles t, convt_shape3 s, int64_t cout,
                                    const float *__restrict__ real, const float *__restrict__ bias,
                                    float *__restrict__ y)
 {
-    const int64_t row = blockIdx.x;
+    const int64_t line = blockIdx.x;
+    const int64_t o1 = line % s.out[1], o0 = line / s.out[1] % s.out[0];
+    const int64_t row = line / (s.out[0] * s.out[1]);
     const float b = bias ? bias[row % cout] : 0.0f;
-    const uint32_t o21 = (uint32_t)(s.out[1] * s.out[2]), plane = (uint32_t)s.out[0] * o21;
-    const float *rp = real + row * t.tiles * t.points;
-    for (uint32_t q = blockIdx.y * blockDim.x + threadIdx.x; q < plane;
-         q += gridDim.y * blockDim.x) {
-        const uint32_t r = q % o21;
-        const int64_t o[3] = {q / o21, r / (uint32_t)s.out[2], r % (uint32_t)s.out[2]};
-        int64_t j[3], m[3];
-        bool empty = false;
-        for (int d = 0; d < 3; d++) {
-            convt_fft_point_of_output(o[d], t.step[d], t.reach[d], &j[d], &m[d]);
-            empty = empty || convt_fft_output_empty(o[d], s.pad[d], s.in[d], s.k[d], s.dil[d]);
-        }
+    int64_t j0, m0, j1, m1;
+    convt_fft_point_of_output(o0, t.step[0], t.reach[0], &j0, &m0);
+    convt_fft_point_of_output(o1, t.step[1], t.reach[1], &j1, &m1);
+    const bool outer_empty = convt_fft_output_empty(o0, s.pad[0], s.in[0], s.k[0], s.dil[0]) ||
+                             convt_fft_output_empty(o1, s.pad[1], s.in[1], s.k[1], s.dil[1]);
+    /* the line's tiles along the innermost dimension start here, t.points apart */
+    const float *rp = real + ((row * t.tiles + (j0 * t.count[1] + j1) * t.count[2]) * t.points +
+                              (m0 * t.len[1] + m1) * t.len[2]);
+    float *yp = y + line * s.out[2];
+    const int out2 = (int)s.out[2], step = (int)t.step[2], reach = (int)t.reach[2];
+    const int pad = (int)s.pad[2], in2 = (int)s.in[2], k2 = (int)s.k[2], dil = (int)s.dil[2];
+    for (int o2 = threadIdx.x; o2 < out2; o2 += blockDim.x) {
         float v = b;
-        if (!empty)
-            v += rp[((j[0] * t.count[1] + j[1]) * t.count[2] + j[2]) * t.points +
-                    (m[0] * t.len[1] + m[1]) * t.len[2] + m[2]];
-        y[row * plane + q] = v;
+        if (!outer_empty && !convt_fft_output_empty(o2, pad, in2, k2, dil)) {
+            const int j2 = o2 / step, m2 = o2 - j2 * step + reach - 1;
+            v += rp[(int64_t)j2 * t.points + m2];
+        }
+        yp[o2] = v;
     }
 }
 
@@ -413,6 +452,12 @@ static dim3 fft_rows_grid(int64_t rows, int64_t per_row)
 {
     int64_t chunks = (per_row + FFT_THREADS - 1) / FFT_THREADS;
     return dim3((unsigned)rows, (unsigned)(chunks < 65535 ? chunks : 65535));
+}
+
+/* Threads for a line of `len` points: a warp's multiple, at most 256. */
+static unsigned fft_line_threads(int64_t len)
+{
+    return len >= FFT_THREADS ? (unsigned)FFT_THREADS : (unsigned)((len + 31) / 32 * 32);
 }
 
 static int fft_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *tn,
@@ -440,24 +485,28 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_w, real, (cufftComplex *)wc), e);
 
-    fft_cut_segments<<<fft_rows_grid(p->n * p->cin * t.tiles, t.points), FFT_THREADS, 0,
-                       stream>>>(t, s, tn->x, real);
+    fft_cut_segments<<<(unsigned)(p->n * p->cin * t.tiles * t.len[0] * t.len[1]),
+                       fft_line_threads(t.len[2]), 0, stream>>>(t, s, tn->x, real);
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_x, real, (cufftComplex *)xc), e);
 
     fft_product_args a;
     a.n = p->n, a.cin = p->cin, a.cout = p->cout, a.cin_g = p->cin / p->groups;
     a.cout_g = cout_g, a.groups = p->groups, a.tiles = t.tiles, a.spectrum = t.spectrum;
-    a.n_blocks = (p->n + FFT_NB - 1) / FFT_NB;
-    a.c_blocks = (cout_g + FFT_CB - 1) / FFT_CB;
-    const int64_t blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * a.n_blocks * p->groups *
-                           a.c_blocks;
-    fft_channel_products<<<(unsigned)blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
+    const fft_block_shape bs = st->shape;
+    a.n_blocks = bs.n_blocks, a.c_blocks = bs.c_blocks;
+    const unsigned blocks = (unsigned)((t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
+                                       p->groups * bs.c_blocks);
+    if (bs.nb == 16)
+        fft_channel_products<16, 16><<<blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
+    else
+        fft_channel_products<8, 32><<<blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
     CUDA_TRY_LAUNCH(e);
 
     CUFFT_TRY(cufftExecC2R(st->inv_y, (cufftComplex *)yc, real), e);
-    fft_gather_outputs<<<fft_rows_grid(p->n * p->cout, s.out[0] * s.out[1] * s.out[2]),
-                         FFT_THREADS, 0, stream>>>(t, s, p->cout, real, tn->b, tn->y);
+    fft_gather_outputs<<<(unsigned)(p->n * p->cout * s.out[0] * s.out[1]),
+                         fft_line_threads(s.out[2]), 0, stream>>>(t, s, p->cout, real, tn->b,
+                                                                  tn->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }

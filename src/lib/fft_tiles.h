@@ -76,13 +76,18 @@ CONVT_HD void convt_fft_point_of_output(int64_t o, int64_t step, int64_t reach, 
 
 /* True when no tap reaches output o along this dimension: no k < k_count
  * with 0 <= o + pad - k * dil < in. Past the full convolution's last point
- * (output_padding's tail), and between the taps where dil > in. */
+ * (output_padding's tail), and, where dil > in, between the taps' reaches
+ * (tap k reaches t = o + pad in [k * dil, k * dil + in - 1]: with dil <= in
+ * those intervals touch, and only the tail is empty; no division then). */
 CONVT_HD bool convt_fft_output_empty(int64_t o, int64_t pad, int64_t in, int64_t k_count,
                                      int64_t dil)
 {
     const int64_t t = o + pad;
-    const int64_t k_lo = convt_ceil_div(t - in + 1, dil), k_hi = convt_floor_div(t, dil);
-    return (k_lo > 0 ? k_lo : 0) > (k_hi < k_count - 1 ? k_hi : k_count - 1);
+    if (t > in - 1 + (k_count - 1) * dil)
+        return true;
+    if (dil <= in)
+        return false;
+    return t % dil >= in; /* t < k_count * dil here: tap t / dil is a tap */
 }
 
 /* The tap at point m of the dilated kernel's image (m = k * dil with
