@@ -34,6 +34,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "fastdiv.h"
 #include "fft_tiles.h"
 #include "variant.h"
 
@@ -188,11 +189,45 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
     return true;
 }
 
+/* The lines the segment and output kernels walk, a warp each (lanes along
+ * the innermost dimension): their index splits by fast division (lines <
+ * 2^31, checked in supports), made once in prepare. */
+struct fft_lines {
+    convt_fft_tiles t;
+    convt_shape3 s;
+    int64_t cout;
+    int64_t segment_lines, output_lines;
+    convt_fastdiv len1, len0, tiles, count2, count1; /* segment line -> (plane, tile, m0, m1) */
+    convt_fastdiv out1, out0, step1, step0, step2;   /* output line -> (row, o0, o1); o -> tile */
+};
+
+static fft_lines fft_lines_of(const convt_problem *p, const convt_fft_tiles *t)
+{
+    fft_lines L;
+    L.t = *t;
+    L.s = convt_problem_as_3d(p);
+    L.cout = p->cout;
+    L.segment_lines = p->n * p->cin * t->tiles * t->len[0] * t->len[1];
+    L.output_lines = p->n * p->cout * L.s.out[0] * L.s.out[1];
+    L.len1 = convt_fastdiv_make((uint32_t)t->len[1]);
+    L.len0 = convt_fastdiv_make((uint32_t)t->len[0]);
+    L.tiles = convt_fastdiv_make((uint32_t)t->tiles);
+    L.count2 = convt_fastdiv_make((uint32_t)t->count[2]);
+    L.count1 = convt_fastdiv_make((uint32_t)t->count[1]);
+    L.out1 = convt_fastdiv_make((uint32_t)L.s.out[1]);
+    L.out0 = convt_fastdiv_make((uint32_t)L.s.out[0]);
+    L.step1 = convt_fastdiv_make((uint32_t)t->step[1]);
+    L.step0 = convt_fastdiv_make((uint32_t)t->step[0]);
+    L.step2 = convt_fastdiv_make((uint32_t)t->step[2]);
+    return L;
+}
+
 /* What prepare makes: the tile plan and three cuFFT plans. */
 struct fft_state {
     convt_fft_tiles t;
     cufftHandle fwd_w, fwd_x, inv_y;
     fft_block_shape shape;
+    fft_lines lines;
     int made; /* how many of the three plans exist */
     size_t work;
 };
@@ -242,6 +277,7 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
         return convt_fail(e, "%s", why);
     const int64_t tiles = st->t.tiles;
     st->shape = fft_block_shape_of(p);
+    st->lines = fft_lines_of(p, &st->t);
     if (fft_make_plan(st, &st->fwd_w, CUFFT_R2C, p->cin * (p->cout / p->groups), e) ||
         fft_make_plan(st, &st->fwd_x, CUFFT_R2C, p->n * p->cin * tiles, e) ||
         fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
@@ -294,29 +330,39 @@ __global__ void fft_dilate_weights(convt_fft_tiles t, convt_shape3 s, float scal
     }
 }
 
-/* Step 2: line (n, ci, tile, m0, m1) of the input's real tiles, a block
- * each (the outer dimensions' arithmetic done once), a thread per point m2:
- * the tile's segment, zeros outside the input. */
-__global__ void fft_cut_segments(convt_fft_tiles t, convt_shape3 s, const float *__restrict__ x,
+/* q = n / d and n - q * d. */
+__device__ __forceinline__ uint32_t fft_divmod(convt_fastdiv d, uint32_t n, uint32_t *rem)
+{
+    const uint32_t q = convt_fastdiv_div(d, n);
+    *rem = n - q * d.d;
+    return q;
+}
+
+/* Step 2: line (n, ci, tile, m0, m1) of the input's real tiles, a warp
+ * each, a lane per point m2: the tile's segment, zeros outside the input. */
+__global__ void fft_cut_segments(fft_lines L, const float *__restrict__ x,
                                  float *__restrict__ real)
 {
-    int64_t line = blockIdx.x;
-    const int64_t m1 = line % t.len[1], m0 = line / t.len[1] % t.len[0];
-    const int64_t row = line / (t.len[0] * t.len[1]), plane = row / t.tiles;
-    const int64_t tile = row - plane * t.tiles;
-    const int64_t i0 = convt_fft_segment_input(tile / (t.count[1] * t.count[2]), m0, t.step[0],
-                                               s.pad[0], t.reach[0]);
-    const int64_t i1 = convt_fft_segment_input(tile / t.count[2] % t.count[1], m1, t.step[1],
-                                               s.pad[1], t.reach[1]);
-    const int first = (int)convt_fft_segment_input(tile % t.count[2], 0, t.step[2], s.pad[2],
-                                                   t.reach[2]);
-    const bool rows_inside = i0 >= 0 && i0 < s.in[0] && i1 >= 0 && i1 < s.in[1];
-    const float *xp = x + (plane * s.in[0] * s.in[1] + i0 * s.in[1] + i1) * s.in[2];
-    float *out = real + line * t.len[2];
+    const convt_fft_tiles &t = L.t;
+    const convt_shape3 &s = L.s;
+    const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
     const int len = (int)t.len[2], in2 = (int)s.in[2];
-    for (int m2 = threadIdx.x; m2 < len; m2 += blockDim.x) {
-        const int i2 = first + m2;
-        out[m2] = rows_inside && i2 >= 0 && i2 < in2 ? xp[i2] : 0.0f;
+    for (int64_t line = (int64_t)blockIdx.x * warps + threadIdx.x / 32; line < L.segment_lines;
+         line += (int64_t)gridDim.x * warps) {
+        uint32_t m1, m0, tile, j2, j1;
+        const uint32_t row = fft_divmod(L.len0, fft_divmod(L.len1, (uint32_t)line, &m1), &m0);
+        const uint32_t plane = fft_divmod(L.tiles, row, &tile);
+        const uint32_t j0 = fft_divmod(L.count1, fft_divmod(L.count2, tile, &j2), &j1);
+        const int64_t i0 = convt_fft_segment_input(j0, m0, t.step[0], s.pad[0], t.reach[0]);
+        const int64_t i1 = convt_fft_segment_input(j1, m1, t.step[1], s.pad[1], t.reach[1]);
+        const int first = (int)convt_fft_segment_input(j2, 0, t.step[2], s.pad[2], t.reach[2]);
+        const bool rows_inside = i0 >= 0 && i0 < s.in[0] && i1 >= 0 && i1 < s.in[1];
+        const float *xp = x + ((int64_t)plane * s.in[0] * s.in[1] + i0 * s.in[1] + i1) * s.in[2];
+        float *out = real + line * t.len[2];
+        for (int m2 = lane; m2 < len; m2 += 32) {
+            const int i2 = first + m2;
+            out[m2] = rows_inside && i2 >= 0 && i2 < in2 ? xp[i2] : 0.0f;
+        }
     }
 }
 
@@ -337,8 +383,54 @@ __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
  * weights' spectrum of those frequencies is read from DRAM about once and
  * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
  * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
+/* One operand's staging in a product block: thread tid copies the
+ * elements (k, row, f) = e / (FB * ROWS), e / FB % ROWS, e % FB of e = tid +
+ * r * FFT_THREADS; its f is tid % FB for every r (FFT_THREADS is a multiple
+ * of FB), so its source is a base pointer plus r's compile-time offset in
+ * (k, row), and the next input channels are CK rows of k further on. */
+template <int ROWS>
+struct fft_stage {
+    static constexpr int PER_THREAD = FFT_CK * ROWS * FFT_FB / FFT_THREADS;
+    float2 v[PER_THREAD];
+
+    __device__ __forceinline__ static int k_of(int r)
+    {
+        return (threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB)) / ROWS;
+    }
+    __device__ __forceinline__ static int row_of(int r)
+    {
+        return (threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB)) % ROWS;
+    }
+    /* src points at (k = 0, row = 0, this thread's f) of the block's first
+     * channel step k0; k_stride and row_stride in elements; rows_left and
+     * k_left bound what exists (zeros past them), f_ok this thread's f */
+    __device__ __forceinline__ void load(const float2 *src, int64_t k_stride, int64_t row_stride,
+                                         int64_t rows_left, int64_t k_left, bool f_ok)
+    {
+#pragma unroll
+        for (int r = 0; r < PER_THREAD; r++) {
+            const int k = k_of(r), row = row_of(r);
+            v[r] = f_ok && row < rows_left && k < k_left ? src[k * k_stride + row * row_stride]
+                                                          : make_float2(0.0f, 0.0f);
+        }
+    }
+    __device__ __forceinline__ void store(float2 (*dst)[ROWS][FFT_FB]) const
+    {
+#pragma unroll
+        for (int r = 0; r < PER_THREAD; r++)
+            dst[k_of(r)][row_of(r)][threadIdx.x % FFT_FB] = v[r];
+    }
+};
+
+/* Step 3. blockIdx.x = (((fb * tiles + tile) * n_blocks + nb) * groups + g)
+ * * c_blocks + cb: the blocks of one frequency block run together, so the
+ * weights' spectrum of those frequencies is read from DRAM about once and
+ * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
+ * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's.
+ * The next CK input channels are loaded into registers while the staged
+ * ones are multiplied. */
 template <int NB, int CB>
-__global__ void __launch_bounds__(FFT_THREADS)
+__global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an SM */
     fft_channel_products(fft_product_args a, const float2 *__restrict__ X,
                          const float2 *__restrict__ W, float2 *__restrict__ Y)
 {
@@ -356,6 +448,17 @@ __global__ void __launch_bounds__(FFT_THREADS)
     const int64_t n0 = nb * NB, c0 = cb * CB, ci_g0 = g * a.cin_g;
     const int fl = threadIdx.x % FFT_FB, ng = threadIdx.x / FFT_FB % (NB / FFT_TN),
               cg = threadIdx.x / FFT_FB / (NB / FFT_TN);
+    const bool f_ok = f0 + fl < a.spectrum;
+
+    /* X[n][ci][tile][f]: k steps by tiles * spectrum, rows (images) by cin
+     * of those; W[ci][col][f]: k by cout_g * spectrum, rows by spectrum */
+    const int64_t xk = a.tiles * a.spectrum, xrow = a.cin * xk, wk = a.cout_g * a.spectrum;
+    const float2 *xsrc = X + (n0 * a.cin + ci_g0) * xk + tile * a.spectrum + f0 + fl;
+    const float2 *wsrc = W + (ci_g0 * a.cout_g + c0) * a.spectrum + f0 + fl;
+    fft_stage<NB> xn;
+    fft_stage<CB> wn;
+    xn.load(xsrc, xk, xrow, a.n - n0, a.cin_g, f_ok);
+    wn.load(wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g, f_ok);
 
     float2 acc[FFT_TN][FFT_TC];
 #pragma unroll
@@ -365,23 +468,15 @@ __global__ void __launch_bounds__(FFT_THREADS)
             acc[i][c] = make_float2(0.0f, 0.0f);
 
     for (int64_t k0 = 0; k0 < a.cin_g; k0 += FFT_CK) {
-        /* stage: element e of each array is (k, row, f), f fastest, so a
-         * warp reads 2 x 16 consecutive frequencies (2 x 128 bytes) */
-        for (int e = threadIdx.x; e < FFT_CK * NB * FFT_FB; e += FFT_THREADS) {
-            const int f = e % FFT_FB, r = e / FFT_FB % NB, k = e / (FFT_FB * NB);
-            const int64_t n = n0 + r, ci = k0 + k, fq = f0 + f;
-            xs[k][r][f] = n < a.n && ci < a.cin_g && fq < a.spectrum
-                              ? X[((n * a.cin + ci_g0 + ci) * a.tiles + tile) * a.spectrum + fq]
-                              : make_float2(0.0f, 0.0f);
-        }
-        for (int e = threadIdx.x; e < FFT_CK * CB * FFT_FB; e += FFT_THREADS) {
-            const int f = e % FFT_FB, r = e / FFT_FB % CB, k = e / (FFT_FB * CB);
-            const int64_t col = c0 + r, ci = k0 + k, fq = f0 + f;
-            ws[k][r][f] = col < a.cout_g && ci < a.cin_g && fq < a.spectrum
-                              ? W[((ci_g0 + ci) * a.cout_g + col) * a.spectrum + fq]
-                              : make_float2(0.0f, 0.0f);
-        }
+        xn.store(xs);
+        wn.store(ws);
         __syncthreads();
+        if (k0 + FFT_CK < a.cin_g) {
+            xsrc += FFT_CK * xk;
+            wsrc += FFT_CK * wk;
+            xn.load(xsrc, xk, xrow, a.n - n0, a.cin_g - k0 - FFT_CK, f_ok);
+            wn.load(wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g - k0 - FFT_CK, f_ok);
+        }
 #pragma unroll
         for (int k = 0; k < FFT_CK; k++) {
             float2 xv[FFT_TN], wv[FFT_TC];
@@ -399,8 +494,7 @@ __global__ void __launch_bounds__(FFT_THREADS)
         }
         __syncthreads();
     }
-    const int64_t fq = f0 + fl;
-    if (fq >= a.spectrum)
+    if (!f_ok)
         return;
 #pragma unroll
     for (int i = 0; i < FFT_TN; i++)
@@ -408,56 +502,63 @@ __global__ void __launch_bounds__(FFT_THREADS)
         for (int c = 0; c < FFT_TC; c++) {
             const int64_t n = n0 + ng * FFT_TN + i, col = c0 + cg * FFT_TC + c;
             if (n < a.n && col < a.cout_g)
-                Y[((n * a.cout + g * a.cout_g + col) * a.tiles + tile) * a.spectrum + fq] =
+                Y[((n * a.cout + g * a.cout_g + col) * a.tiles + tile) * a.spectrum + f0 + fl] =
                     acc[i][c];
         }
 }
 
-/* Step 5: output line (n, co, o0, o1), a block each (the outer
- * dimensions' tile, point and reach done once), a thread per o2: each
+/* Step 5: output line (n, co, o0, o1), a warp each, a lane per o2: each
  * output read from its tile's point, plus the bias; the bias alone where
  * no tap reaches. */
-__global__ void fft_gather_outputs(convt_fft_tiles t, convt_shape3 s, int64_t cout,
-                                   const float *__restrict__ real, const float *__restrict__ bias,
-                                   float *__restrict__ y)
+__global__ void fft_gather_outputs(fft_lines L, const float *__restrict__ real,
+                                   const float *__restrict__ bias, float *__restrict__ y)
 {
-    const int64_t line = blockIdx.x;
-    const int64_t o1 = line % s.out[1], o0 = line / s.out[1] % s.out[0];
-    const int64_t row = line / (s.out[0] * s.out[1]);
-    const float b = bias ? bias[row % cout] : 0.0f;
-    int64_t j0, m0, j1, m1;
-    convt_fft_point_of_output(o0, t.step[0], t.reach[0], &j0, &m0);
-    convt_fft_point_of_output(o1, t.step[1], t.reach[1], &j1, &m1);
-    const bool outer_empty = convt_fft_output_empty(o0, s.pad[0], s.in[0], s.k[0], s.dil[0]) ||
-                             convt_fft_output_empty(o1, s.pad[1], s.in[1], s.k[1], s.dil[1]);
-    /* the line's tiles along the innermost dimension start here, t.points apart */
-    const float *rp = real + ((row * t.tiles + (j0 * t.count[1] + j1) * t.count[2]) * t.points +
-                              (m0 * t.len[1] + m1) * t.len[2]);
-    float *yp = y + line * s.out[2];
-    const int out2 = (int)s.out[2], step = (int)t.step[2], reach = (int)t.reach[2];
+    const convt_fft_tiles &t = L.t;
+    const convt_shape3 &s = L.s;
+    const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    const int out2 = (int)s.out[2], reach = (int)t.reach[2], step = (int)t.step[2];
     const int pad = (int)s.pad[2], in2 = (int)s.in[2], k2 = (int)s.k[2], dil = (int)s.dil[2];
-    for (int o2 = threadIdx.x; o2 < out2; o2 += blockDim.x) {
-        float v = b;
-        if (!outer_empty && !convt_fft_output_empty(o2, pad, in2, k2, dil)) {
-            const int j2 = o2 / step, m2 = o2 - j2 * step + reach - 1;
-            v += rp[(int64_t)j2 * t.points + m2];
+    for (int64_t line = (int64_t)blockIdx.x * warps + threadIdx.x / 32; line < L.output_lines;
+         line += (int64_t)gridDim.x * warps) {
+        uint32_t o1, o0;
+        const uint32_t row = fft_divmod(L.out0, fft_divmod(L.out1, (uint32_t)line, &o1), &o0);
+        const float b = bias ? bias[row % L.cout] : 0.0f;
+        const int64_t j0 = convt_fastdiv_div(L.step0, o0), j1 = convt_fastdiv_div(L.step1, o1);
+        const int64_t m0 = o0 - j0 * t.step[0] + t.reach[0] - 1;
+        const int64_t m1 = o1 - j1 * t.step[1] + t.reach[1] - 1;
+        const bool outer_empty =
+            convt_fft_output_empty(o0, s.pad[0], s.in[0], s.k[0], s.dil[0]) ||
+            convt_fft_output_empty(o1, s.pad[1], s.in[1], s.k[1], s.dil[1]);
+        /* the line's tiles along the innermost dimension start here, t.points apart */
+        const float *rp = real + (((int64_t)row * t.tiles + (j0 * t.count[1] + j1) * t.count[2]) *
+                                      t.points +
+                                  (m0 * t.len[1] + m1) * t.len[2]);
+        float *yp = y + line * s.out[2];
+        for (int o2 = lane; o2 < out2; o2 += 32) {
+            float v = b;
+            if (!outer_empty && !convt_fft_output_empty(o2, pad, in2, k2, dil)) {
+                const int j2 = (int)convt_fastdiv_div(L.step2, (uint32_t)o2);
+                v += rp[(int64_t)j2 * t.points + (o2 - j2 * step + reach - 1)];
+            }
+            yp[o2] = v;
         }
-        yp[o2] = v;
     }
 }
 
-/* Blocks for `count` rows of `per_row` elements: x the rows, y enough of
- * FFT_THREADS-wide chunks (at most 65535; the kernels stride over the rest). */
+/* Blocks for `rows` rows of `per_row` elements: x the rows, y enough of
+ * FFT_THREADS-wide chunks (at most 65535; the kernel strides over the rest). */
 static dim3 fft_rows_grid(int64_t rows, int64_t per_row)
 {
     int64_t chunks = (per_row + FFT_THREADS - 1) / FFT_THREADS;
     return dim3((unsigned)rows, (unsigned)(chunks < 65535 ? chunks : 65535));
 }
 
-/* Threads for a line of `len` points: a warp's multiple, at most 256. */
-static unsigned fft_line_threads(int64_t len)
+/* Blocks for a walk of `lines` lines, a warp each at a time: enough to
+ * fill the device several times over, each warp then walking its share. */
+static unsigned fft_lines_grid(int64_t lines)
 {
-    return len >= FFT_THREADS ? (unsigned)FFT_THREADS : (unsigned)((len + 31) / 32 * 32);
+    const int64_t warps = FFT_THREADS / 32, blocks = (lines + warps - 1) / warps;
+    return (unsigned)(blocks < 8192 ? blocks : 8192);
 }
 
 static int fft_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *tn,
@@ -485,8 +586,8 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_w, real, (cufftComplex *)wc), e);
 
-    fft_cut_segments<<<(unsigned)(p->n * p->cin * t.tiles * t.len[0] * t.len[1]),
-                       fft_line_threads(t.len[2]), 0, stream>>>(t, s, tn->x, real);
+    fft_cut_segments<<<fft_lines_grid(st->lines.segment_lines), FFT_THREADS, 0, stream>>>(
+        st->lines, tn->x, real);
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_x, real, (cufftComplex *)xc), e);
 
@@ -504,9 +605,8 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     CUDA_TRY_LAUNCH(e);
 
     CUFFT_TRY(cufftExecC2R(st->inv_y, (cufftComplex *)yc, real), e);
-    fft_gather_outputs<<<(unsigned)(p->n * p->cout * s.out[0] * s.out[1]),
-                         fft_line_threads(s.out[2]), 0, stream>>>(t, s, p->cout, real, tn->b,
-                                                                  tn->y);
+    fft_gather_outputs<<<fft_lines_grid(st->lines.output_lines), FFT_THREADS, 0, stream>>>(
+        st->lines, real, tn->b, tn->y);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
