@@ -35,6 +35,8 @@
 
 #include "cuda_check.h"
 #include "fastdiv.h"
+#include "polyphase_common.cuh"
+#include "smem_limit.cuh"
 #include "fft_tiles.h"
 #include "variant.h"
 
@@ -264,10 +266,12 @@ static int fft_make_plan(fft_state *st, cufftHandle *plan, cufftType type, int64
     return 0;
 }
 
+static int fft_products_allow_smem(int nb, const convt_device_info *dev, convt_err *e);
+
 static int fft_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)ctx;
+    (void)t;
     fft_state *st = (fft_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
@@ -283,7 +287,7 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
         fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
         return -1;
     *workspace = fft_layout_of(p, &st->t, st->work).total;
-    return 0;
+    return fft_products_allow_smem(st->shape.nb, ctx->dev, e);
 }
 
 static void fft_describe(const void *state, char *buf, size_t len)
@@ -387,56 +391,55 @@ __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
  * elements (k, row, f) = e / (FB * ROWS), e / FB % ROWS, e % FB of e = tid +
  * r * FFT_THREADS; its f is tid % FB for every r (FFT_THREADS is a multiple
  * of FB), so its source is a base pointer plus r's compile-time offset in
- * (k, row), and the next input channels are CK rows of k further on. */
+ * (k, row). Copied by cp.async (zeros past what exists), so that the next
+ * input channels land in the other buffer while these are multiplied. */
 template <int ROWS>
 struct fft_stage {
     static constexpr int PER_THREAD = FFT_CK * ROWS * FFT_FB / FFT_THREADS;
-    float2 v[PER_THREAD];
+    typedef float2 buffer[FFT_CK][ROWS][FFT_FB];
 
-    __device__ __forceinline__ static int k_of(int r)
-    {
-        return (threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB)) / ROWS;
-    }
-    __device__ __forceinline__ static int row_of(int r)
-    {
-        return (threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB)) % ROWS;
-    }
-    /* src points at (k = 0, row = 0, this thread's f) of the block's first
-     * channel step k0; k_stride and row_stride in elements; rows_left and
-     * k_left bound what exists (zeros past them), f_ok this thread's f */
-    __device__ __forceinline__ void load(const float2 *src, int64_t k_stride, int64_t row_stride,
-                                         int64_t rows_left, int64_t k_left, bool f_ok)
+    /* src points at (k = 0, row = 0, this thread's f) of a channel step;
+     * k_stride and row_stride in elements; rows_left and k_left bound what
+     * exists, f_ok this thread's frequency */
+    __device__ __forceinline__ static void copy(buffer &dst, const float2 *src, int64_t k_stride,
+                                                int64_t row_stride, int64_t rows_left,
+                                                int64_t k_left, bool f_ok)
     {
 #pragma unroll
         for (int r = 0; r < PER_THREAD; r++) {
-            const int k = k_of(r), row = row_of(r);
-            v[r] = f_ok && row < rows_left && k < k_left ? src[k * k_stride + row * row_stride]
-                                                          : make_float2(0.0f, 0.0f);
+            const int q = threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB);
+            const int k = q / ROWS, row = q % ROWS;
+            const bool ok = f_ok && row < rows_left && k < k_left;
+            cp_async8(&dst[k][row][threadIdx.x % FFT_FB], ok ? src + k * k_stride + row * row_stride
+                                                             : src,
+                      ok);
         }
     }
-    __device__ __forceinline__ void store(float2 (*dst)[ROWS][FFT_FB]) const
-    {
-#pragma unroll
-        for (int r = 0; r < PER_THREAD; r++)
-            dst[k_of(r)][row_of(r)][threadIdx.x % FFT_FB] = v[r];
-    }
 };
+
+/* The dynamic shared memory of a product block: two buffers of each operand. */
+template <int NB, int CB>
+constexpr size_t fft_products_smem()
+{
+    return 2 * (sizeof(typename fft_stage<NB>::buffer) + sizeof(typename fft_stage<CB>::buffer));
+}
 
 /* Step 3. blockIdx.x = (((fb * tiles + tile) * n_blocks + nb) * groups + g)
  * * c_blocks + cb: the blocks of one frequency block run together, so the
  * weights' spectrum of those frequencies is read from DRAM about once and
  * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
- * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's.
- * The next CK input channels are loaded into registers while the staged
- * ones are multiplied. */
+ * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
 template <int NB, int CB>
 __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an SM */
     fft_channel_products(fft_product_args a, const float2 *__restrict__ X,
                          const float2 *__restrict__ W, float2 *__restrict__ Y)
 {
     static_assert(NB / FFT_TN * (CB / FFT_TC) * FFT_FB == FFT_THREADS, "a thread per 4 x 4");
-    __shared__ float2 xs[FFT_CK][NB][FFT_FB];
-    __shared__ float2 ws[FFT_CK][CB][FFT_FB];
+    extern __shared__ float4 fft_smem[]; /* 16-byte aligned */
+    typedef typename fft_stage<NB>::buffer xbuf;
+    typedef typename fft_stage<CB>::buffer wbuf;
+    xbuf *xs = reinterpret_cast<xbuf *>(fft_smem);
+    wbuf *ws = reinterpret_cast<wbuf *>(xs + 2);
     int64_t b = blockIdx.x;
     const int64_t cb = b % a.c_blocks;
     b /= a.c_blocks;
@@ -455,10 +458,9 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
     const int64_t xk = a.tiles * a.spectrum, xrow = a.cin * xk, wk = a.cout_g * a.spectrum;
     const float2 *xsrc = X + (n0 * a.cin + ci_g0) * xk + tile * a.spectrum + f0 + fl;
     const float2 *wsrc = W + (ci_g0 * a.cout_g + c0) * a.spectrum + f0 + fl;
-    fft_stage<NB> xn;
-    fft_stage<CB> wn;
-    xn.load(xsrc, xk, xrow, a.n - n0, a.cin_g, f_ok);
-    wn.load(wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g, f_ok);
+    fft_stage<NB>::copy(xs[0], xsrc, xk, xrow, a.n - n0, a.cin_g, f_ok);
+    fft_stage<CB>::copy(ws[0], wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g, f_ok);
+    cp_async_commit();
 
     float2 acc[FFT_TN][FFT_TC];
 #pragma unroll
@@ -467,25 +469,30 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
         for (int c = 0; c < FFT_TC; c++)
             acc[i][c] = make_float2(0.0f, 0.0f);
 
-    for (int64_t k0 = 0; k0 < a.cin_g; k0 += FFT_CK) {
-        xn.store(xs);
-        wn.store(ws);
-        __syncthreads();
-        if (k0 + FFT_CK < a.cin_g) {
+    int buf = 0;
+    for (int64_t k0 = 0; k0 < a.cin_g; k0 += FFT_CK, buf ^= 1) {
+        const bool next = k0 + FFT_CK < a.cin_g;
+        if (next) { /* the other buffer was last read before the previous barrier */
             xsrc += FFT_CK * xk;
             wsrc += FFT_CK * wk;
-            xn.load(xsrc, xk, xrow, a.n - n0, a.cin_g - k0 - FFT_CK, f_ok);
-            wn.load(wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g - k0 - FFT_CK, f_ok);
+            const int64_t left = a.cin_g - k0 - FFT_CK;
+            fft_stage<NB>::copy(xs[buf ^ 1], xsrc, xk, xrow, a.n - n0, left, f_ok);
+            fft_stage<CB>::copy(ws[buf ^ 1], wsrc, wk, a.spectrum, a.cout_g - c0, left, f_ok);
+            cp_async_commit();
         }
+        cp_async_wait(next ? 1 : 0);
+        __syncthreads();
+        const xbuf &xc = xs[buf];
+        const wbuf &wc = ws[buf];
 #pragma unroll
         for (int k = 0; k < FFT_CK; k++) {
             float2 xv[FFT_TN], wv[FFT_TC];
 #pragma unroll
             for (int i = 0; i < FFT_TN; i++)
-                xv[i] = xs[k][ng * FFT_TN + i][fl];
+                xv[i] = xc[k][ng * FFT_TN + i][fl];
 #pragma unroll
             for (int c = 0; c < FFT_TC; c++)
-                wv[c] = ws[k][cg * FFT_TC + c][fl];
+                wv[c] = wc[k][cg * FFT_TC + c][fl];
 #pragma unroll
             for (int i = 0; i < FFT_TN; i++)
 #pragma unroll
@@ -505,6 +512,15 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
                 Y[((n * a.cout + g * a.cout_g + col) * a.tiles + tile) * a.spectrum + f0 + fl] =
                     acc[i][c];
         }
+}
+
+/* The product kernel's shared memory is over 48 KiB: allowed once, in prepare. */
+static int fft_products_allow_smem(int nb, const convt_device_info *dev, convt_err *e)
+{
+    return nb == 16 ? convt_raise_smem_for((const void *)fft_channel_products<16, 16>,
+                                           fft_products_smem<16, 16>(), dev, e)
+                    : convt_raise_smem_for((const void *)fft_channel_products<8, 32>,
+                                           fft_products_smem<8, 32>(), dev, e);
 }
 
 /* Step 5: output line (n, co, o0, o1), a warp each, a lane per o2: each
@@ -599,9 +615,11 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     const unsigned blocks = (unsigned)((t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
                                        p->groups * bs.c_blocks);
     if (bs.nb == 16)
-        fft_channel_products<16, 16><<<blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
+        fft_channel_products<16, 16><<<blocks, FFT_THREADS, fft_products_smem<16, 16>(), stream>>>(
+            a, xc, wc, yc);
     else
-        fft_channel_products<8, 32><<<blocks, FFT_THREADS, 0, stream>>>(a, xc, wc, yc);
+        fft_channel_products<8, 32><<<blocks, FFT_THREADS, fft_products_smem<8, 32>(), stream>>>(
+            a, xc, wc, yc);
     CUDA_TRY_LAUNCH(e);
 
     CUFFT_TRY(cufftExecC2R(st->inv_y, (cufftComplex *)yc, real), e);
