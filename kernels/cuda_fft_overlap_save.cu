@@ -17,8 +17,9 @@
  *   3. per frequency, the channel product
  *          Y[n][co][tile][f] = sum over ci of the group X[n][ci][tile][f] * W[ci][co][f]
  *      (fft_channel_products: complex float32, a block stages 8 input
- *      channels of 16 images and 16 output channels, or of 8 and 32, at 16
- *      frequencies in shared memory, each thread accumulates 4 x 4 products);
+ *      channels of 16 images and 32 output channels (or 16 and 16, or 8 and
+ *      32) at 16 frequencies in shared memory, by cp.async into two buffers,
+ *      each thread accumulating 4 images x 8 (or 4) channels);
  *   4. C2R of the products (n x cout x tiles);
  *   5. the outputs read from their tiles' valid points, with the bias; an
  *      output no tap reaches is the bias exactly.
@@ -45,12 +46,10 @@ extern "C" const convt_variant convt_variant_fft_overlap_save;
 enum {
     FFT_THREADS = 256,
     FFT_FB = 16, /* frequencies a product block covers */
-    /* a product block covers NB images and CB output channels, 4 x 4 a
-     * thread (fft_block_shape: NB 16 x CB 16, or 8 x 32 for 8 images or
-     * fewer) */
+    /* a product block covers NB images and CB output channels, 4 x TC a
+     * thread (fft_block_shape_of) */
     FFT_CK = 8,  /* input channels staged at a time */
     FFT_TN = 4,
-    FFT_TC = 4,
     FFT_ALIGN = 256,
 };
 
@@ -113,21 +112,23 @@ static fft_layout fft_layout_of(const convt_problem *p, const convt_fft_tiles *t
     return L;
 }
 
-/* The product blocks' images x channels (NB x CB): 16 x 16, or 8 x 32
- * where that computes fewer padding products (8 images or fewer). */
+/* The product blocks' images x channels (NB x CB) and a thread's channels
+ * (TC; 4 images each): 16 x 32 with 8 a thread (the most products per
+ * shared-memory load), or 16 x 16 or 8 x 32 with 4, whichever computes the
+ * fewest padding products (few channels a group, 8 images or fewer). */
 struct fft_block_shape {
-    int nb, cb;
+    int nb, cb, tc;
     int64_t n_blocks, c_blocks;
 };
 
 static fft_block_shape fft_block_shape_of(const convt_problem *p)
 {
     const int64_t cout_g = p->cout / p->groups;
-    fft_block_shape best = {0, 0, 0, 0};
-    const int shapes[2][2] = {{16, 16}, {8, 32}};
-    for (int i = 0; i < 2; i++) {
-        fft_block_shape b = {shapes[i][0], shapes[i][1], (p->n + shapes[i][0] - 1) / shapes[i][0],
-                             (cout_g + shapes[i][1] - 1) / shapes[i][1]};
+    fft_block_shape best = {0, 0, 0, 0, 0};
+    const int shapes[3][3] = {{16, 32, 8}, {16, 16, 4}, {8, 32, 4}};
+    for (int i = 0; i < 3; i++) {
+        const int nb = shapes[i][0], cb = shapes[i][1];
+        fft_block_shape b = {nb, cb, shapes[i][2], (p->n + nb - 1) / nb, (cout_g + cb - 1) / cb};
         if (i == 0 || b.n_blocks * b.nb * b.c_blocks * b.cb <
                           best.n_blocks * best.nb * best.c_blocks * best.cb)
             best = b;
@@ -266,7 +267,8 @@ static int fft_make_plan(fft_state *st, cufftHandle *plan, cufftType type, int64
     return 0;
 }
 
-static int fft_products_allow_smem(int nb, const convt_device_info *dev, convt_err *e);
+static int fft_products_allow_smem(const fft_block_shape &b, const convt_device_info *dev,
+                                   convt_err *e);
 
 static int fft_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
@@ -287,7 +289,7 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
         fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
         return -1;
     *workspace = fft_layout_of(p, &st->t, st->work).total;
-    return fft_products_allow_smem(st->shape.nb, ctx->dev, e);
+    return fft_products_allow_smem(st->shape, ctx->dev, e);
 }
 
 static void fft_describe(const void *state, char *buf, size_t len)
@@ -295,10 +297,10 @@ static void fft_describe(const void *state, char *buf, size_t len)
     const fft_state *st = (const fft_state *)state;
     const convt_fft_tiles *t = &st->t;
     snprintf(buf, len, "tiles %lldx%lldx%lld of %lldx%lldx%lld points (%lld outputs each), "
-             "products %d images x %d channels a block, cuFFT work area %.1f MiB",
+             "products %d images x %d channels a block (%d a thread), cuFFT work area %.1f MiB",
              (long long)t->count[0], (long long)t->count[1], (long long)t->count[2],
              (long long)t->len[0], (long long)t->len[1], (long long)t->len[2],
-             (long long)(t->step[0] * t->step[1] * t->step[2]), st->shape.nb, st->shape.cb,
+             (long long)(t->step[0] * t->step[1] * t->step[2]), st->shape.nb, st->shape.cb, st->shape.tc,
              st->work / 1048576.0);
 }
 
@@ -428,13 +430,13 @@ constexpr size_t fft_products_smem()
  * * c_blocks + cb: the blocks of one frequency block run together, so the
  * weights' spectrum of those frequencies is read from DRAM about once and
  * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
- * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
-template <int NB, int CB>
+ * images 4 ng .. 4 ng + 3 and channels TC cg .. TC cg + TC - 1 of the block's. */
+template <int NB, int CB, int TC>
 __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an SM */
     fft_channel_products(fft_product_args a, const float2 *__restrict__ X,
                          const float2 *__restrict__ W, float2 *__restrict__ Y)
 {
-    static_assert(NB / FFT_TN * (CB / FFT_TC) * FFT_FB == FFT_THREADS, "a thread per 4 x 4");
+    static_assert(NB / FFT_TN * (CB / TC) * FFT_FB == FFT_THREADS, "a thread per 4 x TC");
     extern __shared__ float4 fft_smem[]; /* 16-byte aligned */
     typedef typename fft_stage<NB>::buffer xbuf;
     typedef typename fft_stage<CB>::buffer wbuf;
@@ -462,11 +464,11 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
     fft_stage<CB>::copy(ws[0], wsrc, wk, a.spectrum, a.cout_g - c0, a.cin_g, f_ok);
     cp_async_commit();
 
-    float2 acc[FFT_TN][FFT_TC];
+    float2 acc[FFT_TN][TC];
 #pragma unroll
     for (int i = 0; i < FFT_TN; i++)
 #pragma unroll
-        for (int c = 0; c < FFT_TC; c++)
+        for (int c = 0; c < TC; c++)
             acc[i][c] = make_float2(0.0f, 0.0f);
 
     int buf = 0;
@@ -484,19 +486,19 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
         __syncthreads();
         const xbuf &xc = xs[buf];
         const wbuf &wc = ws[buf];
-#pragma unroll
+#pragma unroll(TC == 8 ? 2 : FFT_CK) /* 4 x 8 fully unrolled spills its early loads */
         for (int k = 0; k < FFT_CK; k++) {
-            float2 xv[FFT_TN], wv[FFT_TC];
+            float2 xv[FFT_TN], wv[TC];
 #pragma unroll
             for (int i = 0; i < FFT_TN; i++)
                 xv[i] = xc[k][ng * FFT_TN + i][fl];
 #pragma unroll
-            for (int c = 0; c < FFT_TC; c++)
-                wv[c] = wc[k][cg * FFT_TC + c][fl];
+            for (int c = 0; c < TC; c++)
+                wv[c] = wc[k][cg * TC + c][fl];
 #pragma unroll
             for (int i = 0; i < FFT_TN; i++)
 #pragma unroll
-                for (int c = 0; c < FFT_TC; c++)
+                for (int c = 0; c < TC; c++)
                     acc[i][c] = fft_cmul_add(acc[i][c], xv[i], wv[c]);
         }
         __syncthreads();
@@ -506,8 +508,8 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
 #pragma unroll
     for (int i = 0; i < FFT_TN; i++)
 #pragma unroll
-        for (int c = 0; c < FFT_TC; c++) {
-            const int64_t n = n0 + ng * FFT_TN + i, col = c0 + cg * FFT_TC + c;
+        for (int c = 0; c < TC; c++) {
+            const int64_t n = n0 + ng * FFT_TN + i, col = c0 + cg * TC + c;
             if (n < a.n && col < a.cout_g)
                 Y[((n * a.cout + g * a.cout_g + col) * a.tiles + tile) * a.spectrum + f0 + fl] =
                     acc[i][c];
@@ -515,12 +517,16 @@ __global__ void __launch_bounds__(FFT_THREADS, 2) /* 128 registers: 2 blocks an 
 }
 
 /* The product kernel's shared memory is over 48 KiB: allowed once, in prepare. */
-static int fft_products_allow_smem(int nb, const convt_device_info *dev, convt_err *e)
+static int fft_products_allow_smem(const fft_block_shape &b, const convt_device_info *dev,
+                                   convt_err *e)
 {
-    return nb == 16 ? convt_raise_smem_for((const void *)fft_channel_products<16, 16>,
-                                           fft_products_smem<16, 16>(), dev, e)
-                    : convt_raise_smem_for((const void *)fft_channel_products<8, 32>,
-                                           fft_products_smem<8, 32>(), dev, e);
+    if (b.tc == 8)
+        return convt_raise_smem_for((const void *)fft_channel_products<16, 32, 8>,
+                                    fft_products_smem<16, 32>(), dev, e);
+    return b.nb == 16 ? convt_raise_smem_for((const void *)fft_channel_products<16, 16, 4>,
+                                             fft_products_smem<16, 16>(), dev, e)
+                      : convt_raise_smem_for((const void *)fft_channel_products<8, 32, 4>,
+                                             fft_products_smem<8, 32>(), dev, e);
 }
 
 /* Step 5: output line (n, co, o0, o1), a warp each, a lane per o2: each
@@ -614,12 +620,15 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     a.n_blocks = bs.n_blocks, a.c_blocks = bs.c_blocks;
     const unsigned blocks = (unsigned)((t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
                                        p->groups * bs.c_blocks);
-    if (bs.nb == 16)
-        fft_channel_products<16, 16><<<blocks, FFT_THREADS, fft_products_smem<16, 16>(), stream>>>(
-            a, xc, wc, yc);
+    if (bs.tc == 8)
+        fft_channel_products<16, 32, 8>
+            <<<blocks, FFT_THREADS, fft_products_smem<16, 32>(), stream>>>(a, xc, wc, yc);
+    else if (bs.nb == 16)
+        fft_channel_products<16, 16, 4>
+            <<<blocks, FFT_THREADS, fft_products_smem<16, 16>(), stream>>>(a, xc, wc, yc);
     else
-        fft_channel_products<8, 32><<<blocks, FFT_THREADS, fft_products_smem<8, 32>(), stream>>>(
-            a, xc, wc, yc);
+        fft_channel_products<8, 32, 4>
+            <<<blocks, FFT_THREADS, fft_products_smem<8, 32>(), stream>>>(a, xc, wc, yc);
     CUDA_TRY_LAUNCH(e);
 
     CUFFT_TRY(cufftExecC2R(st->inv_y, (cufftComplex *)yc, real), e);
