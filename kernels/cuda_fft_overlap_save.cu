@@ -113,9 +113,11 @@ static fft_layout fft_layout_of(const convt_problem *p, const convt_fft_tiles *t
 }
 
 /* The product blocks' images x channels (NB x CB) and a thread's channels
- * (TC; 4 images each): 16 x 32 with 8 a thread (the most products per
- * shared-memory load), or 16 x 16 or 8 x 32 with 4, whichever computes the
- * fewest padding products (few channels a group, 8 images or fewer). */
+ * (TC; 4 images each): 16 x 32 with 8 a thread (the fewest shared-memory
+ * loads a product, though on the H100 no faster than 4 x 4: the kernel is
+ * bound by its copies' integer work, results/notes.md "Session 20"), or 16
+ * x 16 or 8 x 32 with 4, whichever computes the fewest padding products
+ * (few channels a group, 8 images or fewer). */
 struct fft_block_shape {
     int nb, cb, tc;
     int64_t n_blocks, c_blocks;
@@ -136,6 +138,13 @@ static fft_block_shape fft_block_shape_of(const convt_problem *p)
     return best;
 }
 
+/* A product block's dynamic shared memory: two buffers of CK input
+ * channels x (NB images + CB channels) x FB frequencies (fft_stage). */
+constexpr size_t fft_products_smem_bytes(int nb, int cb)
+{
+    return 2 * (size_t)FFT_CK * (size_t)(nb + cb) * FFT_FB * (2 * sizeof(float));
+}
+
 static size_t fft_workspace(const convt_problem *p, const convt_launch *l)
 {
     convt_fft_tiles t;
@@ -149,7 +158,7 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
                          char *why, size_t why_len)
 {
     const int64_t points = points_knob(l);
-    if (points < 8 || points > (1 << 24)) {
+    if (points < 8 || points > CONVT_FFT_MAX_POINTS) {
         snprintf(why, why_len, "points %lld: an FFT tile has 8 to 2^24 points", (long long)points);
         return false;
     }
@@ -161,32 +170,53 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
                      (long long)p->stride[d]);
             return false;
         }
-    convt_fft_tiles t;
-    if (!convt_fft_tiles_plan(p, points, &t, why, why_len))
-        return false;
     const convt_shape3 s = convt_problem_as_3d(p);
+    for (int d = 0; d < 3; d++)
+        if (s.out[d] > (1 << 30)) { /* the kernels step 32-bit positions past the extent */
+            snprintf(why, why_len, "an output dimension of %lld points, above 2^30",
+                     (long long)s.out[d]);
+            return false;
+        }
     if (s.out[0] * s.out[1] * s.out[2] > INT32_MAX) {
         snprintf(why, why_len, "an output channel of more than 2^31 points");
         return false;
     }
+    convt_fft_tiles t;
+    if (!convt_fft_tiles_plan(p, points, &t, why, why_len))
+        return false;
+    /* the counts in double first: an absurd shape is refused, never wrapped */
     const int64_t cout_g = p->cout / p->groups;
-    const int64_t segment_lines = p->n * p->cin * t.tiles * t.len[0] * t.len[1];
-    const int64_t output_lines = p->n * p->cout * s.out[0] * s.out[1];
     const fft_block_shape bs = fft_block_shape_of(p);
-    const int64_t product_blocks = (t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
-                                   p->groups * bs.c_blocks;
-    if (segment_lines > INT32_MAX || output_lines > INT32_MAX || p->cin * cout_g > INT32_MAX ||
+    const double x_rows = (double)p->n * (double)p->cin * (double)t.tiles;
+    const double y_rows = (double)p->n * (double)p->cout * (double)t.tiles;
+    const double w_rows = (double)p->cin * (double)cout_g;
+    const double segment_lines = x_rows * (double)(t.len[0] * t.len[1]);
+    const double output_lines = (double)p->n * (double)p->cout * (double)(s.out[0] * s.out[1]);
+    const double product_blocks = (double)((t.spectrum + FFT_FB - 1) / FFT_FB) * (double)t.tiles *
+                                  (double)bs.n_blocks * (double)p->groups * (double)bs.c_blocks;
+    if (segment_lines > INT32_MAX || output_lines > INT32_MAX || w_rows > INT32_MAX ||
         product_blocks > INT32_MAX) {
         snprintf(why, why_len, "more than 2^31 lines or product blocks (the grid's x axis)");
         return false;
     }
-    const size_t ws = fft_layout_of(p, &t, 0).total;
-    if (ws > ctx->workspace_limit) {
+    const double rows = x_rows > y_rows ? (x_rows > w_rows ? x_rows : w_rows)
+                                        : (y_rows > w_rows ? y_rows : w_rows);
+    const double bytes = (w_rows + x_rows + y_rows) * (double)t.spectrum * 8.0 +
+                         rows * (double)t.points * 4.0;
+    if (bytes > (double)ctx->workspace_limit) {
         snprintf(why, why_len,
                  "the spectra and tiles need %.1f MiB of workspace (%lld tiles of %lld points), "
                  "above the limit of %.0f MiB (workspace_limit_mb)",
-                 ws / 1048576.0, (long long)t.tiles, (long long)t.points,
+                 bytes / 1048576.0, (long long)t.tiles, (long long)t.points,
                  ctx->workspace_limit / 1048576.0);
+        return false;
+    }
+    const size_t smem = fft_products_smem_bytes(bs.nb, bs.cb);
+    if (smem > ctx->dev->smem_per_block_optin) {
+        snprintf(why, why_len,
+                 "the channel products need %.0f KiB of shared memory a block, above the "
+                 "device's %.0f KiB",
+                 smem / 1024.0, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     return true;
@@ -289,6 +319,12 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
         fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
         return -1;
     *workspace = fft_layout_of(p, &st->t, st->work).total;
+    if (*workspace > ctx->workspace_limit) /* supports counted all but cuFFT's work area */
+        return convt_skip(e,
+                          "the spectra, tiles and cuFFT's work area (%.1f MiB) need %.1f MiB of "
+                          "workspace, above the limit of %.0f MiB (workspace_limit_mb)",
+                          st->work / 1048576.0, *workspace / 1048576.0,
+                          ctx->workspace_limit / 1048576.0);
     return fft_products_allow_smem(st->shape, ctx->dev, e);
 }
 
@@ -384,11 +420,6 @@ __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
     return acc;
 }
 
-/* Step 3. blockIdx.x = (((fb * tiles + tile) * n_blocks + nb) * groups + g)
- * * c_blocks + cb: the blocks of one frequency block run together, so the
- * weights' spectrum of those frequencies is read from DRAM about once and
- * an input tile's once per group. Thread (ng, cg, fl): frequency f0 + fl,
- * images 4 ng .. 4 ng + 3 and channels 4 cg .. 4 cg + 3 of the block's. */
 /* One operand's staging in a product block: thread tid copies the
  * elements (k, row, f) = e / (FB * ROWS), e / FB % ROWS, e % FB of e = tid +
  * r * FFT_THREADS; its f is tid % FB for every r (FFT_THREADS is a multiple
@@ -423,7 +454,10 @@ struct fft_stage {
 template <int NB, int CB>
 constexpr size_t fft_products_smem()
 {
-    return 2 * (sizeof(typename fft_stage<NB>::buffer) + sizeof(typename fft_stage<CB>::buffer));
+    static_assert(2 * (sizeof(typename fft_stage<NB>::buffer) +
+                       sizeof(typename fft_stage<CB>::buffer)) == fft_products_smem_bytes(NB, CB),
+                  "the host's count (supports) is the buffers' size");
+    return fft_products_smem_bytes(NB, CB);
 }
 
 /* Step 3. blockIdx.x = (((fb * tiles + tile) * n_blocks + nb) * groups + g)

@@ -318,6 +318,37 @@ static void refusals_name_their_reason(void **state)
         convt_problem big = unit;
         big.n = 64, big.cin = big.cout = 256;
         refuses("fft_overlap_save", &big, NULL, 0, 1 << 20, "workspace_limit_mb");
+        /* shapes a review found accepted or slow (all valid for PyTorch):
+         * taps 2^30 - 1 apart, whose smooth lengths' product wrapped to a
+         * negative point count and a workspace of 0 ... */
+        convt_problem wrap = convt_problem_default(3);
+        wrap.n = 1, wrap.cin = 2, wrap.cout = 1;
+        wrap.in[0] = wrap.in[1] = wrap.in[2] = 1;
+        wrap.k[0] = wrap.k[1] = 3, wrap.k[2] = 2;
+        wrap.dil[0] = wrap.dil[1] = wrap.pad[0] = wrap.pad[1] = (1 << 30) - 1;
+        refuses("fft_overlap_save", &wrap, NULL, 0, ws, "dilated kernel spans 2147483647 points");
+        /* ... an output row of 2^40 - 1 points, whose smooth length took
+         * 30 s to find before it was refused ... */
+        convt_problem long_row = convt_problem_default(1);
+        long_row.n = long_row.cin = long_row.cout = 1, long_row.in[0] = 1;
+        long_row.k[0] = 1025, long_row.dil[0] = 1 << 30, long_row.pad[0] = 1;
+        refuses("fft_overlap_save", &long_row, NULL, 0, ws, "above 2^30");
+        /* ... and a row of 2^31 - 1, where a lane's 32-bit position wrapped */
+        convt_problem wide_row = convt_problem_default(1);
+        wide_row.n = wide_row.cin = wide_row.cout = 1, wide_row.in[0] = 1 << 30, wide_row.k[0] = 1;
+        wide_row.dil[0] = 1 << 30, wide_row.out_pad[0] = (1 << 30) - 1;
+        refuses("fft_overlap_save", &wide_row, NULL, 0, (size_t)1 << 40, "above 2^30");
+        /* the channel products' shared memory on a device without the opt-in */
+        const convt_variant *v = convt_variant_find("fft_overlap_save");
+        if (v) {
+            convt_device_info small = h100;
+            small.smem_per_block_optin = 48 * 1024;
+            convt_context ctx = {.dev = &small, .workspace_limit = ws};
+            convt_launch l = convt_launch_first_default(v);
+            char why[512] = "";
+            assert_false(v->supports(&unit, &l, &ctx, why, sizeof why));
+            assert_non_null(strstr(why, "KiB of shared memory a block"));
+        }
     }
     /* direct_grouped's 32-bit indices (the shapes a review found wrapping):
      * the padding outputs of a stride of 2^30 past the row's end ... */

@@ -349,6 +349,19 @@ static int try_candidate(convt_ctx *ctx, const convt_problem *p, const candidate
             rc = -1;
         }
 #endif
+        /* prepare may raise the workspace (a library's work area): the
+         * limit holds for what it asks in the end, as in convt-bench */
+        if (rc == 0 && plan->workspace > ctx->workspace_limit) {
+            snprintf(why, why_len, "prepare() asks %.1f MiB of workspace, above the limit of %.1f MiB",
+                     plan->workspace / 1048576.0, ctx->workspace_limit / 1048576.0);
+            rc = -1;
+        }
+        /* a failed candidate's state (what prepare made before failing)
+         * is released here: the next candidate reuses the plan */
+        if (rc && c->variant->release)
+            c->variant->release(plan->state);
+        if (rc)
+            plan->state = NULL;
     }
     ctx_free(ctx, x);
     ctx_free(ctx, w);

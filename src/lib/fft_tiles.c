@@ -26,21 +26,38 @@ static int64_t tiles_at(int64_t out, int64_t reach, int64_t len)
 bool convt_fft_tiles_plan(const convt_problem *p, int64_t max_points, convt_fft_tiles *t,
                           char *why, size_t why_len)
 {
+    if (max_points < 1 || max_points > CONVT_FFT_MAX_POINTS) {
+        snprintf(why, why_len, "points %lld: an FFT tile has 1 to 2^24 points",
+                 (long long)max_points);
+        return false;
+    }
     const convt_shape3 s = convt_problem_as_3d(p);
     int64_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
         t->reach[d] = s.dil[d] * (s.k[d] - 1) + 1;
+        /* checked before any product or search: a dilated kernel can span
+         * 2^31 points, and smooth numbers that large are far apart */
+        if (t->reach[d] > max_points) {
+            snprintf(why, why_len,
+                     "the dilated kernel spans %lld points along dimension %d, above the knob's "
+                     "%lld FFT points a tile",
+                     (long long)t->reach[d], d - (3 - p->dims), (long long)max_points);
+            return false;
+        }
         /* no length shorter than the kernel's image; none longer than one
-         * tile holding the whole dimension */
+         * tile holding the whole dimension, nor than the budget */
         lo[d] = convt_fft_smooth_at_least(t->reach[d]);
-        hi[d] = convt_fft_smooth_at_least(s.out[d] + t->reach[d] - 1);
+        const int64_t whole = s.out[d] + t->reach[d] - 1;
+        hi[d] = convt_fft_smooth_at_least(whole < max_points ? whole : max_points);
     }
-    if (lo[0] * lo[1] * lo[2] > max_points) {
+    /* each lo is at most 2^25, so these products stay far from overflow */
+    if (lo[0] * lo[1] > max_points || lo[0] * lo[1] * lo[2] > max_points) {
         snprintf(why, why_len,
                  "the dilated kernel (%lld x %lld x %lld) needs FFT tiles of %lld points, above "
                  "the knob's %lld",
                  (long long)t->reach[0], (long long)t->reach[1], (long long)t->reach[2],
-                 (long long)(lo[0] * lo[1] * lo[2]), (long long)max_points);
+                 (long long)(lo[0] * lo[1] > max_points ? lo[0] * lo[1] : lo[0] * lo[1] * lo[2]),
+                 (long long)max_points);
         return false;
     }
     const double per_tile = (double)p->n * (double)(p->cin + p->cout);

@@ -47,6 +47,10 @@ typedef struct convt_fft_tiles {
     int64_t spectrum;   /* complex points of a tile's half spectrum (last len / 2 + 1) */
 } convt_fft_tiles;
 
+/* The most FFT points a tile may have (the kernels index a tile's points
+ * in 32 bits, and the planner's products stay small). */
+#define CONVT_FFT_MAX_POINTS ((int64_t)1 << 24)
+
 /* The smallest 2,3,5,7-smooth number >= n (n >= 1): lengths cuFFT
  * transforms with its fast radices. */
 int64_t convt_fft_smooth_at_least(int64_t n);
@@ -55,7 +59,8 @@ int64_t convt_fft_smooth_at_least(int64_t n);
  * most max_points real points a tile, minimising the modelled bytes:
  * (n * (cin + cout) * tiles + cin * cout / groups) * points, the spectra of
  * the inputs, outputs and weights. false with a reason in why when the
- * dilated kernel alone needs more than max_points. */
+ * dilated kernel alone needs more than max_points, or max_points is
+ * outside 1 .. CONVT_FFT_MAX_POINTS. */
 bool convt_fft_tiles_plan(const convt_problem *p, int64_t max_points, convt_fft_tiles *t,
                           char *why, size_t why_len);
 
