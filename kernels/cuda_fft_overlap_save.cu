@@ -422,13 +422,22 @@ __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
 
 /* One operand's staging in a product block: thread tid copies the
  * elements (k, row, f) = e / (FB * ROWS), e / FB % ROWS, e % FB of e = tid +
- * r * FFT_THREADS; its f is tid % FB for every r (FFT_THREADS is a multiple
- * of FB), so its source is a base pointer plus r's compile-time offset in
- * (k, row). Copied by cp.async (zeros past what exists), so that the next
- * input channels land in the other buffer while these are multiplied. */
+ * r * FFT_THREADS. Its f is tid % FB for every r, and with TR = FFT_THREADS
+ * / FB thread rows (tid / FB < TR), its (k, row) is a fixed start plus
+ * compile-time steps: for ROWS <= TR, row = trow % ROWS and k = trow / ROWS +
+ * r * (TR / ROWS); for ROWS > TR, row = trow + TR * (r % (ROWS / TR)) and k
+ * = r / (ROWS / TR). So a copy's source is one pointer plus constant
+ * multiples of the two strides (v5 computed each from q = trow + TR * r,
+ * and its integer work was as large as the multiplies: results/notes.md).
+ * Copied by cp.async (zeros past what exists), so that the next input
+ * channels land in the other buffer while these are multiplied. */
 template <int ROWS>
 struct fft_stage {
+    static constexpr int TR = FFT_THREADS / FFT_FB;
+    static_assert(TR % ROWS == 0 || ROWS % TR == 0, "rows and thread rows nest");
     static constexpr int PER_THREAD = FFT_CK * ROWS * FFT_FB / FFT_THREADS;
+    static constexpr int ROW_STEPS = ROWS > TR ? ROWS / TR : 1; /* rows a k, per thread */
+    static constexpr int K_STEP = ROWS > TR ? 1 : TR / ROWS;    /* k between a thread's */
     typedef float2 buffer[FFT_CK][ROWS][FFT_FB];
 
     /* src points at (k = 0, row = 0, this thread's f) of a channel step;
@@ -438,13 +447,14 @@ struct fft_stage {
                                                 int64_t row_stride, int64_t rows_left,
                                                 int64_t k_left, bool f_ok)
     {
+        const int trow = threadIdx.x / FFT_FB, fl = threadIdx.x % FFT_FB;
+        const int row0 = ROWS > TR ? trow : trow % ROWS, k0 = ROWS > TR ? 0 : trow / ROWS;
+        const float2 *p = src + k0 * k_stride + row0 * row_stride;
 #pragma unroll
         for (int r = 0; r < PER_THREAD; r++) {
-            const int q = threadIdx.x / FFT_FB + r * (FFT_THREADS / FFT_FB);
-            const int k = q / ROWS, row = q % ROWS;
-            const bool ok = f_ok && row < rows_left && k < k_left;
-            cp_async8(&dst[k][row][threadIdx.x % FFT_FB], ok ? src + k * k_stride + row * row_stride
-                                                             : src,
+            const int dk = r / ROW_STEPS * K_STEP, drow = r % ROW_STEPS * TR;
+            const bool ok = f_ok && row0 + drow < rows_left && k0 + dk < k_left;
+            cp_async8(&dst[k0 + dk][row0 + drow][fl], ok ? p + dk * k_stride + drow * row_stride : src,
                       ok);
         }
     }
