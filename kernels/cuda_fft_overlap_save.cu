@@ -138,6 +138,16 @@ static fft_block_shape fft_block_shape_of(const convt_problem *p)
     return best;
 }
 
+/* The channel products' blocks: (spectrum / FB) x tiles x image blocks x
+ * groups x channel blocks (in double: supports bounds it before a launch
+ * counts it in 32 bits). */
+static double fft_product_blocks(const convt_problem *p, const convt_fft_tiles *t,
+                                 const fft_block_shape &b)
+{
+    return (double)((t->spectrum + FFT_FB - 1) / FFT_FB) * (double)t->tiles *
+           (double)b.n_blocks * (double)p->groups * (double)b.c_blocks;
+}
+
 /* A product block's dynamic shared memory: two buffers of CK input
  * channels x (NB images + CB channels) x FB frequencies (fft_stage). */
 constexpr size_t fft_products_smem_bytes(int nb, int cb)
@@ -192,8 +202,7 @@ static bool fft_supports(const convt_problem *p, const convt_launch *l, const co
     const double w_rows = (double)p->cin * (double)cout_g;
     const double segment_lines = x_rows * (double)(t.len[0] * t.len[1]);
     const double output_lines = (double)p->n * (double)p->cout * (double)(s.out[0] * s.out[1]);
-    const double product_blocks = (double)((t.spectrum + FFT_FB - 1) / FFT_FB) * (double)t.tiles *
-                                  (double)bs.n_blocks * (double)p->groups * (double)bs.c_blocks;
+    const double product_blocks = fft_product_blocks(p, &t, bs);
     if (segment_lines > INT32_MAX || output_lines > INT32_MAX || w_rows > INT32_MAX ||
         product_blocks > INT32_MAX) {
         snprintf(why, why_len, "more than 2^31 lines or product blocks (the grid's x axis)");
@@ -255,12 +264,21 @@ static fft_lines fft_lines_of(const convt_problem *p, const convt_fft_tiles *t)
     return L;
 }
 
-/* What prepare makes: the tile plan and three cuFFT plans. */
+struct fft_product_args {
+    int64_t n, cin, cout, cin_g, cout_g, groups, tiles, spectrum;
+    int64_t n_blocks, c_blocks; /* blocks of NB images, of CB channels a group */
+};
+
+/* What prepare makes, so that a launch only enqueues: the lines (with the
+ * tile plan) for the segment and output kernels, the product blocks and
+ * their arguments, the workspace's layout and three cuFFT plans. */
 struct fft_state {
-    convt_fft_tiles t;
-    cufftHandle fwd_w, fwd_x, inv_y;
-    fft_block_shape shape;
     fft_lines lines;
+    fft_block_shape shape;
+    fft_product_args products;
+    unsigned product_blocks;
+    fft_layout layout;
+    cufftHandle fwd_w, fwd_x, inv_y;
     int made; /* how many of the three plans exist */
     size_t work;
 };
@@ -286,10 +304,11 @@ static int fft_make_plan(fft_state *st, cufftHandle *plan, cufftType type, int64
     st->made++;
     CUFFT_TRY(cufftSetAutoAllocation(*plan, 0), e);
     long long n[3];
-    for (int d = 0; d < st->t.rank; d++)
-        n[d] = (long long)st->t.len[3 - st->t.rank + d];
+    const convt_fft_tiles &t = st->lines.t;
+    for (int d = 0; d < t.rank; d++)
+        n[d] = (long long)t.len[3 - t.rank + d];
     size_t work = 0;
-    CUFFT_TRY(cufftMakePlanMany64(*plan, st->t.rank, n, NULL, 1, 0, NULL, 1, 0, type,
+    CUFFT_TRY(cufftMakePlanMany64(*plan, t.rank, n, NULL, 1, 0, NULL, 1, 0, type,
                                   (long long)batch, &work),
               e);
     if (work > st->work)
@@ -309,16 +328,22 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
         return convt_fail(e, "out of host memory");
     *state = st;
     char why[256];
-    if (!convt_fft_tiles_plan(p, points_knob(l), &st->t, why, sizeof why))
+    convt_fft_tiles tiles;
+    if (!convt_fft_tiles_plan(p, points_knob(l), &tiles, why, sizeof why))
         return convt_fail(e, "%s", why);
-    const int64_t tiles = st->t.tiles;
+    st->lines = fft_lines_of(p, &tiles);
     st->shape = fft_block_shape_of(p);
-    st->lines = fft_lines_of(p, &st->t);
-    if (fft_make_plan(st, &st->fwd_w, CUFFT_R2C, p->cin * (p->cout / p->groups), e) ||
-        fft_make_plan(st, &st->fwd_x, CUFFT_R2C, p->n * p->cin * tiles, e) ||
-        fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles, e))
+    fft_product_args &a = st->products;
+    a.n = p->n, a.cin = p->cin, a.cout = p->cout, a.cin_g = p->cin / p->groups;
+    a.cout_g = p->cout / p->groups, a.groups = p->groups, a.tiles = tiles.tiles;
+    a.spectrum = tiles.spectrum, a.n_blocks = st->shape.n_blocks, a.c_blocks = st->shape.c_blocks;
+    st->product_blocks = (unsigned)fft_product_blocks(p, &tiles, st->shape);
+    if (fft_make_plan(st, &st->fwd_w, CUFFT_R2C, a.cin * a.cout_g, e) ||
+        fft_make_plan(st, &st->fwd_x, CUFFT_R2C, p->n * p->cin * tiles.tiles, e) ||
+        fft_make_plan(st, &st->inv_y, CUFFT_C2R, p->n * p->cout * tiles.tiles, e))
         return -1;
-    *workspace = fft_layout_of(p, &st->t, st->work).total;
+    st->layout = fft_layout_of(p, &tiles, st->work);
+    *workspace = st->layout.total;
     if (*workspace > ctx->workspace_limit) /* supports counted all but cuFFT's work area */
         return convt_skip(e,
                           "the spectra, tiles and cuFFT's work area (%.1f MiB) need %.1f MiB of "
@@ -331,7 +356,7 @@ static int fft_prepare(const convt_problem *p, const convt_launch *l, const conv
 static void fft_describe(const void *state, char *buf, size_t len)
 {
     const fft_state *st = (const fft_state *)state;
-    const convt_fft_tiles *t = &st->t;
+    const convt_fft_tiles *t = &st->lines.t;
     snprintf(buf, len, "tiles %lldx%lldx%lld of %lldx%lldx%lld points (%lld outputs each), "
              "products %d images x %d channels a block (%d a thread), cuFFT work area %.1f MiB",
              (long long)t->count[0], (long long)t->count[1], (long long)t->count[2],
@@ -407,11 +432,6 @@ __global__ void fft_cut_segments(fft_lines L, const float *__restrict__ x,
         }
     }
 }
-
-struct fft_product_args {
-    int64_t n, cin, cout, cin_g, cout_g, groups, tiles, spectrum;
-    int64_t n_blocks, c_blocks; /* blocks of NB images, of CB channels a group */
-};
 
 __device__ __forceinline__ float2 fft_cmul_add(float2 acc, float2 a, float2 b)
 {
@@ -630,13 +650,12 @@ static unsigned fft_lines_grid(int64_t lines)
 static int fft_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *tn,
                       void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
-    (void)l;
-    fft_state *st = (fft_state *)state;
-    const convt_fft_tiles &t = st->t;
-    const convt_shape3 s = convt_problem_as_3d(p);
+    (void)l, (void)p;
+    const fft_state *st = (const fft_state *)state;
+    const convt_fft_tiles &t = st->lines.t;
     cudaStream_t stream = (cudaStream_t)ctx->stream;
-    const fft_layout L = fft_layout_of(p, &t, st->work);
-    char *base = (char *)workspace;
+    const fft_layout &L = st->layout;
+    char *base = (char *)workspace; /* may move between launches: set every time */
     float2 *wc = (float2 *)(base + L.wc), *xc = (float2 *)(base + L.xc),
            *yc = (float2 *)(base + L.yc);
     float *real = (float *)(base + L.real);
@@ -645,10 +664,10 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
         CUFFT_TRY(cufftSetStream(plans[i], stream), e);
         CUFFT_TRY(cufftSetWorkArea(plans[i], base + L.work), e);
     }
-    const int64_t cout_g = p->cout / p->groups;
 
-    fft_dilate_weights<<<fft_rows_grid(p->cin * cout_g, t.points), FFT_THREADS, 0, stream>>>(
-        t, s, 1.0f / (float)t.points, tn->w, real);
+    fft_dilate_weights<<<fft_rows_grid(st->products.cin * st->products.cout_g, t.points),
+                         FFT_THREADS, 0, stream>>>(t, st->lines.s, 1.0f / (float)t.points, tn->w,
+                                                   real);
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_w, real, (cufftComplex *)wc), e);
 
@@ -657,17 +676,12 @@ static int fft_launch(const convt_problem *p, const convt_launch *l, const convt
     CUDA_TRY_LAUNCH(e);
     CUFFT_TRY(cufftExecR2C(st->fwd_x, real, (cufftComplex *)xc), e);
 
-    fft_product_args a;
-    a.n = p->n, a.cin = p->cin, a.cout = p->cout, a.cin_g = p->cin / p->groups;
-    a.cout_g = cout_g, a.groups = p->groups, a.tiles = t.tiles, a.spectrum = t.spectrum;
-    const fft_block_shape bs = st->shape;
-    a.n_blocks = bs.n_blocks, a.c_blocks = bs.c_blocks;
-    const unsigned blocks = (unsigned)((t.spectrum + FFT_FB - 1) / FFT_FB * t.tiles * bs.n_blocks *
-                                       p->groups * bs.c_blocks);
-    if (bs.tc == 8)
+    const fft_product_args &a = st->products;
+    const unsigned blocks = st->product_blocks;
+    if (st->shape.tc == 8)
         fft_channel_products<16, 32, 8>
             <<<blocks, FFT_THREADS, fft_products_smem<16, 32>(), stream>>>(a, xc, wc, yc);
-    else if (bs.nb == 16)
+    else if (st->shape.nb == 16)
         fft_channel_products<16, 16, 4>
             <<<blocks, FFT_THREADS, fft_products_smem<16, 16>(), stream>>>(a, xc, wc, yc);
     else
