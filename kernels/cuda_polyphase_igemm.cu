@@ -917,7 +917,7 @@ enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
-    int64_t bn, bk, stages, kpad, persist, pos_m;
+    int64_t bn, bk, stages, kpad, persist, pos_m, plane;
     int parts;
     bool fold;
 };
@@ -931,6 +931,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             convt_launch_get(v, l, "persist"),
             kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "pos_m"),
+            kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "plane"),
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32};
 }
 
@@ -1076,11 +1077,9 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->w_rows = wg_block_rows(k, cout_g);
     gm->nseg = k.pos_m ? 2 : 2 * WG_M / gm->w_rows;
     gm->co_rows = (int)round_up(cout_g, WG_M);
-    int span = 0, ntw = 1;
-    for (int r = 0; r < row_begin[pl->nphases]; r++) {
-        span = rows[r].off2_max - rows[r].off2_min > span ? rows[r].off2_max - rows[r].off2_min : span;
+    int span = 0, ntw = 1; /* span: the widest tap shift, which a tile stages past its positions */
+    for (int r = 0; r < row_begin[pl->nphases]; r++)
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
-    }
     gm->ntw_max = ntw;
     gm->rows_total = row_begin[pl->nphases];
     gm->taps_total = pl->ntaps_total;
@@ -1089,6 +1088,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
             snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
             return -1;
         }
+        span = fl[i].shift_max > span ? fl[i].shift_max : span;
     }
     gm->tables_bytes = WG_BARRIER_BYTES +
                        round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
@@ -1098,8 +1098,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
      * checked for the longest stretch any width stages, two tiles of the
      * widest */
     if (round_up(2 * WG_MAX_BN + (int64_t)span, 8) + k.kpad / 16 >= (1 << 14)) {
-        snprintf(why, why_len, "a tap row spans %d input positions: over the descriptor's reach",
-                 span);
+        snprintf(why, why_len, "a tap %s spans %d staged positions: over the descriptor's reach",
+                 k.plane ? "plane" : "row", span);
         return -1;
     }
     gm->co_blocks = convt_ceil_div(cout_g, gm->w_rows);
@@ -1208,7 +1208,7 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
     if (convt_phase_plan_make(p, WG_M, &w->pl, why, why_len))
         return -1;
     w->flat = (wg_phase_flat *)calloc((size_t)(w->pl.nphases ? w->pl.nphases : 1), sizeof *w->flat);
-    if (!w->flat || convt_phase_plan_rows(&w->pl, &w->rows, &w->row_begin)) {
+    if (!w->flat || convt_phase_plan_rows(&w->pl, (int)k.plane, &w->rows, &w->row_begin)) {
         wg_planned_free(w);
         snprintf(why, why_len, "out of host memory for the tap rows");
         return -1;
@@ -1264,6 +1264,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         snprintf(why, why_len, "kpad = %lld must be 0 or 64 (bytes)", (long long)k.kpad);
         return false;
     }
+    if (k.plane != 0 && k.plane != 1) {
+        snprintf(why, why_len, "plane = %lld must be 0 (an input row staged per tap row) or 1 "
+                 "(rows staged per tap plane)", (long long)k.plane);
+        return false;
+    }
     if (k.persist != 0 && k.persist != 1) {
         snprintf(why, why_len, "persist = %lld must be 0 (a block per tile) or 1 (a block per SM)",
                  (long long)k.persist);
@@ -1280,7 +1285,15 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (wg_plan(p, k, ctx->dev, &w, why, why_len))
         return false;
     const wg_geometry gm = w.gm;
+    bool planes_differ = false; /* some tap plane holds two offsets along dimension 1 */
+    for (int r = 0; k.plane && r < gm.rows_total; r++)
+        planes_differ |= w.rows[r].off1_min != w.rows[r].off[1];
     wg_planned_free(&w);
+    if (k.plane && !planes_differ) {
+        snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
+                 "offsets along dimension 1 (a 1-D shape, or one such tap per phase)");
+        return false;
+    }
     if (gm.smem > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len,
                  "needs %.1f KiB of shared memory (%d taps in a row, %d positions staged), the "
@@ -1295,6 +1308,7 @@ typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
     wg_phase_flat *d_flat;
+    int *d_shifts; /* per tap: its shift in its phase's layout (convt_wg_tap_shift) */
     int4 *d_tap_info; /* per tap T of row r: wg_weight_slot's row term of r + T's place in r, r's
                        * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
@@ -1326,6 +1340,7 @@ static void wg_release(void *state)
         return;
     cudaFree(st->d_rows);
     cudaFree(st->d_flat);
+    cudaFree(st->d_shifts);
     cudaFree(st->d_tap_info);
     cudaFree(st->d_co_term);
     free_plan(&st->base);
@@ -1411,6 +1426,14 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
         }
     if (wg_upload_built((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e))
         return -1;
+    int *shifts = (int *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *shifts);
+    for (int i = 0; shifts && i < nph; i++)
+        for (int r = w->row_begin[i]; r < w->row_begin[i + 1]; r++)
+            for (int T = w->rows[r].tap_begin; T < w->rows[r].tap_begin + w->rows[r].ntaps; T++)
+                shifts[T] = convt_wg_tap_shift(&w->flat[i], &w->rows[r], w->pl.taps[T].off[1],
+                                               w->pl.taps[T].off[2]);
+    if (wg_upload_built((void **)&st->d_shifts, shifts, (size_t)ntaps, sizeof *shifts, e))
+        return -1;
     /* each output channel's term of w's index: the image's threads add
      * their input channel's and their tap's */
     const int cout_g = st->pack.cout_g;
@@ -1424,6 +1447,7 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     a.p.taps = st->base.d_taps;
     a.rows = st->d_rows;
     a.flat = st->d_flat;
+    a.shifts = st->d_shifts;
     return 0;
 }
 
@@ -1572,6 +1596,15 @@ WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
              "phase meets a large prefilled output: kb79, kb81)",                                  \
      .n_defaults = 2,                                                                              \
      .defaults = {1, 0}}
+#define WG_KNOB_PLANE                                                                              \
+    {.name = "plane",                                                                              \
+     .help = "0: the input rows staged per tap row (the taps that share their offsets "          \
+             "along dimensions 0 and 1), once for its taps along the row; 1: per tap plane "   \
+             "(the taps that share dimension 0's), a stretch of rows staged once for all "      \
+             "the plane's taps, each a shift of whole rows further: 3 x 3 x 3 taps read 3 "       \
+             "stagings instead of 9, each a span of rows longer",                                \
+     .n_defaults = 2,                                                                              \
+     .defaults = {0, 1}}
 #define WG_KNOB_POS_M                                                                              \
     {.name = "pos_m",                                                                              \
      .help = "0: output channels are wgmma's M (64 per warpgroup); 1: output positions are "       \
@@ -1586,7 +1619,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16; "
                        "with pos_m = 1, M blocks of 64: 64, 128 or 256), a stretch of the "
@@ -1602,7 +1635,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
-              WG_KNOB_POS_M},
+              WG_KNOB_POS_M,
+              WG_KNOB_PLANE},
     .supports = wg_supports_tf32,
     .workspace_size = wg_workspace_tf32,
     .prepare = wg_prepare_tf32,
@@ -1617,7 +1651,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
                        "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
@@ -1634,7 +1668,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
-              WG_KNOB_POS_M},
+              WG_KNOB_POS_M,
+              WG_KNOB_PLANE},
     .supports = wg_supports_split3,
     .workspace_size = wg_workspace_split3,
     .prepare = wg_prepare_split3,
@@ -1673,4 +1708,5 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
 #undef WG_KNOB_KPAD
 #undef WG_KNOB_PERSIST
 #undef WG_KNOB_POS_M
+#undef WG_KNOB_PLANE
 #endif /* CONVT_HAVE_WGMMA */

@@ -39,6 +39,17 @@
 // rows of 68 in tiles of 80) and a block's weights fed few positions
 // (kb69: 144), which made the weights' reads from L2 the limit.
 //
+// Tap planes (knob plane = 1, session 21): the taps that share only their
+// offset along dimension 0 read one stretch of input rows, staged once, each
+// tap a shift of whole rows and columns into it (convt_wg_tap_shift: the
+// layout gives each (image, q0) the planes' off[1] span of extra rows,
+// computed and not stored, so that no shift carries into the next plane).
+// With 3 x 3 x 3 taps a channel chunk is staged 3 times where tap rows
+// staged it 9; the stretch is longer by the span times the pitch (kb70:
+// 512 positions + 202). Staged per tap row, kb70 (24 output channels, a
+// stage's input used by 3 taps x 24 channels) kept the L1 at 66% with the
+// tensor cores at 44% (Nsight Compute, v14).
+//
 // Both operands sit in shared memory K-major, in core matrices of 8 rows x
 // 16 bytes without swizzle (the layout tools/wgmma_probe.cu established on
 // the H100: LBO = distance between core matrices along K, SBO = along M/N):
@@ -120,6 +131,7 @@ struct wg_args {
     poly_args p;
     const convt_phase_tap_row *rows;
     const wg_phase_flat *flat;
+    const int *shifts; /* per tap: convt_wg_tap_shift in its phase's layout */
     int n;       /* images */
     int r_alloc; /* rows of a staged input tile: nseg x bn + the widest span, a multiple of 8 */
     int ntw_max; /* most taps in one tap row: weight buffers per stage */
@@ -192,7 +204,8 @@ typedef convt_wg_cursor wg_cursor;
 __device__ __forceinline__ bool wg_is_output(const wg_args &wa, const phase_desc &ph,
                                              const wg_phase_flat &fl, const wg_cursor &c)
 {
-    return c.n < wa.n && (unsigned)(c.col - fl.lead) < (unsigned)ph.q_count[2];
+    return c.n < wa.n && (unsigned)(c.col - fl.lead) < (unsigned)ph.q_count[2] &&
+           c.q1 < ph.q_count[1];
 }
 
 /* Where an output position goes: its offset from its channel's plane in
@@ -417,18 +430,18 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int stages = a.stages;
 
     /* Shared memory: the stages' barriers, every phase's tap rows and every
-     * tap's off[2] (read on every stage, where a global load each time
+     * tap's shift (read on every stage, where a global load each time
      * stalled the loads and the wgmma issue: L1TEX scoreboard, 42% of the
      * stalls on kb64), the stages, then the
      * epilogue's staging, apart from the stages so that the producer fills
      * the next tile's stages while the consumers store this one's. */
     uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
     convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
-    int *s_off2 = (int *)(s_rows + wa.rows_total);
+    int *s_shift = (int *)(s_rows + wa.rows_total);
     for (int i = tid; i < wa.rows_total; i += WG_THREADS)
         s_rows[i] = wa.rows[i];
     for (int i = tid; i < wa.taps_total; i += WG_THREADS)
-        s_off2[i] = a.taps[i].off[2];
+        s_shift[i] = wa.shifts[i];
     if (tid == 0) {
         for (int s = 0; s < stages; s++) {
             mbar_init(&full[s], WG_PRODUCERS);
@@ -590,7 +603,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         if constexpr (NCOS > 0) {
             const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
                                         wtap_bytes, w_part, a_lbo, b_lbo};
-            wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_off2,
+            wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
                                                full, empty, wg_seg, ctid, bias, y);
         } else {
             float d[BN / 2];
@@ -612,12 +625,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
-                 * reads staged row wg_seg*BN + j + off2_max - off2(t) */
+                 * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
                 const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
                 wgmma_fence();
                 for (int t = 0; t < r.ntaps; t++) {
-                    const int shift = fl.off2_max - s_off2[r.tap_begin + t];
+                    const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
                         const unsigned char *w_k = w_t + t * wtap_bytes + kk * 2 * a_lbo;

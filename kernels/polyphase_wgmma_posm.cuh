@@ -42,7 +42,7 @@ template <int BN, int BK, bool SPLIT3, int NCOS>
 __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &tl,
                                              const phase_desc &ph, const wg_phase_flat &fl,
                                              int ktiles, wg_ring &ring, const wg_stage_layout &sl,
-                                             const convt_phase_tap_row *s_rows, const int *s_off2,
+                                             const convt_phase_tap_row *s_rows, const int *s_shift,
                                              uint64_t *full, uint64_t *empty, int wg_seg, int ctid,
                                              const float *__restrict__ bias, float *__restrict__ y)
 {
@@ -74,7 +74,7 @@ __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &t
         const unsigned char *w_t = st + sl.in_bytes;
         wgmma_fence();
         for (int t = 0; t < r.ntaps; t++) {
-            const int shift = fl.off2_max - s_off2[r.tap_begin + t];
+            const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
             for (int kk = 0; kk < BK / 8; kk++) {
                 const unsigned char *w_k = w_t + t * sl.wtap_bytes + kk * 2 * sl.a_lbo;

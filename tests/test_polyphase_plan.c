@@ -32,14 +32,16 @@ static const convt_phase_desc *phase_of(const convt_phase_plan *pl, const int64_
     return hit;
 }
 
-/* The tap rows partition each phase's taps in order, every tap of a row
- * sharing its offsets along dimensions 0 and 1, its off[2] within the
- * row's range, and two rows next to each other never share both offsets. */
-static void check_rows(const convt_phase_plan *pl)
+/* The tap rows (plane 0) and planes (plane 1) partition each phase's taps
+ * in order: every tap of a row shares its offsets along dimensions 0 and 1
+ * (a plane's, along dimension 0, its off[1] within off1_min .. off[1]),
+ * its off[2] within the row's range, and two rows next to each other never
+ * share what their taps share. */
+static void check_rows_of(const convt_phase_plan *pl, int plane)
 {
     convt_phase_tap_row *rows;
     int *row_begin;
-    assert_int_equal(convt_phase_plan_rows(pl, &rows, &row_begin), 0);
+    assert_int_equal(convt_phase_plan_rows(pl, plane, &rows, &row_begin), 0);
     for (int i = 0; i < pl->nphases; i++) {
         const convt_phase_desc *d = &pl->phases[i];
         int next = d->tap_begin;
@@ -47,17 +49,23 @@ static void check_rows(const convt_phase_plan *pl)
             const convt_phase_tap_row *row = &rows[r];
             assert_int_equal(row->tap_begin, next);
             assert_true(row->ntaps >= 1);
-            int lo = row->off2_max, hi = row->off2_min;
+            int lo = row->off2_max, hi = row->off2_min, lo1 = row->off[1], hi1 = row->off1_min;
             for (int t = row->tap_begin; t < row->tap_begin + row->ntaps; t++) {
                 assert_int_equal(pl->taps[t].off[0], row->off[0]);
-                assert_int_equal(pl->taps[t].off[1], row->off[1]);
+                if (!plane)
+                    assert_int_equal(pl->taps[t].off[1], row->off[1]);
                 lo = pl->taps[t].off[2] < lo ? pl->taps[t].off[2] : lo;
                 hi = pl->taps[t].off[2] > hi ? pl->taps[t].off[2] : hi;
+                lo1 = pl->taps[t].off[1] < lo1 ? pl->taps[t].off[1] : lo1;
+                hi1 = pl->taps[t].off[1] > hi1 ? pl->taps[t].off[1] : hi1;
             }
             assert_int_equal(lo, row->off2_min);
             assert_int_equal(hi, row->off2_max);
+            assert_int_equal(lo1, row->off1_min);
+            assert_int_equal(hi1, row->off[1]);
             if (r > row_begin[i])
-                assert_false(rows[r - 1].off[0] == row->off[0] && rows[r - 1].off[1] == row->off[1]);
+                assert_false(rows[r - 1].off[0] == row->off[0] &&
+                             (plane || rows[r - 1].off[1] == row->off[1]));
             next += row->ntaps;
         }
         assert_int_equal(next, d->tap_begin + d->ntaps);
@@ -68,6 +76,12 @@ static void check_rows(const convt_phase_plan *pl)
     assert_int_equal(listed, pl->ntaps_total);
     free(rows);
     free(row_begin);
+}
+
+static void check_rows(const convt_phase_plan *pl)
+{
+    check_rows_of(pl, 0);
+    check_rows_of(pl, 1);
 }
 
 static void check_plan(const convt_problem *p)

@@ -9,10 +9,15 @@
  *   first position, 8k + p, whole rows of octets, convt_wg_row_octets,
  *   then a carry) lands where the cursor of each position lands;
  * - the outputs: the stored columns are the phase's outputs, each once;
- * - the shifts: every tap of the phase reads, from every stored column,
- *   a staged column of the same row (the staged column c holds input
- *   c + c0 by the kernel's definition of c0, so the input is then q -
- *   off[2] by construction; what can break is the row).
+ * - the shifts: every tap of the phase, from every stored output, reads
+ *   the staged position that holds its input: the staged position's
+ *   cursor, through the producer's map (the row's or plane's off[0] and
+ *   off[1], staged column c at input c + c0), is the input the tap reads
+ *   by its definition (q - off in each dimension), within the stretch a
+ *   tile stages (shift_max); a shift planted one row or one column off is
+ *   caught.
+ * All of it for tap rows (plane = 0) and tap planes (plane = 1, rows per
+ * (image, q0) lengthened by the planes' span along dimension 1).
  * The kernel's own arithmetic is this arithmetic: it calls the same
  * functions. */
 #include <setjmp.h>
@@ -48,7 +53,11 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     /* staged column c holds input position c + c0 */
     const int64_t c0 = (int64_t)d->q_min[2] - fl->lead - fl->off2_max;
     assert_int_equal(mod8(c0), 0);
-    assert_int_equal(fl->flat, n * d->q_count[0] * d->q_count[1] * fl->pitch);
+    int span1 = 0;
+    for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++)
+        span1 = rows[r].off[1] - rows[r].off1_min > span1 ? rows[r].off[1] - rows[r].off1_min : span1;
+    assert_int_equal(fl->rows1, d->q_count[1] + span1);
+    assert_int_equal(fl->flat, n * d->q_count[0] * fl->rows1 * fl->pitch);
 
     /* the cursor, both ways, and the stored outputs, each once */
     int64_t stored = 0;
@@ -56,13 +65,13 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
         const convt_wg_cursor c = convt_wg_cursor_at(d, fl, f);
         assert_true(c.col >= 0 && c.col < fl->pitch);
         assert_true(c.q0 >= 0 && c.q0 < d->q_count[0]);
-        assert_true(c.q1 >= 0 && c.q1 < d->q_count[1]);
-        assert_int_equal(((((int64_t)c.n * d->q_count[0] + c.q0) * d->q_count[1] + c.q1) * fl->pitch +
+        assert_true(c.q1 >= 0 && c.q1 < fl->rows1);
+        assert_int_equal(((((int64_t)c.n * d->q_count[0] + c.q0) * fl->rows1 + c.q1) * fl->pitch +
                           c.col),
                          f);
         assert_int_equal(c.n < n, f < fl->flat);
         const int q2 = c.col - fl->lead;
-        if (c.n < n && q2 >= 0 && q2 < d->q_count[2])
+        if (c.n < n && q2 >= 0 && q2 < d->q_count[2] && c.q1 < d->q_count[1])
             stored++;
     }
     assert_int_equal(stored, d->m_count);
@@ -95,16 +104,37 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
         }
     }
 
-    /* every tap's shift keeps a stored column's read in its row */
+    /* every tap, from every stored output, reads the staged position that
+     * holds its input; a shift planted a row or a column off reads another */
+    int64_t planted_row_caught = 0, planted_col_caught = 0;
     for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++)
         for (int t = rows[r].tap_begin; t < rows[r].tap_begin + rows[r].ntaps; t++) {
-            const int off2 = pl->taps[t].off[2], shift = fl->off2_max - off2;
-            assert_true(shift >= 0);
-            for (int q2 = 0; q2 < d->q_count[2]; q2++) {
-                const int col = fl->lead + q2, staged = col + shift;
-                assert_true(staged < fl->pitch);
+            const int *off = pl->taps[t].off;
+            const int shift = convt_wg_tap_shift(fl, &rows[r], off[1], off[2]);
+            assert_true(shift >= 0 && shift <= fl->shift_max);
+            for (int f = 0; f < fl->flat; f++) {
+                const convt_wg_cursor c = convt_wg_cursor_at(d, fl, f);
+                if (!(c.n < n && c.col - fl->lead >= 0 && c.col - fl->lead < d->q_count[2] &&
+                      c.q1 < d->q_count[1]))
+                    continue;
+                const int want[3] = {c.q0 + d->q_min[0] - off[0], c.q1 + d->q_min[1] - off[1],
+                                     c.col - fl->lead + d->q_min[2] - off[2]};
+                /* the producer's map of a staged position to its input */
+                const convt_wg_cursor s = convt_wg_cursor_at(d, fl, f + shift);
+                assert_int_equal(s.n, c.n);
+                assert_int_equal(s.q0 + d->q_min[0] - rows[r].off[0], want[0]);
+                assert_int_equal(s.q1 + d->q_min[1] - rows[r].off[1], want[1]);
+                assert_int_equal(s.col + c0, want[2]);
+                const convt_wg_cursor sr = convt_wg_cursor_at(d, fl, f + shift + fl->pitch);
+                planted_row_caught += sr.n != c.n || sr.q1 + d->q_min[1] - rows[r].off[1] != want[1];
+                const convt_wg_cursor sc = convt_wg_cursor_at(d, fl, f + shift + 1);
+                planted_col_caught += sc.n != c.n || sc.col + c0 != want[2];
             }
         }
+    if (d->m_count > 0 && d->ntaps > 0) {
+        assert_true(planted_row_caught > 0);
+        assert_true(planted_col_caught > 0);
+    }
 }
 
 static void check_problem(const convt_problem *p)
@@ -112,18 +142,20 @@ static void check_problem(const convt_problem *p)
     convt_phase_plan pl;
     char why[256];
     assert_int_equal(convt_phase_plan_make(p, 64, &pl, why, sizeof why), 0);
-    convt_phase_tap_row *rows;
-    int *row_begin;
-    assert_int_equal(convt_phase_plan_rows(&pl, &rows, &row_begin), 0);
-    for (int i = 0; i < pl.nphases; i++) {
-        convt_wg_flat fl;
-        assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, &fl), 0);
-        assert_int_equal(fl.row_begin, row_begin[i]);
-        assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
-        check_layout(&pl.phases[i], rows, &fl, &pl, p->n);
+    for (int plane = 0; plane <= 1; plane++) {
+        convt_phase_tap_row *rows;
+        int *row_begin;
+        assert_int_equal(convt_phase_plan_rows(&pl, plane, &rows, &row_begin), 0);
+        for (int i = 0; i < pl.nphases; i++) {
+            convt_wg_flat fl;
+            assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, &fl), 0);
+            assert_int_equal(fl.row_begin, row_begin[i]);
+            assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
+            check_layout(&pl.phases[i], rows, &fl, &pl, p->n);
+        }
+        free(rows);
+        free(row_begin);
     }
-    free(rows);
-    free(row_begin);
     convt_phase_plan_free(&pl);
 }
 
@@ -154,7 +186,7 @@ static void a_layout_past_2_31_is_refused(void **state)
     assert_int_equal(convt_phase_plan_make(&p, 64, &pl, why, sizeof why), 0);
     convt_phase_tap_row *rows;
     int *row_begin;
-    assert_int_equal(convt_phase_plan_rows(&pl, &rows, &row_begin), 0);
+    assert_int_equal(convt_phase_plan_rows(&pl, 0, &rows, &row_begin), 0);
     convt_wg_flat fl;
     assert_int_equal(convt_wg_flat_make(&p, &pl, rows, row_begin, 0, &fl), -1);
     free(rows);

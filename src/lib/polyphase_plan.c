@@ -113,7 +113,8 @@ int convt_phase_plan_make(const convt_problem *p, int bm, convt_phase_plan *pl, 
     return 0;
 }
 
-int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows, int **row_begin)
+int convt_phase_plan_rows(const convt_phase_plan *pl, int plane, convt_phase_tap_row **rows,
+                          int **row_begin)
 {
     /* at most one row per tap */
     *rows = (convt_phase_tap_row *)malloc(sizeof **rows * (size_t)(pl->ntaps_total ? pl->ntaps_total : 1));
@@ -132,8 +133,14 @@ int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows
         for (int t = d->tap_begin; t < d->tap_begin + d->ntaps; t++) {
             const convt_phase_tap *tap = &pl->taps[t];
             convt_phase_tap_row *r = n > (*row_begin)[i] ? &(*rows)[n - 1] : NULL;
-            if (r && r->off[0] == tap->off[0] && r->off[1] == tap->off[1]) {
+            /* taps are listed by k0, k1, k2: a plane's (one off[0]) and a
+             * row's (one off[0] and off[1]) are consecutive */
+            if (r && r->off[0] == tap->off[0] && (plane || r->off[1] == tap->off[1])) {
                 r->ntaps++;
+                if (tap->off[1] > r->off[1])
+                    r->off[1] = tap->off[1];
+                if (tap->off[1] < r->off1_min)
+                    r->off1_min = tap->off[1];
                 if (tap->off[2] < r->off2_min)
                     r->off2_min = tap->off[2];
                 if (tap->off[2] > r->off2_max)
@@ -141,6 +148,7 @@ int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows
                 continue;
             }
             (*rows)[n++] = (convt_phase_tap_row){.off = {tap->off[0], tap->off[1]},
+                                                 .off1_min = tap->off[1],
                                                  .off2_min = tap->off[2],
                                                  .off2_max = tap->off[2],
                                                  .tap_begin = t,

@@ -51,17 +51,25 @@ void convt_phase_plan_free(convt_phase_plan *pl);
 /* A tap row of a phase: its taps that share the offsets along dimensions 0
  * and 1 (taps[tap_begin .. tap_begin + ntaps), consecutive in the plan,
  * off[2] increasing). They read one input row, each shifted by its own
- * off[2]: polyphase_wgmma_tf32 stages the row once for all of them. */
+ * off[2]: polyphase_wgmma_tf32 stages the row once for all of them.
+ *
+ * A tap plane (plane = 1): the taps that share off[0] only. They read one
+ * stretch of input rows, staged once: off[1] is then the plane's largest
+ * offset along dimension 1 (the one that names the staged rows), and a tap
+ * at off1 reads off[1] - off1 staged rows further (wgmma_flat.h). Where a
+ * phase's taps all share off[1] too, planes and rows are the same. */
 typedef struct convt_phase_tap_row {
     int off[2];
+    int off1_min; /* the smallest off[1] of its taps: off[1] itself in a tap row */
     int off2_min, off2_max;
     int tap_begin, ntaps;
 } convt_phase_tap_row;
 
-/* The tap rows of every phase: rows[row_begin[i] .. row_begin[i + 1]) are
- * phase i's, in its taps' order; row_begin has nphases + 1 entries. Both
- * arrays are malloc'd (free them); 0, or -1 when out of memory. */
-int convt_phase_plan_rows(const convt_phase_plan *pl, convt_phase_tap_row **rows,
+/* The tap rows (plane = 0) or tap planes (plane = 1) of every phase:
+ * rows[row_begin[i] .. row_begin[i + 1]) are phase i's, in its taps' order;
+ * row_begin has nphases + 1 entries. Both arrays are malloc'd (free them);
+ * 0, or -1 when out of memory. */
+int convt_phase_plan_rows(const convt_phase_plan *pl, int plane, convt_phase_tap_row **rows,
                           int **row_begin);
 
 #ifdef __cplusplus

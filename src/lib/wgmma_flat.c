@@ -8,17 +8,20 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        convt_wg_flat *fl)
 {
     const convt_phase_desc *d = &pl->phases[i];
-    int off2_min = 0, off2_max = 0;
+    int off2_min = 0, off2_max = 0, span1 = 0;
     for (int r = row_begin[i]; r < row_begin[i + 1]; r++) {
         off2_max = r == row_begin[i] || rows[r].off2_max > off2_max ? rows[r].off2_max : off2_max;
         off2_min = r == row_begin[i] || rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
+        span1 = rows[r].off[1] - rows[r].off1_min > span1 ? rows[r].off[1] - rows[r].off1_min : span1;
     }
     /* lead = (q_min[2] - off2_max) mod 8: staged column 0 then reads an
      * input position that is a multiple of 8 */
     const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
     const int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
-    const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * d->q_count[1] * pitch : 0;
-    if (pitch >= CONVT_WG_FLAT_LIMIT || flat >= CONVT_WG_FLAT_LIMIT)
+    const int64_t rows1 = (int64_t)d->q_count[1] + span1;
+    const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * rows1 * pitch : 0;
+    const int64_t shift_max = span1 * pitch + ((int64_t)off2_max - off2_min);
+    if (pitch >= CONVT_WG_FLAT_LIMIT || flat >= CONVT_WG_FLAT_LIMIT || shift_max >= CONVT_WG_FLAT_LIMIT)
         return -1;
     fl->row_begin = row_begin[i];
     fl->nrows = row_begin[i + 1] - row_begin[i];
@@ -26,6 +29,9 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
     fl->lead = (int)lead;
     fl->off2_max = off2_max;
     fl->flat = (int)flat;
+    fl->rows1 = (int)rows1;
+    fl->shift_max = (int)shift_max;
     fl->pitch_div = convt_fastdiv_make((uint32_t)pitch);
+    fl->rows1_div = convt_fastdiv_make(rows1 > 0 ? (uint32_t)rows1 : 1u);
     return 0;
 }

@@ -10,9 +10,18 @@
  * multiple of 8: a staged stretch starts on a 32-byte sector of x where the
  * input's rows are a multiple of 8 long.
  *
+ * Staged by tap planes (polyphase_plan.h, plane = 1), each (image, q0)
+ * has rows1 = q_count[1] + the planes' widest off[1] span rows: the rows
+ * past q_count[1] are computed and not stored, and they hold the staged
+ * rows that the plane's taps read past the last output row, so that a tap
+ * at off1 reads (off[1] - off1) rows further in the same (image, q0): a
+ * shift of (off[1] - off1) x pitch + off2_max - off2 positions
+ * (convt_wg_tap_shift). Staged by tap rows, rows1 = q_count[1] and the
+ * shift is off2_max - off2.
+ *
  * The kernel, its host plan and tests/test_wgmma_flat.c share what is
- * here: the layout (convt_wg_flat_make) and the walk over it (a cursor per
- * position, moved on by whole columns). */
+ * here: the layout (convt_wg_flat_make), the taps' shifts and the walk
+ * over it (a cursor per position, moved on by whole columns). */
 #ifndef CONVT_SRC_LIB_WGMMA_FLAT_H
 #define CONVT_SRC_LIB_WGMMA_FLAT_H
 
@@ -27,12 +36,14 @@
 extern "C" {
 #endif
 
-/* A phase's tap rows (rows[row_begin .. + nrows)) and its flat layout:
- * flat = images x q_count[0] x q_count[1] x pitch positions. */
+/* A phase's tap rows or planes (rows[row_begin .. + nrows)) and its flat
+ * layout: flat = images x q_count[0] x rows1 x pitch positions. */
 typedef struct convt_wg_flat {
     int row_begin, nrows;
     int pitch, lead, off2_max, flat;
-    convt_fastdiv pitch_div;
+    int rows1;     /* rows per (image, q0): q_count[1], + the planes' off[1] span */
+    int shift_max; /* the largest tap shift: a tile stages its positions + this many */
+    convt_fastdiv pitch_div, rows1_div;
 } convt_wg_flat;
 
 /* A position of the layout: its row's image and q0, q1 (from the phase's
@@ -56,10 +67,10 @@ CONVT_HD convt_wg_cursor convt_wg_cursor_at(const convt_phase_desc *ph, const co
 {
     convt_wg_cursor c;
     const uint32_t row = convt_fastdiv_div(fl->pitch_div, (uint32_t)f);
-    const uint32_t r1 = convt_fastdiv_div(ph->q_div[1], row);
+    const uint32_t r1 = convt_fastdiv_div(fl->rows1_div, row);
     const uint32_t r0 = convt_fastdiv_div(ph->q_div[0], r1);
     c.col = f - (int)row * fl->pitch;
-    c.q1 = (int)(row - r1 * (uint32_t)ph->q_count[1]);
+    c.q1 = (int)(row - r1 * (uint32_t)fl->rows1);
     c.q0 = (int)(r1 - r0 * (uint32_t)ph->q_count[0]);
     c.n = (int)r0;
     return c;
@@ -79,7 +90,7 @@ CONVT_HD void convt_wg_cursor_carry(convt_wg_cursor *c, const convt_phase_desc *
 {
     while (c->col >= fl->pitch) {
         c->col -= fl->pitch;
-        if (++c->q1 == ph->q_count[1]) {
+        if (++c->q1 == fl->rows1) {
             c->q1 = 0;
             if (++c->q0 == ph->q_count[0]) {
                 c->q0 = 0;
@@ -89,8 +100,17 @@ CONVT_HD void convt_wg_cursor_carry(convt_wg_cursor *c, const convt_phase_desc *
     }
 }
 
+/* How many positions further than its output position a tap at (off1,
+ * off2) of tap row or plane r reads the staged stretch: (r's off[1] - off1)
+ * rows and (off2_max - off2) columns on. */
+CONVT_HD int convt_wg_tap_shift(const convt_wg_flat *fl, const convt_phase_tap_row *r, int off1,
+                                int off2)
+{
+    return (r->off[1] - off1) * fl->pitch + fl->off2_max - off2;
+}
+
 /* Phase i's layout; 0, or -1 where it has CONVT_WG_FLAT_LIMIT positions or
- * more. rows and row_begin: convt_phase_plan_rows. */
+ * more. rows and row_begin: convt_phase_plan_rows (tap rows or planes). */
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        const convt_phase_tap_row *rows, const int *row_begin, int i,
                        convt_wg_flat *fl);
