@@ -1296,7 +1296,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (gm.smem > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len,
-                 "needs %.1f KiB of shared memory (%d taps in a row, %d positions staged), the "
+                 "needs %.1f KiB of shared memory (%d taps staged together, %d positions staged), the "
                  "device allows %.1f KiB",
                  gm.smem / 1024.0, gm.ntw_max, gm.r_alloc, ctx->dev->smem_per_block_optin / 1024.0);
         return false;

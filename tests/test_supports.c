@@ -148,13 +148,19 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_tf32", &p, "kpad", 32, ws, "kpad = 32 must be 0 or 64");
     convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
     long_k.k[1] = 31, long_k.cout = 128;
-    refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps in a row");
+    refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps staged together");
     /* 3xTF32: its partial sums cap the width at 128, a stage holds two parts */
     refuses("polyphase_wgmma_3xtf32", &p, "bn", 144, ws, "bn = 144 must be 0 (chosen for the shape) or 64 to 128 in steps of 16");
     refuses("polyphase_wgmma_3xtf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
-    refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps in a row");
+    refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps staged together");
     /* positions as M: wgmma's N holds the group's channels, up to 32 */
     refuses("polyphase_wgmma_tf32", &p, "pos_m", 2, ws, "pos_m = 2 must be 0");
+    /* tap planes: 0 or 1; where every plane is one row (1-D), nothing to gain */
+    refuses("polyphase_wgmma_tf32", &p, "plane", 2, ws, "plane = 2 must be 0");
+    convt_problem one_d = convt_problem_default(1);
+    one_d.n = 2, one_d.cin = 16, one_d.cout = 32, one_d.in[0] = 40, one_d.k[0] = 5;
+    refuses("polyphase_wgmma_tf32", &one_d, "plane", 1, ws, "would stage what plane = 0 does");
+    refuses("polyphase_wgmma_3xtf32", &one_d, "plane", 1, ws, "would stage what plane = 0 does");
     convt_problem many_per_group = p;
     many_per_group.cout = 40;
     const convt_variant *wg3 = convt_variant_find("polyphase_wgmma_3xtf32");
