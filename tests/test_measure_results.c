@@ -281,6 +281,30 @@ static void rounds_share_one_batch_size(void **state)
 }
 
 /* The drift: a robust spread of the clock probe over the run. */
+/* measure.prune judges a launch against its own variant's fastest only:
+ * a slow variant keeps its best launch, NaN (a run with no samples) is left
+ * alone, a launch at exactly prune times the best is kept, 0 prunes none. */
+static void prune_compares_launches_of_one_variant(void **state)
+{
+    (void)state;
+    /*                    variant 0        variant 1 (10x slower)  variant 0 */
+    double first[] = {1.0, 1.6, 1.4, 10.0, 30.0, 14.9, 15.1, NAN, 0.9};
+    int group[] = {0, 0, 0, 3, 3, 3, 3, 3, 0};
+    enum { N = sizeof first / sizeof *first };
+    bool stop[N];
+    double best[N];
+    assert_int_equal(convt_prune_runs(first, group, N, 1.5, stop, best), 4);
+    bool want[N] = {false, true, true, false, true, false, true, false, false};
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(stop[i], want[i]);
+        assert_float_equal(best[i], group[i] == 0 ? 0.9 : 10.0, 0);
+    }
+    double tie[] = {2.0, 3.0};
+    int one[] = {0, 0};
+    assert_int_equal(convt_prune_runs(tie, one, 2, 1.5, stop, best), 0); /* 3.0 = 1.5 x 2.0: kept */
+    assert_int_equal(convt_prune_runs(first, group, N, 0, stop, best), 0);
+}
+
 static void drift_is_the_spread_of_the_clock_probe(void **state)
 {
     (void)state;
@@ -383,6 +407,7 @@ int main(void)
         cmocka_unit_test(rounds_measure_the_spread_between_them),
         cmocka_unit_test(rounds_share_one_batch_size),
         cmocka_unit_test(one_slow_probe_does_not_decide_the_batch),
+        cmocka_unit_test(prune_compares_launches_of_one_variant),
         cmocka_unit_test(drift_is_the_spread_of_the_clock_probe),
         cmocka_unit_test(drift_is_added_to_every_timed_record),
         cmocka_unit_test(results_write_is_atomic_and_complete),

@@ -114,6 +114,25 @@ class Keys(unittest.TestCase):
         self.assertEqual(len(ours), 1 + 12 + 4 + 60)
         self.assertEqual(theirs, ours)
 
+    def test_measure_errors_read_as_convt_benchs(self):
+        bad_measures = [{"prune": 0.5}, {"prune": 2, "rounds": 1}, {"prune": -1},
+                        {"prune": "1.5"}]
+        with tempfile.TemporaryDirectory() as d:
+            for i, measure in enumerate(bad_measures):
+                path = os.path.join(d, f"bad{i}.json")
+                with open(path, "w") as f:
+                    json.dump({"measure": measure,
+                               "shapes": [{"n": 1, "cin": 1, "cout": 1, "in": [1], "k": 1}]}, f)
+                p = subprocess.run([BENCH, "--config", path, "--dry-run", "--backend", "cpu"],
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                theirs = p.stderr.strip().splitlines()[-1]
+                q = run_script(path, "--dry-run")
+                self.assertEqual(q.returncode, 2, q.stderr)
+                ours = q.stderr.strip().splitlines()[-1]
+                self.assertEqual(ours, "torch_baseline: " + theirs[len("convt-bench: "):])
+                self.assertIn("measure.prune", ours)
+
     def test_config_errors_read_as_convt_benchs(self):
         bad_shapes = [
             {"n": 1, "cin": 4, "cout": 4, "in": [8, 8], "k": 3, "stride": [1, 0]},

@@ -713,6 +713,10 @@ class MeasureSettings:
     hang_timeout_s: float = 120.0
     batch_below_us: float = 20.0
     rounds: int = 4
+    # Read and checked as convt-bench does; it prunes nothing here: each
+    # PyTorch variant has one launch per shape, and prune compares the
+    # launches of one variant only.
+    prune: float = 0.0
 
 
 def _parse_measure(w: _Walker, obj) -> MeasureSettings:
@@ -729,10 +733,19 @@ def _parse_measure(w: _Walker, obj) -> MeasureSettings:
     m.hang_timeout_s = w.get_double(obj, "hang_timeout_s", 0, 86400, True, m.hang_timeout_s)
     m.batch_below_us = w.get_double(obj, "batch_below_us", 0, 1e6, False, m.batch_below_us)
     m.rounds = w.get_int(obj, "rounds", 1, MAX_ROUNDS, m.rounds)
+    m.prune = w.get_double(obj, "prune", 0, 1e6, False, m.prune)
     cache = w.get_string(obj, "cache", None)
     if m.max_samples < m.min_samples:
         w.push_key("max_samples")
         w.fail(f"{m.max_samples} is below min_samples = {m.min_samples}")
+    if m.prune != 0 and m.prune < 1:
+        w.push_key("prune")
+        w.fail(f"expected 0 (off) or a factor >= 1, got {m.prune:g}: below 1 every launch, "
+               "the fastest too, would stop after its first round")
+    if m.prune > 0 and m.rounds < 2:
+        w.push_key("prune")
+        w.fail(f"prunes after the first round, and rounds = {m.rounds} leaves none after it; "
+               "set rounds >= 2 or drop prune")
     if cache is not None:
         if cache not in ("cold", "warm"):
             w.push_key("cache")

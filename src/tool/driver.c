@@ -762,6 +762,61 @@ static bool validate_all(shape_run *r)
     return true;
 }
 
+/* An entry's timing and raw samples go into its record (results.h, which
+ * frees them), with its final status. */
+static void keep_timing(entry *en, const convt_measure_settings *m, int placements,
+                        convt_status status, const char *reason)
+{
+    convt_sampling_finish(&en->sampling, m, &en->rec.timing);
+    en->rec.sample_ms = en->sampling.samples;
+    en->rec.sample_rounds = en->sampling.rounds;
+    memcpy(en->rec.sample_round_end, en->sampling.round_end, sizeof en->sampling.round_end);
+    en->sampling.samples = NULL;
+    en->rec.timing.placements = placements;
+    en->rec.timed = true;
+    finish(en, status, "", reason);
+}
+
+/* measure.prune, after the first round: the launches far slower than their
+ * variant's fastest stop here (convt_prune_runs), recorded `pruned` with
+ * that round's timing. */
+static void prune_slow_launches(shape_run *r)
+{
+    const convt_measure_settings *m = &r->cfg->measure;
+    double *first = malloc((size_t)r->n * sizeof *first), *best = malloc((size_t)r->n * sizeof *best);
+    int *group = malloc((size_t)r->n * sizeof *group);
+    bool *stop = malloc((size_t)r->n * sizeof *stop);
+    if (first && best && group && stop) {
+        for (int i = 0; i < r->n; i++) {
+            const entry *en = &r->list[i];
+            first[i] = en->done ? NAN : convt_sampling_round_median(&en->sampling, 0);
+            group[i] = i;
+            for (int j = 0; j < i; j++) /* the first entry of the same variant names the group */
+                if (r->list[j].rec.variant == en->rec.variant) {
+                    group[i] = j;
+                    break;
+                }
+        }
+        convt_prune_runs(first, group, r->n, m->prune, stop, best);
+        for (int i = 0; i < r->n; i++) {
+            if (!stop[i])
+                continue;
+            char why[256];
+            snprintf(why, sizeof why,
+                     "stopped after round 1 of %d: %.4g ms is %.2fx the fastest launch of %s "
+                     "on this shape in that round (%.4g ms), above measure.prune = %g",
+                     convt_measure_rounds(m), first[i], first[i] / best[i],
+                     r->list[i].rec.variant->name, best[i], m->prune);
+            keep_timing(&r->list[i], m, 1, CONVT_STATUS_PRUNED, why);
+        }
+    }
+    /* out of host memory: nothing is pruned, every launch gets every round */
+    free(first);
+    free(best);
+    free(group);
+    free(stop);
+}
+
 /* Step 5: timing, on the last trial's inputs, in rounds (measure.h): each
  * live entry gets a round before any gets the next, and the buffers move to
  * new memory between rounds. The reference is done with: its memory makes
@@ -780,6 +835,8 @@ static bool time_all(shape_run *r)
             finish(&r->list[i], CONVT_STATUS_FAILED, "", e->msg);
     int rounds = convt_measure_rounds(&cfg->measure), placements = 1;
     for (int round = 0; round < rounds; round++) {
+        if (round == 1 && cfg->measure.prune > 0)
+            prune_slow_launches(r);
         if (round > 0) {
             if (move_buffers(be, cfg, p, r->si, r->ws_max, &r->sb, e) == 0) {
                 placements++;
@@ -818,22 +875,10 @@ static bool time_all(shape_run *r)
             }
         }
     }
-    /* every entry still live is ok: its timing and raw samples go into the
-     * record (results.h, which frees them) */
-    for (int i = 0; i < r->n; i++) {
-        entry *en = &r->list[i];
-        if (en->done)
-            continue;
-        convt_sampling_finish(&en->sampling, &cfg->measure, &en->rec.timing);
-        en->rec.sample_ms = en->sampling.samples;
-        en->rec.sample_rounds = en->sampling.rounds;
-        memcpy(en->rec.sample_round_end, en->sampling.round_end, sizeof en->sampling.round_end);
-        en->sampling.samples = NULL;
-        en->rec.timing.placements = placements;
-        en->rec.timed = true;
-        en->rec.status = CONVT_STATUS_OK;
-        en->done = true;
-    }
+    /* every entry still live is ok */
+    for (int i = 0; i < r->n; i++)
+        if (!r->list[i].done)
+            keep_timing(&r->list[i], &cfg->measure, placements, CONVT_STATUS_OK, "");
     return true;
 }
 

@@ -37,6 +37,7 @@ typedef struct convt_run_options {
 
 typedef struct convt_run_summary {
     int ok, skipped, failed, wrong;
+    int pruned;             /* validated, timed one round, slower than measure.prune allows */
     int worker_deaths;      /* workers that died or were killed (hung) */
     int interrupted;        /* the signal that stopped the sweep, 0 if none */
     int resumed;            /* records kept from the file resumed */

@@ -84,7 +84,8 @@ static void usage(FILE *f)
 "(torch_*) are a baseline, never selected. Records whose medians are within\n"
 "the noise both recorded of the fastest are tied; among them the pick is:\n"
 "deterministic first, then the previous table's choice, then the cheaper\n"
-"prepare, then the name. \"speedup\" is over the fastest vendor record\n"
+"prepare, then the name; a launch stopped by measure.prune (status pruned)\n"
+"is never picked. \"speedup\" is over the fastest vendor record\n"
 "(cudnn_* or torch_*) of the tier or a stricter one, named in the table.\n"
 "\n"
 "compare: matches records by shape, variant, launch and tier; a bootstrap\n"
@@ -629,8 +630,11 @@ int main(int argc, char **argv)
         } else if (sum.interrupted) {
             status = 128 + sum.interrupted; /* 130 for SIGINT, 143 for SIGTERM */
         } else {
-            printf("%d ok, %d skipped, %d failed, %d wrong%s\n", sum.ok, sum.skipped, sum.failed,
-                   sum.wrong, sum.resumed ? " (some kept from the resumed file)" : "");
+            char pruned[64] = "";
+            if (sum.pruned) /* only where measure.prune is set: the line stays as it was */
+                snprintf(pruned, sizeof pruned, ", %d pruned", sum.pruned);
+            printf("%d ok, %d skipped, %d failed, %d wrong%s%s\n", sum.ok, sum.skipped, sum.failed,
+                   sum.wrong, pruned, sum.resumed ? " (some kept from the resumed file)" : "");
             status = sum.failed || sum.wrong ? EXIT_RUN_PROBLEM : EXIT_ALL_OK;
         }
     }

@@ -262,6 +262,39 @@ void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settin
     *out = t;
 }
 
+double convt_sampling_round_median(const convt_sampling *acc, int r)
+{
+    if (r < 0 || r >= acc->rounds)
+        return NAN;
+    int begin = r > 0 ? acc->round_end[r - 1] : 0, k = acc->round_end[r] - begin;
+    if (k <= 0)
+        return NAN;
+    double *v = malloc((size_t)k * sizeof *v);
+    if (!v)
+        return NAN;
+    memcpy(v, acc->samples + begin, (size_t)k * sizeof *v);
+    convt_sort(v, k);
+    double m = convt_median_sorted(v, k);
+    free(v);
+    return m;
+}
+
+int convt_prune_runs(const double *first_ms, const int *group, int n, double prune, bool *stop,
+                     double *best_ms)
+{
+    int stopped = 0;
+    for (int i = 0; i < n; i++) {
+        double best = NAN;
+        for (int j = 0; j < n; j++)
+            if (group[j] == group[i] && isfinite(first_ms[j]) && !(first_ms[j] >= best))
+                best = first_ms[j];
+        best_ms[i] = best;
+        stop[i] = prune > 0 && isfinite(first_ms[i]) && first_ms[i] > prune * best;
+        stopped += stop[i];
+    }
+    return stopped;
+}
+
 double convt_noise_total(double within, double between, double drift)
 {
     return sqrt(within * within + between * between + drift * drift);

@@ -80,6 +80,25 @@ int convt_measure_round(const convt_backend *be, const convt_measure_settings *s
 void convt_sampling_finish(const convt_sampling *acc, const convt_measure_settings *s,
                            convt_timing *out);
 
+/* The median of round r's samples (NaN if it has none). */
+double convt_sampling_round_median(const convt_sampling *acc, int r);
+
+/* measure.prune: which runs stop after their first round. A run whose
+ * first-round median is more than `prune` times the fastest first-round
+ * median of its group (the launches of one variant on one shape) stops;
+ * prune = 1.5 leaves a margin far above the spread of rounds (under 3% on
+ * the H100), so a launch that could still be its variant's fastest is
+ * never stopped. The rule compares launches of a variant only, never
+ * variants with each other: every variant's best launch, vendors'
+ * included, gets every round, and the fastest vendor record a speedup is
+ * quoted against is as well measured as before.
+ *
+ * first_ms[i] is run i's first-round median (NaN: left alone), group[i]
+ * its group. Sets stop[i], and best_ms[i] to the fastest first-round median
+ * of i's group. Returns how many stop. */
+int convt_prune_runs(const double *first_ms, const int *group, int n, double prune, bool *stop,
+                     double *best_ms);
+
 /* The device's drift over a whole run, from the clock probe's times
  * (backend.h) taken at the start of every round of every shape. A GPU moves
  * between clock steps (15 MHz, 0.8% at 1980 MHz) with its temperature over

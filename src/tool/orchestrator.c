@@ -94,7 +94,9 @@ static void progress(bool quiet, int si, int n_shapes, int device, const cJSON *
     fprintf(stderr, "[%*d/%d] %s%-24.24s %-14s %-18s %-7s", n_shapes >= 100 ? 4 : 3, si + 1,
             n_shapes, dev, json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name"),
             json_str(r, "variant"), json_str(r, "launch_key"), status);
-    if (!strcmp(status, "ok"))
+    if (!strcmp(status, "pruned"))
+        fprintf(stderr, " %10.4f ms  (%s)\n", json_num(t, "median_ms"), json_str(r, "reason"));
+    else if (!strcmp(status, "ok"))
         fprintf(stderr, " %10.4f ms  noise %.2f%%%s  err %.1e%s\n", json_num(t, "median_ms"),
                 100 * json_num(t, "noise"),
                 cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "target_met")) ? " (target not met)" : "",
@@ -113,6 +115,8 @@ static void count(convt_run_summary *sum, const cJSON *r)
         sum->skipped++;
     else if (!strcmp(s, "wrong"))
         sum->wrong++;
+    else if (!strcmp(s, "pruned"))
+        sum->pruned++;
     else
         sum->failed++;
 }

@@ -20,8 +20,8 @@
 
 const char *convt_status_name(convt_status s)
 {
-    static const char *const names[] = {"ok", "skipped", "failed", "wrong"};
-    return (unsigned)s < 4 ? names[s] : "?";
+    static const char *const names[] = {"ok", "skipped", "failed", "wrong", "pruned"};
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
 cJSON *convt_problem_to_json(const convt_problem *p)

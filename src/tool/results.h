@@ -25,7 +25,9 @@ typedef enum convt_status {
     CONVT_STATUS_OK,
     CONVT_STATUS_SKIPPED,  /* supports() said no, or the shape does not fit: reason says why */
     CONVT_STATUS_FAILED,   /* an error while preparing or running: reason holds it */
-    CONVT_STATUS_WRONG     /* ran, but validation failed: reason and errors say how */
+    CONVT_STATUS_WRONG,    /* ran, but validation failed: reason and errors say how */
+    CONVT_STATUS_PRUNED    /* validated, then timed for the first round only: more than
+                              measure.prune times its variant's fastest launch (reason) */
 } convt_status;
 
 const char *convt_status_name(convt_status s);

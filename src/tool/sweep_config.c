@@ -829,7 +829,7 @@ static int parse_measure(walker *w, const cJSON *obj, convt_measure_settings *m)
 {
     static const char *const keys[] = {"warmup",     "min_samples", "max_samples", "min_time_s",
                                        "max_time_s", "target_noise", "cache",      "hang_timeout_s",
-                                       "batch_below_us", "rounds", NULL};
+                                       "batch_below_us", "rounds", "prune", NULL};
     size_t s = push_key(w, "measure");
     int rc = -1;
     const char *cache = NULL;
@@ -846,8 +846,21 @@ static int parse_measure(walker *w, const cJSON *obj, convt_measure_settings *m)
         get_double(w, obj, "hang_timeout_s", 0, 86400, true, &m->hang_timeout_s) ||
         get_double(w, obj, "batch_below_us", 0, 1e6, false, &m->batch_below_us) ||
         get_int32(w, obj, "rounds", 1, CONVT_MAX_ROUNDS, &m->rounds) ||
+        get_double(w, obj, "prune", 0, 1e6, false, &m->prune) ||
         get_string(w, obj, "cache", &cache))
         goto out;
+    if (m->prune != 0 && m->prune < 1) {
+        push_key(w, "prune");
+        fail_at(w, "expected 0 (off) or a factor >= 1, got %g: below 1 every launch, the "
+                   "fastest too, would stop after its first round", m->prune);
+        goto out;
+    }
+    if (m->prune > 0 && m->rounds < 2) {
+        push_key(w, "prune");
+        fail_at(w, "prunes after the first round, and rounds = %d leaves none after it; "
+                   "set rounds >= 2 or drop prune", m->rounds);
+        goto out;
+    }
     if (m->max_samples < m->min_samples) {
         push_key(w, "max_samples");
         fail_at(w, "%d is below min_samples = %d", m->max_samples, m->min_samples);

@@ -42,6 +42,10 @@ typedef struct convt_measure_settings {
      * memory between rounds, so the noise recorded includes what moves a
      * median from one run of the sweep to the next (measure.h). */
     int rounds;
+    /* After the first round, a launch more than this many times slower than
+     * its variant's fastest launch on the shape stops, recorded `pruned`
+     * with its first round's timing (measure.h, convt_prune_runs); 0: off. */
+    double prune;
 } convt_measure_settings;
 
 enum { CONVT_MAX_ROUNDS = 16 };
