@@ -45,13 +45,22 @@ static char dir[256];
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}"
 
+/* These tests check results, not times: one round of one unbatched launch
+ * a run. The sweep's defaults (4 rounds, the buffers moved between them,
+ * short runs timed in batches of up to 128 launches after 5 probes) made
+ * a run of a 10-us kernel some 130 launches, and variants_against_gpu_reference
+ * outran a ten-minute device call. */
+#define CHECK_ONLY_MEASURE \
+    "{\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"," \
+    " \"rounds\": 1, \"batch_below_us\": 0}"
+
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
     "{\"variants\": %s, \"seed\": 77," \
     " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}," \
     "  \"cudnn_graph_fp32\": {\"engine\": [0, 1, 4]}, \"cudnn_graph_tf32\": {\"engine\": [0, 1, 4]}," \
     WGMMA_TEST_LAUNCHES "}," \
-    " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"}," \
+    " \"measure\": " CHECK_ONLY_MEASURE "," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
     " \"random\": {\"count\": %d, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
     " \"sweeps\": [" \
@@ -230,7 +239,7 @@ static void polyphase_every_tile_against_gpu_reference(void **state)
         "   \"bk\": [8, 16, 32], \"stages\": [2, 4]},"
         "  \"polyphase_igemm_3xtf32\": {\"tile\": [0, 1, 2, 3, 4, 5, 7, 8, 9],"
         "   \"bk\": [8, 16, 32], \"stages\": [2, 4]}},"
-        " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"},"
+        " \"measure\": " CHECK_ONLY_MEASURE ","
         " \"validation\": {\"cpu_reference_max_gflop\": 0, \"spot_checks\": 16},"
         " \"random\": {\"count\": 30, \"seed\": 4242, \"max_output_elems\": 40000,"
         "  \"max_channels\": 40}}";
@@ -259,8 +268,7 @@ static void kernelbench_shapes(void **state)
     snprintf(text, len,
              "{\"variants\": %s, \"seed\": 11,"
              " \"launch\": {" WGMMA_TEST_LAUNCHES "},"
-             " \"measure\": {\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1,"
-             " \"cache\": \"warm\"},"
+             " \"measure\": " CHECK_ONLY_MEASURE ","
              " \"validation\": {\"cpu_reference_max_gflop\": 0, \"spot_checks\": 64},"
              " \"shapes\": %s}",
              OWN_VARIANTS, shapes);
