@@ -86,7 +86,14 @@ static int count_stop(double *ms, convt_err *e)
     *ms = 0.002 * launches_since_start;
     return 0;
 }
-static int count_launch(void *arg, convt_err *e) { (void)arg, (void)e; launches_since_start++; return 0; }
+static int total_launches; /* every launch, warm-up and probes included */
+static int count_launch(void *arg, convt_err *e)
+{
+    (void)arg, (void)e;
+    launches_since_start++;
+    total_launches++;
+    return 0;
+}
 
 static void short_runs_are_timed_in_batches(void **state)
 {
@@ -104,6 +111,25 @@ static void short_runs_are_timed_in_batches(void **state)
     s.batch_below_us = 1;                           /* 2 us is above: one launch per sample */
     assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
     assert_int_equal(t.batch, 1);
+}
+
+/* A launch well above the line: the third probe at or above it decides (the
+ * median of five could not fall below), so a slow run spends three probe
+ * launches, not five. 1 warm-up + 3 probes + 4 samples. */
+static void slow_runs_stop_probing_once_decided(void **state)
+{
+    (void)state;
+    convt_backend be = {.timer_start = count_start, .timer_stop = count_stop,
+                        .synchronize = fake_sync, .flush_cache = fake_flush};
+    convt_measure_settings s = {.warmup = 1, .min_samples = 4, .max_samples = 4,
+                                .max_time_s = 10, .target_noise = 0.005, .cold_cache = true,
+                                .batch_below_us = 1}; /* 2 us a launch: above */
+    convt_timing t;
+    convt_err e;
+    int before = total_launches;
+    assert_int_equal(convt_measure(&be, &s, count_launch, NULL, &t, &e), 0);
+    assert_int_equal(t.batch, 1);
+    assert_int_equal(total_launches - before, 1 + 3 + 4);
 }
 
 /* The batch decision is the median of several probes: one slow first launch
@@ -407,6 +433,7 @@ int main(void)
         cmocka_unit_test(rounds_measure_the_spread_between_them),
         cmocka_unit_test(rounds_share_one_batch_size),
         cmocka_unit_test(one_slow_probe_does_not_decide_the_batch),
+        cmocka_unit_test(slow_runs_stop_probing_once_decided),
         cmocka_unit_test(prune_compares_launches_of_one_variant),
         cmocka_unit_test(drift_is_the_spread_of_the_clock_probe),
         cmocka_unit_test(drift_is_added_to_every_timed_record),

@@ -234,6 +234,16 @@ class Statistics(unittest.TestCase):
         self.assertEqual(t["launches_per_sample"], 64)
         self.assertAlmostEqual(t["median_ms"], 0.004)
 
+    def test_slow_runs_stop_probing_once_decided(self):
+        # 30 us a launch, over the 20-us line: the third probe decides, as
+        # in measure.c (1 warm-up, 3 probes, 4 samples)
+        acc = tb.Sampling(settings(warmup=1, min_samples=4, max_samples=4, rounds=1,
+                                   batch_below_us=20, target_noise=0.5, max_time_s=100))
+        calls = []
+        tb.measure_round(acc, lambda: None, lambda k, h: calls.append(k) or 0.030, lambda: None)
+        self.assertEqual(acc.batch, 1)
+        self.assertEqual(calls, [1] * (3 + 4))
+
     def test_round_stops(self):
         clock = {"t": 0.0}
 

@@ -75,7 +75,7 @@ Timing (convt-bench's measure.c, as far as Python allows)
   min_samples and min_time_s is reached and its own noise (IQR / 1.349 /
   median of its last 64 samples) is at most target_noise, or its share of
   max_samples or max_time_s is spent. A launch shorter than
-  measure.batch_below_us (median of 5 probe launches) is timed in batches of
+  measure.batch_below_us (median of 5 probe launches; 3 at or above the line decide it) is timed in batches of
   back-to-back launches (a power of two, at most 128, about 200 us a sample)
   and each sample divided by the batch: samples_ms hold per-launch times and
   launches_per_sample the batch. The statistics are convt-bench's: median
@@ -1036,8 +1036,12 @@ def measure_round(acc: Sampling, launch: Callable[[], Any],
                 ms = sample(1, acc.held)
                 if ms is None:
                     acc.held = False
-                else:
-                    probes.append(ms)
+                    continue
+                probes.append(ms)
+                # more than half at or above the line: the median is too,
+                # and the rest could not change the decision (as measure.c)
+                if sum(p * 1e3 >= s.batch_below_us for p in probes) > BATCH_PROBES // 2:
+                    break
             if not probes:
                 raise RuntimeError("could not time a sample")
             acc.batch = batch_size(probes, s.batch_below_us)

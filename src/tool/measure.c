@@ -122,21 +122,29 @@ static int probe_batch(const convt_backend *be, const convt_measure_settings *s,
      * kernel: the probe is the median of PROBES launches, not one launch that
      * may be an outlier (on the H100 one run batched a 17 us kernel and the
      * next timed it alone, 18% slower), and the batch size is a power of two,
-     * so a small change in the probe leaves it alone. */
+     * so a small change in the probe leaves it alone.
+     *
+     * Once more than half the probes are at or above the line, the median
+     * is too, and the rest could not change the decision (one launch per
+     * sample): probing stops there. A 100-ms launch then costs three
+     * probes, not five. */
     enum { BATCH_SAMPLE_US = 200, BATCH_MAX = 128, PROBES = 5 };
     acc->batch = 1;
     if (s->batch_below_us <= 0)
         return 0;
     double probes[PROBES];
-    int n = 0;
+    int n = 0, at_or_above = 0;
     for (int tries = 0; n < PROBES && tries < PROBES + 2; tries++) {
         double ms;
         if (time_sample(be, s, run, arg, 1, acc->held, NULL, &ms, e))
             return -1;
-        if (isnan(ms))
+        if (isnan(ms)) {
             acc->held = false; /* a hold that gave up: time unheld from now on */
-        else
-            probes[n++] = ms;
+            continue;
+        }
+        probes[n++] = ms;
+        if (ms * 1e3 >= s->batch_below_us && ++at_or_above > PROBES / 2)
+            return 0;
     }
     if (n == 0)
         return convt_fail(e, "the backend could not time a sample");
