@@ -12,8 +12,11 @@
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
 # configs/kernelbench-l1.json; "none": no sweep; each under
 # CONVT_SWEEP_TIMEOUT seconds, default 480: the sm_90a build's KernelBench
-# sweep takes about 320 s on an H100, and a sweep cut off leaves a file
-# that --resume finishes); CONVT_SWEEP_ARGS adds
+# sweep took 578 s on an H100 in session 22 (measure.prune 1.5), more than
+# a device call holds beside a fresh build; a sweep cut off leaves a file
+# that --resume finishes: carry it in the tree, copy it to $OUT/NAME.json
+# before calling this script, and pass CONVT_SWEEP_ARGS=--resume);
+# CONVT_SWEEP_ARGS adds
 # options to every sweep (e.g. "--devices all"); CONVT_SKIP_TESTS=1 skips
 # the tests;
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
