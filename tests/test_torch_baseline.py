@@ -116,7 +116,9 @@ class Keys(unittest.TestCase):
 
     def test_measure_errors_read_as_convt_benchs(self):
         bad_measures = [{"prune": 0.5}, {"prune": 2, "rounds": 1}, {"prune": -1},
-                        {"prune": "1.5"}]
+                        {"prune": "1.5"},
+                        # two errors: the first convt-bench reports is the one reported
+                        {"prune": 0.5, "min_samples": 5, "max_samples": 2}]
         with tempfile.TemporaryDirectory() as d:
             for i, measure in enumerate(bad_measures):
                 path = os.path.join(d, f"bad{i}.json")

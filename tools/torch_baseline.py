@@ -75,8 +75,9 @@ Timing (convt-bench's measure.c, as far as Python allows)
   min_samples and min_time_s is reached and its own noise (IQR / 1.349 /
   median of its last 64 samples) is at most target_noise, or its share of
   max_samples or max_time_s is spent. A launch shorter than
-  measure.batch_below_us (median of 5 probe launches; 3 at or above the line decide it) is timed in batches of
-  back-to-back launches (a power of two, at most 128, about 200 us a sample)
+  measure.batch_below_us (median of 5 probe launches; 3 at or above the
+  line decide it) is timed in batches of back-to-back launches (a power of
+  two, at most 128, about 200 us a sample)
   and each sample divided by the batch: samples_ms hold per-launch times and
   launches_per_sample the batch. The statistics are convt-bench's: median
   over all samples; noise = sqrt(noise_within^2 + noise_between^2), within =
@@ -735,9 +736,7 @@ def _parse_measure(w: _Walker, obj) -> MeasureSettings:
     m.rounds = w.get_int(obj, "rounds", 1, MAX_ROUNDS, m.rounds)
     m.prune = w.get_double(obj, "prune", 0, 1e6, False, m.prune)
     cache = w.get_string(obj, "cache", None)
-    if m.max_samples < m.min_samples:
-        w.push_key("max_samples")
-        w.fail(f"{m.max_samples} is below min_samples = {m.min_samples}")
+    # in convt-bench's order, so that a file with several errors reads the same
     if m.prune != 0 and m.prune < 1:
         w.push_key("prune")
         w.fail(f"expected 0 (off) or a factor >= 1, got {m.prune:g}: below 1 every launch, "
@@ -746,6 +745,9 @@ def _parse_measure(w: _Walker, obj) -> MeasureSettings:
         w.push_key("prune")
         w.fail(f"prunes after the first round, and rounds = {m.rounds} leaves none after it; "
                "set rounds >= 2 or drop prune")
+    if m.max_samples < m.min_samples:
+        w.push_key("max_samples")
+        w.fail(f"{m.max_samples} is below min_samples = {m.min_samples}")
     if cache is not None:
         if cache not in ("cold", "warm"):
             w.push_key("cache")
