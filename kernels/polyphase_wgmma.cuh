@@ -395,17 +395,6 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
         }
 }
 
-/* The shift (convt_wg_tap_shift, from the host's table in shared memory)
- * of the tap after tap t of row r, or t's own for the last. The consumers
- * read it while tap t's wgmma issue: read just before its own wgmma, the
- * shared-memory load's latency stalled the integer work that makes the
- * descriptors (Nsight Compute, session 22: 17% of kb70's samples, 10% of
- * kb78's). A row's first shift is read before the stage's wait. */
-__device__ __forceinline__ int wg_next_shift(const int *s_shift, const convt_phase_tap_row &r, int t)
-{
-    return s_shift[r.tap_begin + (t + 1 < r.ntaps ? t + 1 : t)];
-}
-
 #include "polyphase_wgmma_posm.cuh"
 #include "polyphase_wgmma_fold.cuh"
 
@@ -628,23 +617,20 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             int k_row = 0, k_ci0 = 0, prev_buf = 0;
             for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
-                /* the stage's tap row and first shift, read before the wait
-                 * (wg_next_shift) */
-                const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
-                int shift = r.ntaps > 0 ? s_shift[r.tap_begin] : 0;
                 mbar_wait(&full[buf], ring.phase);
                 /* the input's copies wrote through the generic proxy; wgmma
                  * reads through the async one (the weights' bulk copy is
                  * async-proxy already, made visible by the barrier) */
                 fence_proxy_async();
                 const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
+                const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
                  * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
                 const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
                 wgmma_fence();
                 for (int t = 0; t < r.ntaps; t++) {
-                    const int next = wg_next_shift(s_shift, r, t);
+                    const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
                         const unsigned char *w_k = w_t + t * wtap_bytes + kk * 2 * a_lbo;
@@ -660,7 +646,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             wgmma_tf32(d, w_big, in_big);
                         }
                     }
-                    shift = next;
                 }
                 wgmma_commit();
                 if constexpr (SPLIT3) {

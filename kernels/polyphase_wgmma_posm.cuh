@@ -66,18 +66,15 @@ __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &t
     int k_row = 0, k_ci0 = 0, prev_buf = 0;
     for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
         const int buf = ring.buf;
-        /* the stage's tap row and first shift, read before the wait
-         * (wg_next_shift) */
-        const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
-        int shift = r.ntaps > 0 ? s_shift[r.tap_begin] : 0;
         mbar_wait(&full[buf], ring.phase);
         fence_proxy_async(); /* the input's copies: generic proxy; wgmma reads through the async one */
         const unsigned char *st = sl.base + (size_t)buf * sl.stage_bytes;
+        const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
         const unsigned char *in_t = st + wg_seg * (BN * 16);
         const unsigned char *w_t = st + sl.in_bytes;
         wgmma_fence();
         for (int t = 0; t < r.ntaps; t++) {
-            const int next = wg_next_shift(s_shift, r, t);
+            const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
             for (int kk = 0; kk < BK / 8; kk++) {
                 const unsigned char *w_k = w_t + t * sl.wtap_bytes + kk * 2 * sl.a_lbo;
@@ -96,7 +93,6 @@ __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &t
                     }
                 }
             }
-            shift = next;
         }
         wgmma_commit();
         if constexpr (SPLIT3) {
