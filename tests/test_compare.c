@@ -32,7 +32,7 @@ static cJSON *rec(const char *key, const char *variant, const char *status, doub
     cJSON_AddStringToObject(r, "launch_key", "block=128");
     cJSON_AddStringToObject(r, "tier", "fp32");
     cJSON_AddStringToObject(r, "status", status);
-    if (!strcmp(status, "ok")) {
+    if (!strcmp(status, "ok") || !strcmp(status, "pruned")) {
         cJSON *t = cJSON_AddObjectToObject(r, "timing");
         cJSON_AddNumberToObject(t, "median_ms", ms);
         cJSON_AddNumberToObject(t, "noise", noise);
@@ -184,6 +184,24 @@ static void a_record_that_turned_wrong_fails(void **state)
     convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "ok"),
                                   doc("H100", 4, 0.5, 0.005, "wrong"), false, &rc);
     assert_int_equal(s.turned_bad, 1);
+}
+
+/* A launch measure.prune stopped after one round was validated like an
+ * ok one: turning wrong or failed is a regression, and its time, ok or
+ * pruned on either side, is judged (a launch 60% slower, pruned now). */
+static void a_pruned_record_is_judged_like_an_ok_one(void **state)
+{
+    (void)state;
+    int rc;
+    convt_compare_summary s = run(doc("H100", 4, 1, 0.005, "pruned"),
+                                  doc("H100", 4, 1, 0.005, "failed"), false, &rc);
+    assert_int_equal(s.turned_bad, 1);
+    assert_int_equal(rc, 0);
+    s = run(doc("H100", 4, 1, 0.005, "ok"), doc("H100", 4, 1.6, 0.005, "pruned"), false, &rc);
+    assert_int_equal(s.regressed, 1);
+    s = run(doc("H100", 4, 1, 0.005, "pruned"), doc("H100", 4, 1, 0.005, "pruned"), false, &rc);
+    assert_int_equal(s.regressed + s.turned_bad, 0);
+    assert_int_equal(s.unchanged, 3);
 }
 
 static void missing_records_are_listed(void **state)
@@ -425,6 +443,7 @@ int main(void)
         cmocka_unit_test(a_changed_winner_is_counted_with_its_ties),
         cmocka_unit_test(noise_only_differences_pass),
         cmocka_unit_test(a_record_that_turned_wrong_fails),
+        cmocka_unit_test(a_pruned_record_is_judged_like_an_ok_one),
         cmocka_unit_test(missing_records_are_listed),
         cmocka_unit_test(different_devices_warn_or_refuse),
         cmocka_unit_test(binary_exit_statuses),

@@ -141,13 +141,15 @@ static cJSON *run_config_text(const char *text, const char *name, int *ok, int *
     cJSON *doc = read_json(cfg.output);
     assert_non_null(doc);
     *ok = sum.ok;
-    *total = sum.ok + sum.skipped + sum.failed + sum.wrong;
+    *total = sum.ok + sum.skipped + sum.failed + sum.wrong + sum.pruned;
     const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
     int bad = 0;
     for (const cJSON *r = recs->child; r; r = r->next) {
         const char *st = cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring;
         if (!strcmp(st, "skipped") && cJSON_GetObjectItemCaseSensitive(r, "reason"))
             continue; /* a stated reason, e.g. cuDNN cannot express out_pad >= stride */
+        if (!strcmp(st, "pruned"))
+            continue; /* validated, then stopped by measure.prune */
         if (known_vendor_failure(r))
             continue;
         if (strcmp(st, "ok")) {

@@ -3,8 +3,10 @@
 10x; with prune = 3 the 10x launch stops after its first round, recorded
 `pruned` with that round's timing and the reason, validated like every
 run; the 1x launch gets every round and is the one selected; the built-in
-variants' launches are judged within their own variant only; without
-prune both launches get every round, and a bad prune is refused."""
+variants' launches are judged within their own variant only; where the
+fast launch then fails in a later round, the pruned one gets its other
+rounds (the variant keeps a record to select); without prune both
+launches get every round, and a bad prune is refused."""
 import json
 import os
 import subprocess
@@ -19,7 +21,7 @@ from checks import check, done  # noqa: E402
 
 tmp = tempfile.mkdtemp(prefix="convt-prune-")
 cfg = json.load(open(os.path.join(root, "examples", "plugin", "sweep.json")))
-cfg["variants"] = ["paced_*", "cpu_gather"]
+cfg["variants"] = ["paced_reference", "cpu_gather"]
 cfg["launch"] = {"cpu_gather": {"threads": [1]}}
 
 
@@ -69,6 +71,24 @@ if doc:
 if sel:
     picks = json.dumps(sel)
     check("the selection never picks a pruned launch", "repeat=10" not in picks, picks[:400])
+
+# paced_fragile: its fast launch fails in round 2 (the output moved); the
+# slow one, pruned after round 1, must get rounds 2 and 3 and be selected
+cfg["variants"] = ["paced_fragile"]
+r, doc, sel = run({"max_time_s": 0.2, "rounds": 3, "prune": 3})
+check("fragile: exit 1 (a failed run)", r.returncode == 1, r.stderr[-800:])
+if doc:
+    recs = {x["launch"]["repeat"]: x for x in doc["records"] if x["shape"]["name"] == "p1d"}
+    fast, slow = recs.get(1, {}), recs.get(10, {})
+    check("fragile: the fast launch failed while timing", fast.get("status") == "failed" and
+          "output moved" in fast.get("reason", ""), str(fast.get("reason")))
+    check("fragile: the slow launch got every round instead of staying pruned",
+          slow.get("status") == "ok" and slow.get("timing", {}).get("rounds") == 3 and
+          slow.get("timing", {}).get("placements") == 3, json.dumps(slow.get("timing", {}))[:300])
+    check("fragile: nothing left pruned", all(x["status"] != "pruned" for x in doc["records"]))
+if sel:
+    check("fragile: the slow launch is selected", "repeat=10" in json.dumps(sel), json.dumps(sel)[:400])
+cfg["variants"] = ["paced_reference", "cpu_gather"]
 
 r, doc, _ = run({"max_time_s": 0.2, "rounds": 2})
 check("without prune: exit 0", r.returncode == 0, r.stderr[-800:])

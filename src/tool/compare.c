@@ -35,6 +35,14 @@ static bool ok_timed(const cJSON *r)
     return !strcmp(json_str(r, "status"), "ok") && isfinite(json_num(timing(r), "median_ms"));
 }
 
+/* Validated and timed: ok, or stopped by measure.prune after its first
+ * round (its few samples widen the interval, and judge says so). */
+static bool validated_timed(const cJSON *r)
+{
+    return (!strcmp(json_str(r, "status"), "ok") || !strcmp(json_str(r, "status"), "pruned")) &&
+           isfinite(json_num(timing(r), "median_ms"));
+}
+
 /* What a record's change must exceed to count when samples are missing
  * (files of schema 1): the threshold, or the noise the two runs recorded
  * for it together, whichever is larger. */
@@ -318,15 +326,17 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         }
         sum->matched++;
         char bm[32] = "-", cm[32] = "-", verdict[160];
-        if (ok_timed(b))
+        if (validated_timed(b))
             snprintf(bm, sizeof bm, "%.4f", json_num(timing(b), "median_ms"));
-        if (ok_timed(c))
+        if (validated_timed(c))
             snprintf(cm, sizeof cm, "%.4f", json_num(timing(c), "median_ms"));
-        const char *cs = json_str(c, "status");
-        if (!strcmp(json_str(b, "status"), "ok") && (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
+        const char *bs = json_str(b, "status"), *cs = json_str(c, "status");
+        /* a pruned record passed validation like an ok one */
+        if ((!strcmp(bs, "ok") || !strcmp(bs, "pruned")) &&
+            (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
             sum->turned_bad++;
             snprintf(verdict, sizeof verdict, "REGRESSION: now %s: %.80s", cs, json_str(c, "reason"));
-        } else if (ok_timed(b) && ok_timed(c)) {
+        } else if (validated_timed(b) && validated_timed(c)) {
             char how[96];
             verdict_kind v = judge(b, c, opt, how, sizeof how);
             if (redefined(b, c)) {

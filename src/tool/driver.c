@@ -40,6 +40,11 @@ typedef struct entry {
     void *state;
     convt_sampling sampling; /* its samples, over the rounds of timing */
     bool done;   /* final status decided (skipped, failed, wrong) */
+    /* measure.prune stopped it after round 1 (why says why); final only
+     * once its variant has a launch that got every round (time_all) */
+    bool pruned;
+    char why_pruned[256];
+    int placements, placed_at; /* buffer placements its rounds ran on; the last */
 } entry;
 
 /* Appends every launch in the product of v's knob value lists. */
@@ -764,22 +769,23 @@ static bool validate_all(shape_run *r)
 
 /* An entry's timing and raw samples go into its record (results.h, which
  * frees them), with its final status. */
-static void keep_timing(entry *en, const convt_measure_settings *m, int placements,
-                        convt_status status, const char *reason)
+static void keep_timing(entry *en, const convt_measure_settings *m, convt_status status,
+                        const char *reason)
 {
     convt_sampling_finish(&en->sampling, m, &en->rec.timing);
     en->rec.sample_ms = en->sampling.samples;
     en->rec.sample_rounds = en->sampling.rounds;
     memcpy(en->rec.sample_round_end, en->sampling.round_end, sizeof en->sampling.round_end);
     en->sampling.samples = NULL;
-    en->rec.timing.placements = placements;
+    en->rec.timing.placements = en->placements;
     en->rec.timed = true;
     finish(en, status, "", reason);
 }
 
 /* measure.prune, after the first round: the launches far slower than their
- * variant's fastest stop here (convt_prune_runs), recorded `pruned` with
- * that round's timing. */
+ * variant's fastest stop here (convt_prune_runs); time_all records them
+ * `pruned` with that round's timing, or gives them their other rounds if
+ * no launch of their variant got through every round. */
 static void prune_slow_launches(shape_run *r)
 {
     const convt_measure_settings *m = &r->cfg->measure;
@@ -801,13 +807,13 @@ static void prune_slow_launches(shape_run *r)
         for (int i = 0; i < r->n; i++) {
             if (!stop[i])
                 continue;
-            char why[256];
-            snprintf(why, sizeof why,
+            entry *en = &r->list[i];
+            en->pruned = true;
+            snprintf(en->why_pruned, sizeof en->why_pruned,
                      "stopped after round 1 of %d: %.4g ms is %.2fx the fastest launch of %s "
                      "on this shape in that round (%.4g ms), above measure.prune = %g",
                      convt_measure_rounds(m), first[i], first[i] / best[i],
-                     r->list[i].rec.variant->name, best[i], m->prune);
-            keep_timing(&r->list[i], m, 1, CONVT_STATUS_PRUNED, why);
+                     en->rec.variant->name, best[i], m->prune);
         }
     }
     /* out of host memory: nothing is pruned, every launch gets every round */
@@ -817,29 +823,23 @@ static void prune_slow_launches(shape_run *r)
     free(stop);
 }
 
-/* Step 5: timing, on the last trial's inputs, in rounds (measure.h): each
- * live entry gets a round before any gets the next, and the buffers move to
- * new memory between rounds. The reference is done with: its memory makes
- * room for the move. */
-static bool time_all(shape_run *r)
+/* Rounds first_round .. rounds - 1 of every entry neither done nor pruned
+ * (measure.h): each gets a round before any gets the next, and the
+ * buffers move to new memory before every round but the first. After
+ * round 1 of a first pass, measure.prune. False when the context is lost. */
+static bool time_rounds(shape_run *r, int first_round, int *placement)
 {
     const convt_config *cfg = r->cfg;
     const convt_problem *p = r->p;
     const convt_backend *be = r->be;
     convt_err *e = &r->e;
-    be->release(r->sb.ref);
-    be->release(r->sb.mag);
-    r->sb.ref = r->sb.mag = NULL;
-    for (int i = 0; i < r->n; i++)
-        if (!r->list[i].done && convt_sampling_init(&r->list[i].sampling, &cfg->measure, e))
-            finish(&r->list[i], CONVT_STATUS_FAILED, "", e->msg);
-    int rounds = convt_measure_rounds(&cfg->measure), placements = 1;
-    for (int round = 0; round < rounds; round++) {
-        if (round == 1 && cfg->measure.prune > 0)
+    int rounds = convt_measure_rounds(&cfg->measure);
+    for (int round = first_round; round < rounds; round++) {
+        if (round == 1 && first_round == 0 && cfg->measure.prune > 0)
             prune_slow_launches(r);
         if (round > 0) {
             if (move_buffers(be, cfg, p, r->si, r->ws_max, &r->sb, e) == 0) {
-                placements++;
+                ++*placement;
                 r->t = (convt_tensors){r->sb.x, r->sb.w, r->sb.b, r->sb.y};
             } else {
                 if (lost(r))
@@ -855,8 +855,12 @@ static bool time_all(shape_run *r)
             return false;
         for (int i = 0; i < r->n; i++) {
             entry *en = &r->list[i];
-            if (en->done)
+            if (en->done || en->pruned)
                 continue;
+            if (en->placed_at != *placement) {
+                en->placements++;
+                en->placed_at = *placement;
+            }
             char name[512], launch[256];
             convt_launch_format(en->rec.variant, &en->rec.launch, launch, sizeof launch);
             snprintf(name, sizeof name, "%s %s %s round %d", p->name, en->rec.variant->name,
@@ -875,10 +879,61 @@ static bool time_all(shape_run *r)
             }
         }
     }
-    /* every entry still live is ok */
+    return true;
+}
+
+/* Pruned entries of a variant none of whose launches got through every
+ * round (its fastest failed in a later round) are pruned no longer: the
+ * variant would otherwise have no record to select. Returns how many. */
+static int unprune_orphans(shape_run *r)
+{
+    int revived = 0;
+    for (int i = 0; i < r->n; i++) {
+        entry *en = &r->list[i];
+        if (!en->pruned)
+            continue;
+        bool has_ok = false;
+        for (int j = 0; j < r->n && !has_ok; j++)
+            has_ok = r->list[j].rec.variant == en->rec.variant && r->list[j].done &&
+                     r->list[j].rec.status == CONVT_STATUS_OK;
+        if (!has_ok) {
+            en->pruned = false;
+            revived++;
+        }
+    }
+    return revived;
+}
+
+/* Step 5: timing, on the last trial's inputs, in rounds (time_rounds). The
+ * reference is done with: its memory makes room for the moves. Entries
+ * that got every round are ok; pruned ones are recorded `pruned`, unless
+ * no launch of their variant got every round: those get their other
+ * rounds in a second pass. */
+static bool time_all(shape_run *r)
+{
+    const convt_config *cfg = r->cfg;
+    const convt_backend *be = r->be;
+    convt_err *e = &r->e;
+    be->release(r->sb.ref);
+    be->release(r->sb.mag);
+    r->sb.ref = r->sb.mag = NULL;
     for (int i = 0; i < r->n; i++)
-        if (!r->list[i].done)
-            keep_timing(&r->list[i], &cfg->measure, placements, CONVT_STATUS_OK, "");
+        if (!r->list[i].done && convt_sampling_init(&r->list[i].sampling, &cfg->measure, e))
+            finish(&r->list[i], CONVT_STATUS_FAILED, "", e->msg);
+    int placement = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (!time_rounds(r, pass == 0 ? 0 : 1, &placement))
+            return false;
+        /* every entry that got every round is ok */
+        for (int i = 0; i < r->n; i++)
+            if (!r->list[i].done && !r->list[i].pruned)
+                keep_timing(&r->list[i], &cfg->measure, CONVT_STATUS_OK, "");
+        if (pass > 0 || !unprune_orphans(r))
+            break;
+    }
+    for (int i = 0; i < r->n; i++)
+        if (!r->list[i].done && r->list[i].pruned)
+            keep_timing(&r->list[i], &cfg->measure, CONVT_STATUS_PRUNED, r->list[i].why_pruned);
     return true;
 }
 

@@ -297,7 +297,8 @@ int convt_prune_runs(const double *first_ms, const int *group, int n, double pru
             if (group[j] == group[i] && isfinite(first_ms[j]) && !(first_ms[j] >= best))
                 best = first_ms[j];
         best_ms[i] = best;
-        stop[i] = prune > 0 && isfinite(first_ms[i]) && first_ms[i] > prune * best;
+        /* best 0: a timer too coarse to resolve the fastest gives no ratio */
+        stop[i] = prune > 0 && best > 0 && isfinite(first_ms[i]) && first_ms[i] > prune * best;
         stopped += stop[i];
     }
     return stopped;
