@@ -55,6 +55,9 @@ static int fragile_launch(const convt_problem *p, const convt_launch *l, const c
     return 0;
 }
 
+/* both variants' one knob: the cost, 1x or 10x */
+#define REPEAT_KNOB {"repeat", "times the whole output is computed", 2, {1, 10}}
+
 static const convt_variant paced_variant = {
     .name = "paced_reference",
     .summary = "TESTING ONLY: the reference point function, repeat times over",
@@ -62,7 +65,7 @@ static const convt_variant paced_variant = {
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
     .n_knobs = 1,
-    .knobs = {{"repeat", "times the whole output is computed", 2, {1, 10}}},
+    .knobs = {REPEAT_KNOB},
     .supports = any_shape,
     .launch = paced_launch,
 };
@@ -74,7 +77,7 @@ static const convt_variant fragile = {
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
     .n_knobs = 1,
-    .knobs = {{"repeat", "times the whole output is computed", 2, {1, 10}}},
+    .knobs = {REPEAT_KNOB},
     .supports = any_shape,
     .launch = fragile_launch,
 };
