@@ -133,8 +133,8 @@ struct wg_args {
     const wg_phase_flat *flat;
     const int *shifts; /* per tap: convt_wg_tap_shift in its phase's layout */
     int n;       /* images */
-    int r_alloc; /* rows of a staged input tile: nseg x bn + the widest span, a multiple of 8 */
-    int ntw_max; /* most taps in one tap row: weight buffers per stage */
+    int r_alloc; /* rows of a staged input tile: nseg x bn + the widest tap shift, a multiple of 8 */
+    int ntw_max; /* most taps staged together (a tap row's or plane's): weight buffers per stage */
     int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory;
                                  * taps_total also sizes the weight image (wg_weight_slot) */
     int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */

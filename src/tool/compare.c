@@ -35,12 +35,18 @@ static bool ok_timed(const cJSON *r)
     return !strcmp(json_str(r, "status"), "ok") && isfinite(json_num(timing(r), "median_ms"));
 }
 
-/* Validated and timed: ok, or stopped by measure.prune after its first
- * round (its few samples widen the interval, and judge says so). */
+/* Passed validation: ok, or stopped by measure.prune after its first
+ * round of timing. */
+static bool validated(const cJSON *r)
+{
+    return !strcmp(json_str(r, "status"), "ok") || !strcmp(json_str(r, "status"), "pruned");
+}
+
+/* Validated and timed (a pruned record's few samples widen the interval,
+ * and judge says so). */
 static bool validated_timed(const cJSON *r)
 {
-    return (!strcmp(json_str(r, "status"), "ok") || !strcmp(json_str(r, "status"), "pruned")) &&
-           isfinite(json_num(timing(r), "median_ms"));
+    return validated(r) && isfinite(json_num(timing(r), "median_ms"));
 }
 
 /* What a record's change must exceed to count when samples are missing
@@ -330,10 +336,8 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             snprintf(bm, sizeof bm, "%.4f", json_num(timing(b), "median_ms"));
         if (validated_timed(c))
             snprintf(cm, sizeof cm, "%.4f", json_num(timing(c), "median_ms"));
-        const char *bs = json_str(b, "status"), *cs = json_str(c, "status");
-        /* a pruned record passed validation like an ok one */
-        if ((!strcmp(bs, "ok") || !strcmp(bs, "pruned")) &&
-            (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
+        const char *cs = json_str(c, "status");
+        if (validated(b) && (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
             sum->turned_bad++;
             snprintf(verdict, sizeof verdict, "REGRESSION: now %s: %.80s", cs, json_str(c, "reason"));
         } else if (validated_timed(b) && validated_timed(c)) {
