@@ -118,8 +118,12 @@ enum {
     WG_M = 64,
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
     WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
-    WG_PRODUCER_REGS = 56,
-    WG_CONSUMER_REGS = 224,
+    /* 64 + 2 x 216 = 496 of the 3 x 168 registers a thread the launch
+     * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
+     * 210 instantiations (the 3xTF32 ones and one with positions as M);
+     * at 64 none has any, and no consumer spills at 216 */
+    WG_PRODUCER_REGS = 64,
+    WG_CONSUMER_REGS = 216,
     WG_MAX_STAGES = 5,
     WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
@@ -541,7 +545,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
-                     * from the producer's 56 registers */
+                     * from the producer's registers (56 then) */
 #pragma unroll
                     for (int h = 0; h < KG; h += NG) {
                         if (kg_have >= h + NG)
