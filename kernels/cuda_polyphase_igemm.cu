@@ -918,6 +918,7 @@ enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32 };
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
     int64_t bn, bk, stages, kpad, persist, pos_m, plane;
+    int64_t co_block; /* the folded variant's: 256, or 0 (64 or 128 by the channels) */
     int parts;
     bool fold;
 };
@@ -932,6 +933,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             convt_launch_get(v, l, "persist"),
             kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "pos_m"),
             kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "plane"),
+            kind == WG_FOLD_TF32 ? convt_launch_get(v, l, "co_block") : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32};
 }
 
@@ -950,9 +952,12 @@ static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
 }
 
 /* The widest compiled tile: 3xTF32's partial sums double the accumulators
- * (with positions as M they are small at every width). */
+ * (with positions as M they are small at every width), and so do two
+ * 64-channel blocks a warpgroup (co_block = 256). */
 static int wg_max_bn(const wg_knobs &k)
 {
+    if (k.co_block == 256)
+        return WG_MAX_BN_WIDE_M;
     return k.pos_m || k.parts == 1 ? WG_MAX_BN : WG_MAX_BN_SPLIT3;
 }
 
@@ -985,7 +990,7 @@ static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 struct wg_geometry {
     int bn; /* the width: knob bn, or chosen for the shape where bn = 0 */
     int nseg;   /* tiles per block: 2 up to 64 output channels per group, else 1 */
-    int w_rows; /* output channels per block: 64 x (2 / nseg) */
+    int w_rows; /* output channels per block (wg_block_rows) */
     int r_alloc, ntw_max, co_rows, rows_total, taps_total;
     int64_t tables_bytes; /* in int64: supports() compares the total with the device's limit */
     int64_t units;        /* tiles per phase: of the phase with the longest flat layout */
@@ -995,13 +1000,16 @@ struct wg_geometry {
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
- * else one (the consumers then take two tiles of positions); with
- * positions as M the group's channels rounded up to 8 (wgmma's N). The
- * weight image's tiles are this many channels too (wg_pack_args_of). */
+ * else one (the consumers then take two tiles of positions); four with
+ * co_block = 256 (two a consumer warpgroup); with positions as M the
+ * group's channels rounded up to 8 (wgmma's N). The weight image's tiles
+ * are this many channels too (wg_pack_args_of). */
 static int wg_block_rows(const wg_knobs &k, int64_t cout_g)
 {
     if (k.pos_m)
         return (int)round_up(cout_g, 8);
+    if (k.co_block == 256)
+        return 4 * WG_M;
     return cout_g > WG_M ? 2 * WG_M : WG_M;
 }
 
@@ -1075,7 +1083,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
 {
     const int64_t cout_g = p->cout / p->groups;
     gm->w_rows = wg_block_rows(k, cout_g);
-    gm->nseg = k.pos_m ? 2 : 2 * WG_M / gm->w_rows;
+    gm->nseg = k.pos_m || gm->w_rows == WG_M ? 2 : 1;
     gm->co_rows = (int)round_up(cout_g, WG_M);
     int span = 0, ntw = 1; /* span: the widest tap shift, which a tile stages past its positions */
     for (int r = 0; r < row_begin[pl->nphases]; r++)
@@ -1264,6 +1272,17 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         snprintf(why, why_len, "kpad = %lld must be 0 or 64 (bytes)", (long long)k.kpad);
         return false;
     }
+    if (k.co_block != 0 && k.co_block != 256) {
+        snprintf(why, why_len, "co_block = %lld must be 0 (64 or 128 output channels a block, "
+                 "by the channels) or 256", (long long)k.co_block);
+        return false;
+    }
+    if (k.co_block == 256 && p->cout / p->groups <= 2 * WG_M) {
+        snprintf(why, why_len, "co_block = 256 is for more than %d output channels per group "
+                 "(folded: the stride phases x the channels); this shape has %lld", 2 * WG_M,
+                 (long long)(p->cout / p->groups));
+        return false;
+    }
     if (k.plane != 0 && k.plane != 1) {
         snprintf(why, why_len, "plane = %lld must be 0 (an input row staged per tap row) or 1 "
                  "(rows staged per tap plane)", (long long)k.plane);
@@ -1347,11 +1366,21 @@ static void wg_release(void *state)
     free(st);
 }
 
-/* The compiled kernel of (bn, bk, nseg), the precision and, with positions
- * as M, the block's channels (w_rows); supports() has checked them. */
+/* The compiled kernel of (bn, bk, nseg), the precision and the block's
+ * channels (w_rows: with positions as M, or 256 for the folded kernel);
+ * supports() has checked them. */
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (k.fold && w_rows == 4 * WG_M) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_fold_wide_kernel_bn##BN(bk);
+            WG_WIDE_M_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_fold_wide_kernel_bn160(bk);
+        }
+    }
     if (k.fold) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -1683,7 +1712,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 5,
+    .n_knobs = 6,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
                        "to 256 in steps of 16), each one position of every phase; 0: the width "
@@ -1696,7 +1725,16 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
                .defaults = {32, 16}},
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST},
+              WG_KNOB_PERSIST,
+              {.name = "co_block",
+               .help = "output channels of the folded problem per block: 0, 64 or 128 as its "
+                       "channels ask (the consumer warpgroups take two tiles of positions or "
+                       "two 64-channel halves); 256 (more than 128 per group, widths up to "
+                       "160): two halves each, so that a staged input feeds 256 channels and a "
+                       "short problem with many channels has half the tiles (vocoder_up1: "
+                       "one round of 128 tiles on 132 SMs)",
+               .n_defaults = 2,
+               .defaults = {0, 256}}},
     .supports = wg_supports_fold,
     .workspace_size = wg_workspace_fold,
     .prepare = wg_prepare_fold,

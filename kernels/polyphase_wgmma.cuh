@@ -118,6 +118,7 @@ enum {
     WG_M = 64,
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
     WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
+    WG_MAX_BN_WIDE_M = 160, /* the widest with two 64-channel blocks a warpgroup (BN accumulators) */
     /* 64 + 2 x 216 = 496 of the 3 x 168 registers a thread the launch
      * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
      * 210 instantiations (the 3xTF32 ones and one with positions as M);
@@ -399,19 +400,74 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
         }
 }
 
+/* The epilogue of a warp's 16 output channels from co_w, positions from fw
+ * (its warpgroup's 64 x BN sums d). Register r of thread t of a warpgroup
+ * holds M row (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N
+ * column (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
+ * warp's 16 channels go through shared memory 32 positions at a time, so
+ * that a warp stores 32 neighbouring positions of one channel (128 bytes
+ * where the stride is 1 and the row goes on); stored from the fragments
+ * directly, a warp wrote 8 channels x 4 scattered floats (9 of 32 bytes
+ * per sector used, kb64). Both consumer warpgroups store at once and the
+ * tensor cores idle meanwhile, so it is lean (v15): the bias goes into the
+ * fragments (two channel rows a thread), the lane's position moves from
+ * chunk to chunk by a carry, and a store is a load, a store and a pointer
+ * step. v14's, with a cursor's fast divisions per chunk and a shuffle, an
+ * add and a 64-bit product per value, took 31% of the consumers' warp
+ * samples on kb57 and kb69 (Nsight Compute). */
+template <int BN>
+__device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_tile &tl,
+                                                  const phase_desc &ph, const wg_phase_flat &fl,
+                                                  const float (&d)[BN / 2], float *stage_w, int fw,
+                                                  int co_w, int lane, const float *__restrict__ bias,
+                                                  float *__restrict__ y)
+{
+    const poly_args &a = wa.p;
+    const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
+    float b_frag[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int co = co_w + lane / 4 + 8 * h;
+        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
+    }
+    float *y_ch = y + ((int64_t)tl.g * a.cout_g + co_w) * a.out_plane;
+    wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
+#pragma unroll
+    for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
+        const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
+        __syncwarp();
+        /* the lane's position: stored where it is one of its row's
+         * outputs (an image past the last: a position past the phase) */
+        if (lane < cols && wg_is_output(wa, ph, fl, c)) {
+            float *yq = y_ch + wg_output_offset(a, ph, fl, c);
+#pragma unroll
+            for (int row = 0; row < 16; row++, yq += a.out_plane)
+                if (row < rows_out)
+                    *yq = stage_w[row * WG_EPI_PITCH + lane];
+        }
+        __syncwarp();
+        c.col += WG_EPI_COLS;
+        convt_wg_cursor_carry(&c, &ph, &fl);
+    }
+}
+
 #include "polyphase_wgmma_posm.cuh"
 #include "polyphase_wgmma_fold.cuh"
 
 /* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
  * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh).
  * FOLD: output channels as M, the stride phases folded into them
- * (polyphase_wgmma_fold.cuh). */
-template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false>
+ * (polyphase_wgmma_fold.cuh). MH: 64-channel blocks per consumer warpgroup;
+ * 2 (with NSEG 1: 256 channels a block, knob co_block) lets a staged input
+ * stretch feed twice the channels, and halves the tiles of a short problem
+ * with many channels (vocoder_up1 folded: 128 tiles, one round on 131 SMs,
+ * where 256 took two). */
+template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
-    constexpr int NCO = 2 / NSEG;             /* 64-channel chunks per block */
+    constexpr int NCO = MH * 2 / NSEG;        /* 64-channel chunks per block */
     constexpr int W_ROWS = NCOS ? NCOS : NCO * WG_M; /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
     constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
@@ -421,6 +477,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
+    static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
+                  "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -610,11 +668,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
                                                full, empty, wg_seg, ctid, bias, y);
         } else {
-            float d[BN / 2];
+            float d[MH][BN / 2]; /* the warpgroup's 64-channel blocks' sums */
             float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
 #pragma unroll
-            for (int r = 0; r < BN / 2; r++)
-                d[r] = 0.0f;
+            for (int m = 0; m < MH; m++)
+#pragma unroll
+                for (int r = 0; r < BN / 2; r++)
+                    d[m][r] = 0.0f;
 #pragma unroll
             for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
                 part[r] = 0.0f;
@@ -631,7 +691,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
                  * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
-                const unsigned char *w_t = st + in_bytes + wg_co * (WG_M * 16);
+                const unsigned char *w_t = st + in_bytes + wg_co * (MH * WG_M * 16);
                 wgmma_fence();
                 for (int t = 0; t < r.ntaps; t++) {
                     const int shift = s_shift[r.tap_begin + t];
@@ -647,7 +707,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             wgmma_tf32(part, w_big, wg_descriptor(in_k + in_part, b_lbo, 128));
                             wgmma_tf32(part, w_big, in_big);
                         } else {
-                            wgmma_tf32(d, w_big, in_big);
+                            /* the warpgroup's channel blocks, each a wgmma on the same input */
+#pragma unroll
+                            for (int m = 0; m < MH; m++)
+                                wgmma_tf32(d[m], m ? wg_descriptor(w_k + m * (WG_M * 16), a_lbo, 128) : w_big,
+                                           in_big);
                         }
                     }
                 }
@@ -658,7 +722,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wgmma_wait_all();
 #pragma unroll
                     for (int r = 0; r < BN / 2; r++)
-                        d[r] += part[r];
+                        d[0][r] += part[r];
                     if (ctid % 128 == 0)
                         mbar_arrive(&empty[buf]);
                 } else {
@@ -682,55 +746,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     mbar_arrive(&empty[prev_buf]);
             }
 
-            /* Epilogue: register r of thread t of a warpgroup holds M row
-             * (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N column
-             * (position) 8*(r/4) + 2*(t%4) + r%2 (tools/wgmma_probe.cu). Each
-             * warp's 16 channels go through shared memory 32 positions at a
-             * time, so that a warp stores 32 neighbouring positions of one
-             * channel (128 bytes where the stride is 1 and the row goes on);
-             * stored from the fragments directly, a warp wrote 8 channels x 4
-             * scattered floats (9 of 32 bytes per sector used, kb64). Both
-             * consumer warpgroups store at once and the tensor cores idle
-             * meanwhile, so it is lean (v15): the bias goes into the fragments
-             * (two channel rows a thread), the lane's position moves from chunk
-             * to chunk by a carry, and a store is a load, a store and a pointer
-             * step. v14's, with a cursor's fast divisions per chunk and a
-             * shuffle, an add and a 64-bit product per value, took 31% of the
-             * consumers' warp samples on kb57 and kb69 (Nsight Compute). */
-            /* (a second tile past the phase's end stores nothing: out_ok below;
-             * a branch around the epilogue here, divergent between the two
+            /* Epilogue (wg_plain_epilogue, wg_fold_epilogue), a 64-channel
+             * block at a time. (a second tile past the phase's end stores
+             * nothing: its cursor's positions are no outputs; a branch
+             * around the epilogue here, divergent between the two
              * warpgroups, made ptxas serialise every wgmma: C7520) */
             const int fw = tl.f0 + wg_seg * BN;
-            const int co_w = tl.co_blk + wg_co * WG_M + 16 * (cwarp % 4);
-            if constexpr (FOLD) {
-                wg_fold_epilogue<BN>(wa, tl, ph, fl, d, stage_w, fw, co_w, lane, bias, y);
-                continue;
-            }
-            const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
-            float b_frag[2];
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int co = co_w + lane / 4 + 8 * h;
-                b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
-            }
-            float *y_ch = y + ((int64_t)tl.g * a.cout_g + co_w) * a.out_plane;
-            wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
-#pragma unroll
-            for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-                const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
-                __syncwarp();
-                /* the lane's position: stored where it is one of its row's
-                 * outputs (an image past the last: a position past the phase) */
-                if (lane < cols && wg_is_output(wa, ph, fl, c)) {
-                    float *yq = y_ch + wg_output_offset(a, ph, fl, c);
-#pragma unroll
-                    for (int row = 0; row < 16; row++, yq += a.out_plane)
-                        if (row < rows_out)
-                            *yq = stage_w[row * WG_EPI_PITCH + lane];
-                }
-                __syncwarp();
-                c.col += WG_EPI_COLS;
-                convt_wg_cursor_carry(&c, &ph, &fl);
+            for (int m = 0; m < MH; m++) {
+                const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
+                if constexpr (FOLD)
+                    wg_fold_epilogue<BN>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
+                else
+                    wg_plain_epilogue<BN>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
             }
         }
     }
@@ -784,6 +812,21 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
+/* The folded kernels with 256 output channels a block (knob co_block =
+ * 256: each consumer warpgroup two 64-channel blocks of one tile, MH = 2)
+ * of width BN (64 to WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk
+ * 16 or 32, defined by WG_FOLD_WIDE_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold_wide.cu. */
+#define WG_FOLD_WIDE_KERNELS_OF_WIDTH(BN)                                                          \
+    wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk)                                               \
+    {                                                                                              \
+        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true, 2>                     \
+                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, true, 2>;                    \
+    }
+#define WG_WIDE_M_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160)
+#define WG_DECLARE_FOLD_WIDE_WIDTH(BN) wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk);
+WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
+#undef WG_DECLARE_FOLD_WIDE_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "build_config.h"
+#include "fold_phases.h"
 #include "variant.h"
 
 /* An H100 as cudaGetDeviceProperties describes it. */
@@ -52,15 +53,20 @@ static void refuses(const char *variant, const convt_problem *p, const char *kno
         fail_msg("%s: reason \"%s\" lacks \"%s\"", variant, why, fragment);
 }
 
-/* Every default launch of v on p is accepted; but the wgmma variants'
- * plane = 1 stages a tap plane's weights (every tap of the phase here) and
- * a longer stretch per stage, and may be refused for shared memory at the
- * wider bk, as long as some plane = 1 launch is accepted. */
+/* Every default launch of v on p is accepted; but two knobs' second
+ * values stage more per stage and may be refused for shared memory at the
+ * wider bk, as long as some launch with that value is accepted: the wgmma
+ * variants' plane = 1 (a tap plane's weights, every tap of the phase here,
+ * and a longer stretch) and the folded kernel's co_block = 256 (the weights
+ * of 256 channels), which is refused outright where the folded channels
+ * are 128 or fewer per group. */
 static void accepts_every_default(const convt_variant *v, const convt_problem *p)
 {
     convt_context ctx = ctx_with((size_t)4 << 30);
     const int plane = convt_knob_index(v, "plane");
-    int plane_accepted = 0;
+    const int co_block = convt_knob_index(v, "co_block");
+    const bool co_block_runs = convt_fold_problem(p).cout / p->groups > 128;
+    int plane_accepted = 0, co_block_accepted = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -69,9 +75,14 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
             l.value[k] = v->knobs[k].defaults[at[k]];
         char why[512] = "";
         const bool ok = v->supports(p, &l, &ctx, why, sizeof why);
-        if (!ok && !(plane >= 0 && l.value[plane] == 1 && strstr(why, "shared memory")))
+        const bool wide = co_block >= 0 && l.value[co_block] == 256;
+        const bool may_refuse =
+            ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
+        const bool few_channels = wide && !co_block_runs && strstr(why, "co_block = 256 is for more than 128");
+        if (!ok && !may_refuse && !few_channels)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
+        co_block_accepted += ok && wide;
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == v->knobs[k].n_defaults)
             at[k--] = 0;
@@ -80,6 +91,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     }
     if (plane >= 0 && plane_accepted == 0)
         fail_msg("%s refused every default launch with plane = 1", v->name);
+    if (co_block >= 0 && co_block_runs && co_block_accepted == 0)
+        fail_msg("%s refused every default launch with co_block = 256", v->name);
 }
 
 static void every_default_launch_is_accepted(void **state)
@@ -101,6 +114,12 @@ static void every_default_launch_is_accepted(void **state)
         if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32"))
             accepts_every_default(*v, &p);
         accepts_every_default(*v, &whole);
+        if (!strcmp((*v)->name, "polyphase_wgmma_fold_tf32")) {
+            /* 80 channels x 2 phases: 160 folded, co_block = 256 runs */
+            convt_problem many = whole;
+            many.cout = 80;
+            accepts_every_default(*v, &many);
+        }
         variants++;
     }
     assert_true(variants >= 2);
@@ -203,6 +222,39 @@ static void refusals_name_their_reason(void **state)
         /* W: 256 input channels x 1024 folded channels x 2 taps, in 128-channel tiles */
         assert_int_equal(wgf->workspace_size(&vocoder, &l), (size_t)256 * 1024 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 8 * 2 /* kpad 64 bytes per K core row */);
+        /* 256 folded channels a block: widths to 160, the same bytes but
+         * for half the kpad (4 blocks of 256 where 8 of 128 were); bk =
+         * 16, as at 32 a stage's weights alone are 2 taps x 33 KiB */
+        convt_launch wide = l;
+        wide.value[convt_knob_index(wgf, "co_block")] = 256;
+        assert_false(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "of shared memory"));
+        wide.value[convt_knob_index(wgf, "bk")] = 16;
+        assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
+        assert_int_equal(wgf->workspace_size(&vocoder, &wide), (size_t)256 * 1024 * 2 * 4 +
+                         (size_t)256 / 4 * 64 * 4 * 2);
+        assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
+        wide.value[convt_knob_index(wgf, "bn")] = 160;
+        assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
+    }
+    refuses("polyphase_wgmma_fold_tf32", &vocoder, "co_block", 128, ws,
+            "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
+    /* 16 output channels x 8 phases: 128 folded, a block of 128 holds them */
+    convt_problem narrow = vocoder;
+    narrow.cout = 16;
+    refuses("polyphase_wgmma_fold_tf32", &narrow, "co_block", 256, ws,
+            "co_block = 256 is for more than 128 output channels per group (folded: the stride "
+            "phases x the channels); this shape has 128");
+    if (wgf) {
+        /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgf);
+        l.value[convt_knob_index(wgf, "co_block")] = 256;
+        l.value[convt_knob_index(wgf, "bk")] = 16;
+        l.value[convt_knob_index(wgf, "bn")] = 176;
+        char why[512] = "";
+        assert_false(wgf->supports(&vocoder, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16"));
     }
     const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
     if (wg) {
