@@ -1247,6 +1247,18 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "this shape has %lld", (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
         return false;
     }
+    /* before bn's check: the widest width depends on co_block (wg_max_bn) */
+    if (k.co_block != 0 && k.co_block != 256) {
+        snprintf(why, why_len, "co_block = %lld must be 0 (64 or 128 output channels a block, "
+                 "by the channels) or 256", (long long)k.co_block);
+        return false;
+    }
+    if (k.co_block == 256 && p->cout / p->groups <= 2 * WG_M) {
+        snprintf(why, why_len, "co_block = 256 is for more than %d output channels per group "
+                 "(folded: the stride phases x the channels); this shape has %lld", 2 * WG_M,
+                 (long long)(p->cout / p->groups));
+        return false;
+    }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
         if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
@@ -1270,17 +1282,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.kpad != 0 && k.kpad != 64) {
         snprintf(why, why_len, "kpad = %lld must be 0 or 64 (bytes)", (long long)k.kpad);
-        return false;
-    }
-    if (k.co_block != 0 && k.co_block != 256) {
-        snprintf(why, why_len, "co_block = %lld must be 0 (64 or 128 output channels a block, "
-                 "by the channels) or 256", (long long)k.co_block);
-        return false;
-    }
-    if (k.co_block == 256 && p->cout / p->groups <= 2 * WG_M) {
-        snprintf(why, why_len, "co_block = 256 is for more than %d output channels per group "
-                 "(folded: the stride phases x the channels); this shape has %lld", 2 * WG_M,
-                 (long long)(p->cout / p->groups));
         return false;
     }
     if (k.plane != 0 && k.plane != 1) {

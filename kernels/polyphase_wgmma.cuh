@@ -460,8 +460,8 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * (polyphase_wgmma_fold.cuh). MH: 64-channel blocks per consumer warpgroup;
  * 2 (with NSEG 1: 256 channels a block, knob co_block) lets a staged input
  * stretch feed twice the channels, and halves the tiles of a short problem
- * with many channels (vocoder_up1 folded: 128 tiles, one round on 131 SMs,
- * where 256 took two). */
+ * with many channels (vocoder_up1 folded: 128 tiles, one round of 128
+ * blocks, where 256 took two rounds of 131). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,

@@ -233,7 +233,6 @@ static void refusals_name_their_reason(void **state)
         assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
         assert_int_equal(wgf->workspace_size(&vocoder, &wide), (size_t)256 * 1024 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 4 * 2);
-        assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
         wide.value[convt_knob_index(wgf, "bn")] = 160;
         assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
     }
@@ -255,6 +254,9 @@ static void refusals_name_their_reason(void **state)
         char why[512] = "";
         assert_false(wgf->supports(&vocoder, &l, &ctx, why, sizeof why));
         assert_non_null(strstr(why, "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16"));
+        /* co_block's own reason comes first: the widest width depends on it */
+        assert_false(wgf->supports(&narrow, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "co_block = 256 is for more than 128"));
     }
     const convt_variant *wg = convt_variant_find("polyphase_wgmma_tf32");
     if (wg) {
