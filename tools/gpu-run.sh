@@ -8,7 +8,9 @@
 #
 # Fetch the packages beforehand on a machine with network:
 #   mkdir -p .deps && (cd .deps && apt-get download libcjson1 libcjson-dev libcmocka0 libcmocka-dev)
-# Without .git in the tree, export CONVT_GIT_REVISION so results record it.
+# Without .git in the tree, export CONVT_GIT_REVISION so results record it
+# (read at every build, so a build directory kept warm between calls records
+# the revision passed to this call, not its first).
 # Set CONVT_CONFIGS to run other sweeps (space-separated, default
 # configs/kernelbench-l1.json; "none": no sweep; each under
 # CONVT_SWEEP_TIMEOUT seconds, default 480: the sm_90a build's KernelBench
