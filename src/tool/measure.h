@@ -94,8 +94,9 @@ double convt_sampling_round_median(const convt_sampling *acc, int r);
  * quoted against is as well measured as before.
  *
  * first_ms[i] is run i's first-round median (NaN: left alone), group[i]
- * its group; a group whose fastest is 0 (a timer too coarse) keeps all. Sets stop[i], and best_ms[i] to the fastest first-round median
- * of i's group. Returns how many stop. */
+ * its group; a group whose fastest is 0 (a timer too coarse) keeps all.
+ * Sets stop[i], and best_ms[i] to the fastest first-round median of i's
+ * group. Returns how many stop. */
 int convt_prune_runs(const double *first_ms, const int *group, int n, double prune, bool *stop,
                      double *best_ms);
 
