@@ -1369,26 +1369,27 @@ static void wg_release(void *state)
 
 /* The compiled kernel of (bn, bk, nseg), the precision and the block's
  * channels (w_rows: with positions as M, or 256 for the folded kernel);
- * supports() has checked them. */
-static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows)
+ * supports() has checked them. pow2: the fold's S is a power of two (its
+ * epilogue shifts; any other S takes the kernels that divide). */
+static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
 {
     const int bk = (int)k.bk, parts = k.parts;
     if (k.fold && w_rows == 4 * WG_M) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_fold_wide_kernel_bn##BN(bk);
+    case BN: return pow2 ? wg_fold_wide_kernel_bn##BN(bk) : wg_fold_any_wide_kernel_bn##BN(bk);
             WG_WIDE_M_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_fold_wide_kernel_bn160(bk);
+        default: return pow2 ? wg_fold_wide_kernel_bn160(bk) : wg_fold_any_wide_kernel_bn160(bk);
         }
     }
     if (k.fold) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_fold_kernel_bn##BN(bk, nseg);
+    case BN: return pow2 ? wg_fold_kernel_bn##BN(bk, nseg) : wg_fold_any_kernel_bn##BN(bk, nseg);
             WG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_fold_kernel_bn256(bk, nseg);
+        default: return pow2 ? wg_fold_kernel_bn256(bk, nseg) : wg_fold_any_kernel_bn256(bk, nseg);
         }
     }
     if (k.pos_m)
@@ -1511,8 +1512,8 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.tiles = (int)gm.tiles;
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
-        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows);
         st->args.fold = wg_fold(p_orig, k);
+        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold));
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);

@@ -461,8 +461,11 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * 2 (with NSEG 1: 256 channels a block, knob co_block) lets a staged input
  * stretch feed twice the channels, and halves the tiles of a short problem
  * with many channels (vocoder_up1 folded: 128 tiles, one round of 128
- * blocks, where 256 took two rounds of 131). */
-template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1>
+ * blocks, where 256 took two rounds of 131). FOLD_ANY: the fold's S is no
+ * power of two (3, 5, 6, ...), so its epilogue divides where the power-of-two
+ * one shifts (wg_fold_epilogue). */
+template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
+          bool FOLD_ANY = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -477,6 +480,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
+    static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     const poly_args &a = wa.p;
@@ -756,7 +760,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             for (int m = 0; m < MH; m++) {
                 const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
                 if constexpr (FOLD)
-                    wg_fold_epilogue<BN>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
+                    wg_fold_epilogue<BN, !FOLD_ANY>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
                 else
                     wg_plain_epilogue<BN>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
             }
@@ -797,18 +801,24 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
  * wg_kernel_for's dispatch. */
 /* The folded kernels (polyphase_wgmma_fold_tf32: TF32, channels as M) of
  * width BN (every width of WG_WIDTHS) for bk 16 or 32 and nseg 1 or 2,
- * defined by WG_FOLD_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_bn*.cu. */
-#define WG_FOLD_KERNELS_OF_WIDTH(BN)                                                               \
-    wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg)                                          \
+ * defined by WG_FOLD_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_bn*.cu
+ * (S a power of two) and by WG_FOLD_ANY_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold_any*.cu (any other S). */
+#define WG_FOLD_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                                 \
+    wg_kernel_fn NAME(int bk, int nseg)                                                            \
     {                                                                                              \
         if (bk == 16)                                                                              \
-            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true>                   \
-                             : polyphase_wgmma_kernel<BN, 16, 2, false, 0, true>;                  \
-        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, true>                       \
-                         : polyphase_wgmma_kernel<BN, 32, 2, false, 0, true>;                      \
+            return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true, 1, ANY>           \
+                             : polyphase_wgmma_kernel<BN, 16, 2, false, 0, true, 1, ANY>;          \
+        return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, true, 1, ANY>               \
+                         : polyphase_wgmma_kernel<BN, 32, 2, false, 0, true, 1, ANY>;              \
     }
+#define WG_FOLD_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_kernel_bn##BN, BN, false)
+#define WG_FOLD_ANY_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_any_kernel_bn##BN, BN, true)
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
-#define WG_DECLARE_FOLD_WIDTH(BN) wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);
+#define WG_DECLARE_FOLD_WIDTH(BN)                                                                  \
+    wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);                                          \
+    wg_kernel_fn wg_fold_any_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
@@ -816,15 +826,22 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
  * 256: each consumer warpgroup two 64-channel blocks of one tile, MH = 2)
  * of width BN (64 to WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk
  * 16 or 32, defined by WG_FOLD_WIDE_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_fold_wide.cu. */
-#define WG_FOLD_WIDE_KERNELS_OF_WIDTH(BN)                                                          \
-    wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk)                                               \
+ * kernels/polyphase_wgmma_fold_wide.cu (S a power of two) and
+ * kernels/polyphase_wgmma_fold_any_wide.cu (any other S). */
+#define WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                            \
+    wg_kernel_fn NAME(int bk)                                                                      \
     {                                                                                              \
-        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true, 2>                     \
-                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, true, 2>;                    \
+        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true, 2, ANY>                \
+                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, true, 2, ANY>;               \
     }
+#define WG_FOLD_WIDE_KERNELS_OF_WIDTH(BN)                                                          \
+    WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(wg_fold_wide_kernel_bn##BN, BN, false)
+#define WG_FOLD_ANY_WIDE_KERNELS_OF_WIDTH(BN)                                                      \
+    WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(wg_fold_any_wide_kernel_bn##BN, BN, true)
 #define WG_WIDE_M_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160)
-#define WG_DECLARE_FOLD_WIDE_WIDTH(BN) wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk);
+#define WG_DECLARE_FOLD_WIDE_WIDTH(BN)                                                             \
+    wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk);                                               \
+    wg_kernel_fn wg_fold_any_wide_kernel_bn##BN(int bk);
 WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
 #undef WG_DECLARE_FOLD_WIDE_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the

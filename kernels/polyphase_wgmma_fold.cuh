@@ -3,19 +3,30 @@
  * kernels/polyphase_wgmma.cuh, whose producer, stages and K loop run the
  * folded problem unchanged (stride 1, S x the channels, kernel m).
  *
- * A warp's 16 accumulator rows are 16 / S original channels x their S
- * phases (S divides 16, convt_fold_check), and its staged chunk of 32
- * positions covers S x 32 neighbouring outputs of each channel along the
- * innermost dimension (phase fastest). So the warp stores them phase
- * fastest: lane r + S u stores phase r of column u of each step of 32 / S
- * columns, and where the phases run along the innermost dimension (1-D: a
- * vocoder's stride 8), a warp's store is 32 neighbouring floats. Stored
- * phase by phase, a warp wrote every S-th float. */
+ * A warp's 16 accumulator rows are folded channels co_w .. co_w + 15, row
+ * co_w + i being phase (co_w + i) % S of original channel (co_w + i) / S;
+ * its staged chunk of 32 positions covers S x 32 neighbouring outputs of
+ * each channel along the innermost dimension (phase fastest). So the warp
+ * stores them phase fastest: lanes go in groups of P (S, or the power of
+ * two above it), lane r + P u storing phase r (r < S; the other P - S
+ * lanes of a group idle) of column u of each step of 32 / P columns, for
+ * each of the warp's rows of phase r. Where the phases run along the
+ * innermost dimension (1-D: a vocoder's stride 8, EnCodec's 5), a warp's
+ * store is S x 32 / P neighbouring floats. Stored phase by phase, a warp
+ * wrote every S-th float.
+ *
+ * POW2 (S a power of two, so it divides 16 and co_w): each warp holds
+ * whole original channels, phase r's first row is r, and the phase's
+ * split and the channel take shifts. These kernels are the ones measured
+ * before other strides folded, and their SASS is unchanged by the general
+ * form (results/notes.md, "Session 24"); the general form divides, its
+ * rows of one phase starting where the warp's first row of that phase is
+ * (at S = 6 a warp's 16 rows straddle three original channels). */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
 #if CONVT_HAVE_WGMMA
-template <int BN>
+template <int BN, bool POW2>
 __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_tile &tl,
                                                  const phase_desc &ph, const wg_phase_flat &fl,
                                                  const float (&d)[BN / 2], float *stage_w, int fw,
@@ -24,32 +35,41 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
 {
     const poly_args &a = wa.p;
     const convt_fold &f = wa.fold;
-    const int S = f.S, step = WG_EPI_COLS / S;
+    const int S = f.S;
+    const int P = POW2 ? S : convt_fold_lanes_per_column(&f); /* lanes per column */
+    const int step = WG_EPI_COLS / P;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's folded rows that exist */
     float b_frag[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         const int co = co_w + lane / 4 + 8 * h; /* folded: original channel co / S */
-        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * f.cout_g + (co >> f.lgS)] : 0.0f;
+        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * f.cout_g + (POW2 ? co >> f.lgS : co / S)] : 0.0f;
     }
-    const int r = lane % S, u = lane / S;
+    const int r = lane % P, u = lane / P;
+    /* the warp's first row of phase r, and whether the lane stores: a
+     * phase of the group */
+    const int row0 = POW2 ? r : convt_fold_first_row(&f, co_w, r);
+    const bool storing = POW2 || r < S;
     int phd[3];
-    convt_fold_phase(&f, r, phd);
+    if constexpr (POW2)
+        convt_fold_phase_pow2(&f, r, phd);
+    else
+        convt_fold_phase(&f, r, phd);
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
-    float *y_ch = y + ((int64_t)tl.g * f.cout_g + (co_w >> f.lgS)) * f.out_plane;
+    float *y_ch = y + ((int64_t)tl.g * f.cout_g + (POW2 ? co_w >> f.lgS : (co_w + row0) / S)) * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + u);
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
         const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
         __syncwarp();
-        for (int k = 0; k < S; k++) {
+        for (int k = 0; k < P; k++) {
             const int col = k * step + u;
             int64_t off;
-            if (col < cols && wg_is_output(wa, ph, fl, c) &&
+            if (col < cols && storing && wg_is_output(wa, ph, fl, c) &&
                 convt_fold_output(&f, phd, c.q0 + ph.q_min[0], c.q1 + ph.q_min[1],
                                   c.col - fl.lead + ph.q_min[2], &off)) {
                 float *yq = y_ch + c.n * image + off;
-                for (int row = r; row < rows_out; row += S, yq += f.out_plane)
+                for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
                     *yq = stage_w[row * WG_EPI_PITCH + col];
             }
             c.col += step;

@@ -1,11 +1,14 @@
 /* The stride phases folded into the output channels (src/lib/fold_phases.h)
  * against the float64 reference, over 300 random shapes that fold (1-3
- * dimensions, strides with 2 to 16 phases, kernels of 1 to 3 strides,
- * every pad and out_pad that folds, groups, bias): the folded problem's
+ * dimensions, strides with 2 to 16 phases, powers of two or not, kernels
+ * of 1 to 3 strides, every pad and out_pad that folds, groups, bias): the folded problem's
  * reference, with W built by convt_fold_weight_index, mapped back by
  * convt_fold_output (plus the bias of the original channel), is the
  * original's reference, and the map hits every output exactly once. The
- * kernels' epilogue and weight image call these same functions.
+ * kernels' epilogue and weight image call these same functions; the
+ * epilogue's lanes (convt_fold_lanes_per_column, convt_fold_first_row)
+ * store each of a warp's rows once, as the phase and channel it is, and
+ * the shift form of the phase split agrees with the division one.
  * convt_fold_check refuses what does not fold, naming why. The identity
  * fold of any problem (every stride, dilation and group count) maps each
  * weight to its own index. */
@@ -27,8 +30,9 @@
 static uint64_t rng_state = 12345;
 static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, lo, hi); }
 
-/* A random problem that folds: strides with at most 16 phases, each a
- * power of two (1 along some dimensions), k a multiple of the stride. */
+/* A random problem that folds: strides with at most 16 phases in all
+ * (1 along some dimensions; 3, 5, 6 as well as powers of two), k a
+ * multiple of the stride. */
 static convt_problem random_foldable(void)
 {
     for (;;) {
@@ -40,7 +44,7 @@ static convt_problem random_foldable(void)
         p.bias = pick(0, 1);
         int64_t S = 1;
         for (int d = 0; d < p.dims; d++) {
-            p.stride[d] = (int64_t)1 << pick(0, p.dims == 1 ? 4 : 2);
+            p.stride[d] = pick(1, p.dims == 1 ? 16 : p.dims == 2 ? 5 : 3);
             p.k[d] = p.stride[d] * pick(1, 3);
             p.in[d] = pick(1, p.dims == 3 ? 4 : 9);
             p.pad[d] = pick(0, p.k[d] - 1);
@@ -65,6 +69,48 @@ static float *random_tensor(int64_t n, uint64_t seed)
     return v;
 }
 
+/* The folded epilogue's lanes over every warp of a group's fcout_g folded
+ * rows: each row stored by one lane of its phase, at its original channel;
+ * a power-of-two S takes the shift form (row r, channel co_w >> lgS, the
+ * phase split by shifts) and gets the same. */
+static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
+{
+    const int S = f->S, P = convt_fold_lanes_per_column(f);
+    assert_true(P >= S && 2 * S > P && P <= 16 && 32 % P == 0);
+    for (int r = 0; r < S; r++) {
+        int ph[3];
+        convt_fold_phase(f, r, ph);
+        for (int d = 0; d < 3; d++)
+            assert_true(ph[d] >= 0 && ph[d] < f->s[d]);
+        assert_int_equal((ph[0] * f->s[1] + ph[1]) * f->s[2] + ph[2], r);
+        if (convt_fold_pow2(f)) {
+            int sh[3];
+            convt_fold_phase_pow2(f, r, sh);
+            assert_memory_equal(sh, ph, sizeof ph);
+        }
+    }
+    for (int co_w = 0; co_w < fcout_g; co_w += 16) {
+        const int rows_out = fcout_g - co_w < 16 ? fcout_g - co_w : 16;
+        int hits[16] = {0};
+        for (int r = 0; r < S; r++) {
+            const int row0 = convt_fold_first_row(f, co_w, r);
+            assert_true(row0 >= 0 && row0 < S);
+            const int ch0 = (co_w + row0) / S;
+            if (convt_fold_pow2(f)) {
+                assert_int_equal(row0, r);
+                assert_int_equal(ch0, co_w >> f->lgS);
+            }
+            for (int row = row0, i = 0; row < rows_out; row += S, i++) {
+                assert_int_equal((co_w + row) % S, r);
+                assert_int_equal((co_w + row) / S, ch0 + i);
+                hits[row]++;
+            }
+        }
+        for (int row = 0; row < rows_out; row++)
+            assert_int_equal(hits[row], 1);
+    }
+}
+
 static void check_one(const convt_problem *p)
 {
     const convt_problem fp = convt_fold_problem(p);
@@ -72,8 +118,8 @@ static void check_one(const convt_problem *p)
     char why[200];
     assert_null(convt_problem_check(&fp, why, sizeof why));
     assert_int_equal(fp.cout, p->cout * f.S);
-    assert_int_equal(1 << f.lgS, f.S);
-    assert_int_equal(1 << (f.lg[0] + f.lg[1] + f.lg[2]), f.S);
+    assert_int_equal(f.s[0] * f.s[1] * f.s[2], f.S);
+    check_epilogue_lanes(&f, (int)(fp.cout / fp.groups));
     float *x = random_tensor(convt_x_elems(p), 1), *w = random_tensor(convt_w_elems(p), 2);
     float *b = random_tensor(convt_b_elems(p), 3);
 
@@ -143,10 +189,17 @@ static void check_one(const convt_problem *p)
 static void folded_equals_reference(void **state)
 {
     (void)state;
+    int not_pow2 = 0, strides[17] = {0};
     for (int s = 0; s < 300; s++) {
         const convt_problem p = random_foldable();
         check_one(&p);
+        const convt_fold f = convt_fold_of(&p);
+        not_pow2 += !convt_fold_pow2(&f);
+        strides[f.S]++;
     }
+    /* both forms of the epilogue, and the odd strides among them */
+    assert_true(not_pow2 >= 60 && not_pow2 <= 240);
+    assert_true(strides[3] > 0 && strides[5] > 0 && strides[6] > 0 && strides[9] > 0);
 }
 
 /* The realistic layers that fold, as configs/realistic.json has them. */
@@ -160,6 +213,15 @@ static void realistic_layers_fold(void **state)
     p.n = 1, p.cin = 3, p.cout = 2, p.in[0] = 5, p.in[1] = 6, p.bias = true;
     p.k[0] = p.k[1] = p.stride[0] = p.stride[1] = 2;
     check_one(&p); /* UNet 2x2 */
+    p = convt_problem_default(1);
+    p.n = 2, p.cin = 3, p.cout = 5, p.in[0] = 9, p.k[0] = 10, p.stride[0] = 5, p.pad[0] = 3;
+    check_one(&p); /* EnCodec / SoundStream: k 2 x stride 5 */
+    p.cout = 7, p.k[0] = 12, p.stride[0] = 6, p.pad[0] = 3, p.out_pad[0] = 0, p.bias = true;
+    check_one(&p); /* BigVGAN-like: k 2 x stride 6, 7 x 6 = 42 folded rows over three warps */
+    p = convt_problem_default(2);
+    p.n = 1, p.cin = 2, p.cout = 3, p.in[0] = 4, p.in[1] = 5, p.bias = true;
+    p.k[0] = p.k[1] = p.stride[0] = p.stride[1] = 3, p.pad[0] = 1, p.pad[1] = 2, p.out_pad[1] = 1;
+    check_one(&p); /* a 2-D stride-3 upsampler: 9 phases */
 }
 
 static void refuses_what_does_not_fold(void **state)
@@ -183,9 +245,17 @@ static void refuses_what_does_not_fold(void **state)
     assert_non_null(strstr(why, "nothing to fold"));
     p.k[0] = 32, p.stride[0] = 32;
     assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "32 stride phases"));
+    p.k[0] = 34, p.stride[0] = 17;
+    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* one past the most */
+    assert_non_null(strstr(why, "17 stride phases"));
     p.k[0] = 6, p.stride[0] = 3;
-    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* 3 phases: not a power of two */
-    assert_non_null(strstr(why, "3 stride phases"));
+    assert_null(convt_fold_check(&p, why, sizeof why)); /* 3 phases fold */
+    p = convt_problem_default(2);
+    p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = p.in[1] = 4;
+    p.k[0] = 10, p.stride[0] = 5, p.k[1] = 8, p.stride[1] = 4;
+    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* 5 x 4 = 20 phases */
+    assert_non_null(strstr(why, "20 stride phases"));
 }
 
 /* The identity fold, through the same two functions the weight image's

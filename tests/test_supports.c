@@ -210,6 +210,9 @@ static void refusals_name_their_reason(void **state)
     odd_k.k[0] = 15;
     refuses("polyphase_wgmma_fold_tf32", &odd_k, NULL, 0, ws, "k[0] = 15 is no multiple of stride[0] = 8");
     refuses("polyphase_wgmma_fold_tf32", &p, NULL, 0, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    convt_problem s20 = vocoder; /* more phases than an epilogue warp's lanes take to a column */
+    s20.k[0] = 20, s20.stride[0] = 20, s20.pad[0] = 0;
+    refuses("polyphase_wgmma_fold_tf32", &s20, NULL, 0, ws, "20 stride phases: folding takes 2 to 16");
     const convt_variant *wgf = convt_variant_find("polyphase_wgmma_fold_tf32");
     if (wgf) {
         convt_context ctx = ctx_with(ws);
@@ -235,6 +238,13 @@ static void refusals_name_their_reason(void **state)
                          (size_t)256 / 4 * 64 * 4 * 2);
         wide.value[convt_knob_index(wgf, "bn")] = 160;
         assert_true(wgf->supports(&vocoder, &wide, &ctx, why, sizeof why));
+        /* 5 phases, no power of two, fold too (EnCodec's k 10 stride 5):
+         * W is 256 x 640 folded channels x 2 taps, 5 blocks of 128 */
+        convt_problem encodec = vocoder;
+        encodec.k[0] = 10, encodec.stride[0] = 5, encodec.pad[0] = 0;
+        assert_true(wgf->supports(&encodec, &l, &ctx, why, sizeof why));
+        assert_int_equal(wgf->workspace_size(&encodec, &l), (size_t)256 * 640 * 2 * 4 +
+                         (size_t)256 / 4 * 64 * 5 * 2);
     }
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "co_block", 128, ws,
             "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");

@@ -39,11 +39,11 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
         snprintf(buf, len, "stride 1 along every dimension: one phase, nothing to fold");
         return buf;
     }
-    if (S > CONVT_FOLD_MAX_PHASES || (S & (S - 1))) {
+    if (S > CONVT_FOLD_MAX_PHASES) {
         snprintf(buf, len,
-                 "%lld stride phases: folding takes 2, 4, 8 or 16 (a power of two that "
-                 "divides an epilogue warp's 16 channel rows)",
-                 (long long)S);
+                 "%lld stride phases: folding takes 2 to %d (the epilogue's lanes take a "
+                 "phase each, at most 16 to a column)",
+                 (long long)S, CONVT_FOLD_MAX_PHASES);
         return buf;
     }
     return NULL;
@@ -70,18 +70,18 @@ convt_fold convt_fold_of(const convt_problem *p)
     const convt_shape3 s = convt_problem_as_3d(p);
     convt_fold f;
     f.S = 1;
-    f.lgS = 0;
     for (int d = 0; d < 3; d++) {
         f.s[d] = (int)s.stride[d];
         for (f.lg[d] = 0; (1 << f.lg[d]) < f.s[d]; f.lg[d]++)
             ;
-        f.lgS += f.lg[d];
         f.k[d] = (int)s.k[d];
         f.m[d] = (int)(s.k[d] / s.stride[d]);
         f.pad[d] = (int)s.pad[d];
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];
     }
+    for (f.lgS = 0; (1 << f.lgS) < f.S; f.lgS++)
+        ;
     f.ktaps = f.k[0] * f.k[1] * f.k[2];
     f.cout_g = (int)(p->cout / p->groups);
     f.out_plane = s.out[0] * s.out[1] * s.out[2];

@@ -20,7 +20,10 @@
  *
  * Y's positions t run over [0, in + m - 1); they cover outputs
  * [-pad, (in + m - 1)*s - pad), which is all of y when out_pad <= pad
- * (convt_fold_check). The host (C11) and the kernels share what is here;
+ * (convt_fold_check). Any S from 2 to 16 folds: the maps below divide by
+ * s[d] and S; the kernels' epilogue keeps shifts where S is a power of two
+ * (the form measured before other strides folded) and divides otherwise.
+ * The host (C11) and the kernels share what is here;
  * tests/test_fold_phases.c checks it against the float64 reference. */
 #ifndef CONVT_SRC_LIB_FOLD_PHASES_H
 #define CONVT_SRC_LIB_FOLD_PHASES_H
@@ -36,8 +39,9 @@
 extern "C" {
 #endif
 
-/* Phases a fold may have: S divides the 16 output channels of an epilogue
- * warp's rows, so each warp holds whole original channels. */
+/* Phases a fold may have: the epilogue's lanes take a phase each, in
+ * groups of the power of two from S up (lanes_per_column), at most 16 so
+ * that a group's columns (32 / 16) still step through a staged chunk. */
 #define CONVT_FOLD_MAX_PHASES 16
 
 /* What the folded output's consumer needs of the original problem, as
@@ -45,7 +49,9 @@ extern "C" {
 typedef struct convt_fold {
     int S;                 /* phases: s[0] * s[1] * s[2] */
     int s[3], m[3], pad[3], out[3];
-    int lg[3], lgS;        /* log2 of s[d] and of S: S is a power of two, so each s[d] is */
+    int lg[3];             /* log2 of s[d] where S is a power of two (convt_fold_phase_pow2) */
+    int lgS;               /* the least power of two at or above S, as its log2: the
+                            * epilogue's lanes per column (log2 of S itself where S is one) */
     int k[3];              /* the original kernel: m[d] * s[d] */
     int ktaps;             /* k[0] * k[1] * k[2] */
     int cout_g;            /* the original output channels per group */
@@ -53,8 +59,8 @@ typedef struct convt_fold {
 } convt_fold;
 
 /* NULL when p folds: dilation 1, every k[d] a multiple of stride[d], S in
- * 2..CONVT_FOLD_MAX_PHASES and a power of two, out_pad[d] <= pad[d] (else
- * Y would not cover y's last outputs); otherwise a sentence in buf. */
+ * 2..CONVT_FOLD_MAX_PHASES, out_pad[d] <= pad[d] (else Y would not cover
+ * y's last outputs); otherwise a sentence in buf. */
 const char *convt_fold_check(const convt_problem *p, char *buf, size_t len);
 
 /* The folded problem (stride 1, pad 0, out_pad 0, kernel m, cout * S
@@ -67,12 +73,41 @@ convt_fold convt_fold_of(const convt_problem *p);
  * kernel reads every wgmma variant's weights through one map. */
 convt_fold convt_fold_identity(const convt_problem *p);
 
-/* A folded output channel's phase r (in [0, S)) split per dimension. */
+/* A folded output channel's phase r (in [0, S)) split per dimension, the
+ * innermost dimension's phase fastest. */
 CONVT_HD void convt_fold_phase(const convt_fold *f, int r, int ph[3])
+{
+    ph[2] = r % f->s[2];
+    ph[1] = (r / f->s[2]) % f->s[1];
+    ph[0] = r / (f->s[2] * f->s[1]);
+}
+
+/* convt_fold_phase where S is a power of two, by shifts: the folded
+ * kernels measured before any other S folded compute it so, and keep
+ * doing so (tests/test_fold_phases.c checks that the two agree). */
+CONVT_HD void convt_fold_phase_pow2(const convt_fold *f, int r, int ph[3])
 {
     ph[2] = r & (f->s[2] - 1);
     ph[1] = (r >> f->lg[2]) & (f->s[1] - 1);
     ph[0] = r >> (f->lg[2] + f->lg[1]);
+}
+
+/* Whether S is a power of two (the epilogue's shift form). */
+CONVT_HD bool convt_fold_pow2(const convt_fold *f) { return (f->S & (f->S - 1)) == 0; }
+
+/* The folded epilogue's lanes (kernels/polyphase_wgmma_fold.cuh) go in
+ * groups of P = 2^lgS, the power of two from S up, lane r + P u storing
+ * phase r (r < S) of column u of a step of 32 / P: P steps make a staged
+ * chunk of 32 positions. */
+CONVT_HD int convt_fold_lanes_per_column(const convt_fold *f) { return 1 << f->lgS; }
+
+/* The first of an epilogue warp's folded rows co_w .. co_w + 15 that has
+ * phase r: co_w + row0 = r (mod S). The warp's rows of phase r are row0,
+ * row0 + S, ..., of original channels (co_w + row0) / S, and one more each
+ * (r for a power-of-two S, which divides co_w, a multiple of 16). */
+CONVT_HD int convt_fold_first_row(const convt_fold *f, int co_w, int r)
+{
+    return (r + f->S - co_w % f->S) % f->S;
 }
 
 /* Where W's tap jlin = (j0*m1 + j1)*m2 + j2 reads in the original kernel,
@@ -93,8 +128,8 @@ CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
 CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf, int tap_base)
 {
     int ph[3];
-    convt_fold_phase(f, cf & (f->S - 1), ph);
-    return (ci * f->cout_g + (cf >> f->lgS)) * f->ktaps + tap_base + (ph[0] * f->k[1] + ph[1]) * f->k[2] +
+    convt_fold_phase(f, cf % f->S, ph);
+    return (ci * f->cout_g + cf / f->S) * f->ktaps + tap_base + (ph[0] * f->k[1] + ph[1]) * f->k[2] +
            ph[2];
 }
 

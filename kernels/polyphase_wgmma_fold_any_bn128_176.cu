@@ -1,0 +1,12 @@
+/* polyphase_wgmma_fold_tf32's kernels for an S (stride phases) that is no power
+ * of two (3, 5, 6, ...: the epilogue divides; kernels/polyphase_wgmma_fold.cuh) of
+ * widths 128, 144, 160, 176, each for bk 16 and 32 and nseg 1 and 2: beside
+ * polyphase_wgmma_fold_bn128_176.cu, a file of their own, so that they compile in parallel. */
+#include "polyphase_wgmma.cuh"
+
+#if CONVT_HAVE_WGMMA
+WG_FOLD_ANY_KERNELS_OF_WIDTH(128)
+WG_FOLD_ANY_KERNELS_OF_WIDTH(144)
+WG_FOLD_ANY_KERNELS_OF_WIDTH(160)
+WG_FOLD_ANY_KERNELS_OF_WIDTH(176)
+#endif
