@@ -8,20 +8,18 @@
  * its staged chunk of 32 positions covers S x 32 neighbouring outputs of
  * each channel along the innermost dimension (phase fastest). So the warp
  * stores them phase fastest: lanes go in groups of P (S, or the power of
- * two above it), lane r + P u storing phase r (r < S; the other P - S
- * lanes of a group idle) of column u of each step of 32 / P columns, for
- * each of the warp's rows of phase r. Where the phases run along the
- * innermost dimension (1-D: a vocoder's stride 8, EnCodec's 5), a warp's
- * store is S x 32 / P neighbouring floats. Stored phase by phase, a warp
- * wrote every S-th float.
+ * two above it), lane r + P u storing phase r (r < S) of column u of each
+ * step of 32 / P columns, for each of the warp's rows of phase r
+ * (convt_fold_lane_of). Where the phases run along the innermost dimension
+ * (1-D: a vocoder's stride 8, EnCodec's 5), a warp's store is S x 32 / P
+ * neighbouring floats: 32 where S is a power of two, 20 at S = 5, 24 at
+ * S = 3 or 6. Stored phase by phase, a warp wrote every S-th float.
  *
  * POW2 (S a power of two, so it divides 16 and co_w): each warp holds
  * whole original channels, phase r's first row is r, and the phase's
  * split and the channel take shifts. These kernels are the ones measured
  * before other strides folded, and their SASS is unchanged by the general
- * form (results/notes.md, "Session 24"); the general form divides, its
- * rows of one phase starting where the warp's first row of that phase is
- * (at S = 6 a warp's 16 rows straddle three original channels). */
+ * form (results/notes.md, "Session 24"); the general form divides. */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
@@ -36,27 +34,32 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     const poly_args &a = wa.p;
     const convt_fold &f = wa.fold;
     const int S = f.S;
-    const int P = POW2 ? S : convt_fold_lanes_per_column(&f); /* lanes per column */
-    const int step = WG_EPI_COLS / P;
+    /* The lane's share (convt_fold_lane_of). POW2 computes it as the
+     * measured kernels did, with shifts, in this order: ptxas schedules
+     * by it, and their SASS is kept byte for byte (l is dead there). */
+    static_assert(WG_EPI_COLS == 32, "convt_fold_lane_of's steps make a chunk of 32 columns");
+    const convt_fold_lane l = convt_fold_lane_of(&f, co_w, lane);
+    const int P = POW2 ? S : l.P; /* lanes a column group */
+    const int step = POW2 ? WG_EPI_COLS / P : l.step;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's folded rows that exist */
     float b_frag[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int co = co_w + lane / 4 + 8 * h; /* folded: original channel co / S */
-        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * f.cout_g + (POW2 ? co >> f.lgS : co / S)] : 0.0f;
+        const int co = co_w + lane / 4 + 8 * h; /* folded */
+        b_frag[h] = bias && co < a.cout_g
+                        ? bias[tl.g * f.cout_g + (POW2 ? co >> f.lgS : convt_fold_channel(&f, co))]
+                        : 0.0f;
     }
-    const int r = lane % P, u = lane / P;
-    /* the warp's first row of phase r, and whether the lane stores: a
-     * phase of the group */
-    const int row0 = POW2 ? r : convt_fold_first_row(&f, co_w, r);
-    const bool storing = POW2 || r < S;
+    const int r = POW2 ? lane % P : l.r, u = POW2 ? lane / P : l.u;
+    const int row0 = POW2 ? r : l.row0; /* the warp's first row of phase r */
+    const bool storing = POW2 || l.storing;
     int phd[3];
     if constexpr (POW2)
         convt_fold_phase_pow2(&f, r, phd);
     else
         convt_fold_phase(&f, r, phd);
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
-    float *y_ch = y + ((int64_t)tl.g * f.cout_g + (POW2 ? co_w >> f.lgS : (co_w + row0) / S)) * f.out_plane;
+    float *y_ch = y + ((int64_t)tl.g * f.cout_g + (POW2 ? co_w >> f.lgS : l.ch0)) * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + u);
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {

@@ -6,9 +6,9 @@
  * convt_fold_output (plus the bias of the original channel), is the
  * original's reference, and the map hits every output exactly once. The
  * kernels' epilogue and weight image call these same functions; the
- * epilogue's lanes (convt_fold_lanes_per_column, convt_fold_first_row)
- * store each of a warp's rows once, as the phase and channel it is, and
- * the shift form of the phase split agrees with the division one.
+ * epilogue's lanes (convt_fold_lane_of) store each of a warp's rows and
+ * columns once, as the phase and channel it is, and the shift form of the
+ * power-of-two kernels agrees with the division one.
  * convt_fold_check refuses what does not fold, naming why. The identity
  * fold of any problem (every stride, dilation and group count) maps each
  * weight to its own index. */
@@ -69,14 +69,15 @@ static float *random_tensor(int64_t n, uint64_t seed)
     return v;
 }
 
-/* The folded epilogue's lanes over every warp of a group's fcout_g folded
- * rows: each row stored by one lane of its phase, at its original channel;
- * a power-of-two S takes the shift form (row r, channel co_w >> lgS, the
- * phase split by shifts) and gets the same. */
+/* The folded epilogue's stores, as its lanes make them
+ * (convt_fold_lane_of), over every warp of a group's fcout_g folded rows:
+ * each (row, column) of a warp's 16 x 32 chunk stored exactly once, by a
+ * lane of the row's phase, to the row's original channel. Where S is a
+ * power of two, the kernel's shift form (P = S, row r, channel co_w >>
+ * lgS, the phase split by shifts) gives the same. */
 static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
 {
-    const int S = f->S, P = convt_fold_lanes_per_column(f);
-    assert_true(P >= S && 2 * S > P && P <= 16 && 32 % P == 0);
+    const int S = f->S;
     for (int r = 0; r < S; r++) {
         int ph[3];
         convt_fold_phase(f, r, ph);
@@ -91,23 +92,31 @@ static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
     }
     for (int co_w = 0; co_w < fcout_g; co_w += 16) {
         const int rows_out = fcout_g - co_w < 16 ? fcout_g - co_w : 16;
-        int hits[16] = {0};
-        for (int r = 0; r < S; r++) {
-            const int row0 = convt_fold_first_row(f, co_w, r);
-            assert_true(row0 >= 0 && row0 < S);
-            const int ch0 = (co_w + row0) / S;
+        int hits[16][32];
+        memset(hits, 0, sizeof hits);
+        for (int lane = 0; lane < 32; lane++) {
+            const convt_fold_lane l = convt_fold_lane_of(f, co_w, lane);
+            assert_true(l.P >= S && 2 * S > l.P && l.P * l.step == 32);
             if (convt_fold_pow2(f)) {
-                assert_int_equal(row0, r);
-                assert_int_equal(ch0, co_w >> f->lgS);
+                assert_int_equal(l.P, S);
+                assert_int_equal(l.row0, l.r);
+                assert_int_equal(l.ch0, co_w >> f->lgS);
+                assert_true(l.storing);
             }
-            for (int row = row0, i = 0; row < rows_out; row += S, i++) {
-                assert_int_equal((co_w + row) % S, r);
-                assert_int_equal((co_w + row) / S, ch0 + i);
-                hits[row]++;
+            if (!l.storing)
+                continue;
+            for (int k = 0; k < l.P; k++) {
+                const int col = k * l.step + l.u;
+                for (int row = l.row0, ch = l.ch0; row < rows_out; row += S, ch++) {
+                    assert_int_equal((co_w + row) % S, l.r);
+                    assert_int_equal(convt_fold_channel(f, co_w + row), ch);
+                    hits[row][col]++;
+                }
             }
         }
         for (int row = 0; row < rows_out; row++)
-            assert_int_equal(hits[row], 1);
+            for (int col = 0; col < 32; col++)
+                assert_int_equal(hits[row][col], 1);
     }
 }
 

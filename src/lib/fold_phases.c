@@ -41,8 +41,8 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
     }
     if (S > CONVT_FOLD_MAX_PHASES) {
         snprintf(buf, len,
-                 "%lld stride phases: folding takes 2 to %d (the epilogue's lanes take a "
-                 "phase each, at most 16 to a column)",
+                 "%lld stride phases: folding takes 2 to %d (the folded kernel's limit, "
+                 "checked up to there)",
                  (long long)S, CONVT_FOLD_MAX_PHASES);
         return buf;
     }

@@ -39,9 +39,11 @@
 extern "C" {
 #endif
 
-/* Phases a fold may have: the epilogue's lanes take a phase each, in
- * groups of the power of two from S up (lanes_per_column), at most 16 so
- * that a group's columns (32 / 16) still step through a staged chunk. */
+/* Phases a fold may have. The epilogue's lanes take a phase each, in
+ * groups of the power of two from S up (convt_fold_lane_of): 16 phases
+ * leave 2 columns a step. More would still work (32 lanes a column), but
+ * no layer has a kernel of more than 16 phases that is whole strides long
+ * (a vocoder's stride 8, a 4 x 4 2-D stride), and none was ever checked. */
 #define CONVT_FOLD_MAX_PHASES 16
 
 /* What the folded output's consumer needs of the original problem, as
@@ -50,8 +52,8 @@ typedef struct convt_fold {
     int S;                 /* phases: s[0] * s[1] * s[2] */
     int s[3], m[3], pad[3], out[3];
     int lg[3];             /* log2 of s[d] where S is a power of two (convt_fold_phase_pow2) */
-    int lgS;               /* the least power of two at or above S, as its log2: the
-                            * epilogue's lanes per column (log2 of S itself where S is one) */
+    int lgS;               /* log2 of the least power of two at or above S: the
+                            * epilogue's lanes a column group (log2 S where S is one) */
     int k[3];              /* the original kernel: m[d] * s[d] */
     int ktaps;             /* k[0] * k[1] * k[2] */
     int cout_g;            /* the original output channels per group */
@@ -95,20 +97,39 @@ CONVT_HD void convt_fold_phase_pow2(const convt_fold *f, int r, int ph[3])
 /* Whether S is a power of two (the epilogue's shift form). */
 CONVT_HD bool convt_fold_pow2(const convt_fold *f) { return (f->S & (f->S - 1)) == 0; }
 
-/* The folded epilogue's lanes (kernels/polyphase_wgmma_fold.cuh) go in
- * groups of P = 2^lgS, the power of two from S up, lane r + P u storing
- * phase r (r < S) of column u of a step of 32 / P: P steps make a staged
- * chunk of 32 positions. */
-CONVT_HD int convt_fold_lanes_per_column(const convt_fold *f) { return 1 << f->lgS; }
+/* One lane's share of an epilogue warp's stores (kernels/polyphase_wgmma_fold.cuh,
+ * where S is no power of two). The warp holds folded rows co_w .. co_w + 15
+ * of a group (co_w a multiple of 16) x a staged chunk of 32 positions; row
+ * co_w + i is phase (co_w + i) % S of original channel (co_w + i) / S. Lanes
+ * go in groups of P, the power of two from S up: lane r + P u stores phase r
+ * (r < S; the group's other P - S lanes store nothing) at columns u, u +
+ * step, ..., P steps of step = 32 / P columns making the chunk, each time
+ * for the warp's rows of phase r: row0, row0 + S, ..., of original channels
+ * ch0, ch0 + 1, ... (at S = 6 a warp's 16 rows straddle up to four
+ * original channels, so row0 is not r). */
+typedef struct convt_fold_lane {
+    int P, step; /* lanes per column group, columns per step */
+    int r, u;    /* the lane's phase and first column */
+    int row0;    /* the warp's first row of phase r: co_w + row0 = r (mod S) */
+    int ch0;     /* row0's original channel within the group */
+    bool storing; /* r < S */
+} convt_fold_lane;
 
-/* The first of an epilogue warp's folded rows co_w .. co_w + 15 that has
- * phase r: co_w + row0 = r (mod S). The warp's rows of phase r are row0,
- * row0 + S, ..., of original channels (co_w + row0) / S, and one more each
- * (r for a power-of-two S, which divides co_w, a multiple of 16). */
-CONVT_HD int convt_fold_first_row(const convt_fold *f, int co_w, int r)
+CONVT_HD convt_fold_lane convt_fold_lane_of(const convt_fold *f, int co_w, int lane)
 {
-    return (r + f->S - co_w % f->S) % f->S;
+    convt_fold_lane l;
+    l.P = 1 << f->lgS;
+    l.step = 32 / l.P;
+    l.r = lane % l.P;
+    l.u = lane / l.P;
+    l.row0 = (l.r + f->S - co_w % f->S) % f->S;
+    l.ch0 = (co_w + l.row0) / f->S;
+    l.storing = l.r < f->S;
+    return l;
 }
+
+/* A folded channel's original channel (within the group). */
+CONVT_HD int convt_fold_channel(const convt_fold *f, int cf) { return cf / f->S; }
 
 /* Where W's tap jlin = (j0*m1 + j1)*m2 + j2 reads in the original kernel,
  * phase 0: the taps j*s[d], as a tap index of w. */
