@@ -714,6 +714,7 @@ static poly_args poly_args_of(const convt_problem *p, int nphases, int co_pad, i
     a.in_plane = s.in[0] * s.in[1] * s.in[2];
     a.out_plane = s.out[0] * s.out[1] * s.out[2];
     a.stages = stages;
+    a.ksplit = 1;
     return a;
 }
 
@@ -807,22 +808,24 @@ __global__ void fill_planes(float *__restrict__ y, const float *__restrict__ bia
 }
 
 /* The whole output gets the bias (or zero) first where phases without taps
- * left the launch (see convt_phase_plan_make). Filling only their rows, one block per
+ * left the launch (see convt_phase_plan_make), or where split-K's parts add
+ * into it. Filling only their rows, one block per
  * row, measured slower than filling everything: kb77's rows are 65 floats,
- * and kb77 took 1.67 ms against 0.60 with the whole output filled. */
-static int prefill_output(const convt_problem *p, const poly_args &a, const convt_tensors *t,
-                          cudaStream_t s, convt_err *e)
+ * and kb77 took 1.67 ms against 0.60 with the whole output filled. p is the
+ * problem as given (not the folded one a kernel may compute): its output
+ * is the one filled. */
+static int prefill_output(const convt_problem *p, const convt_tensors *t, cudaStream_t s,
+                          convt_err *e)
 {
-    int64_t planes = p->n * p->cout;
+    const int64_t planes = p->n * p->cout, out_plane = convt_out_spatial(p);
     if (!t->b) {
-        CUDA_TRY(cudaMemsetAsync(t->y, 0, sizeof(float) * (size_t)planes * (size_t)a.out_plane, s),
-                 e);
+        CUDA_TRY(cudaMemsetAsync(t->y, 0, sizeof(float) * (size_t)planes * (size_t)out_plane, s), e);
         return 0;
     }
-    int64_t per_plane = a.out_plane % 4 == 0 ? a.out_plane / 4 : a.out_plane;
+    int64_t per_plane = out_plane % 4 == 0 ? out_plane / 4 : out_plane;
     int64_t bx = (per_plane + 255) / 256;
     dim3 grid((unsigned)(bx < 4096 ? bx : 4096), (unsigned)(planes < 65535 ? planes : 65535));
-    fill_planes<<<grid, 256, 0, s>>>(t->y, t->b, planes, a.cout, a.out_plane);
+    fill_planes<<<grid, 256, 0, s>>>(t->y, t->b, planes, (int)p->cout, out_plane);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -839,7 +842,7 @@ static int poly_launch(const convt_problem *p, const convt_launch *l, const conv
     float *wp = (float *)workspace;
     if (poly_pack_weights(p, t->w, wp, !st->split3, s, e))
         return -1;
-    if (st->prefill && prefill_output(p, a, t, s, e))
+    if (st->prefill && prefill_output(p, t, s, e))
         return -1;
     if (st->grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
@@ -908,12 +911,15 @@ extern "C" const convt_variant convt_variant_polyphase_igemm_3xtf32 = {
 extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
 
-/* Which of the three variants: the precision (parts 1 is TF32, 2 is
- * 3xTF32: each staged operand a big and a small part) and whether the
+/* Which of the four variants: the precision (parts 1 is TF32, 2 is
+ * 3xTF32: each staged operand a big and a small part), whether the
  * stride phases are folded into the output channels
- * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32 };
+ * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h), and whether
+ * each tile's K walk is split between blocks (polyphase_wgmma_splitk_tf32,
+ * TF32, folded or not: src/lib/split_k.h). */
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -921,20 +927,28 @@ struct wg_knobs {
     int64_t co_block; /* the folded variant's: 256, or 0 (64 or 128 by the channels) */
     int parts;
     bool fold;
+    int64_t ksplit;    /* split-K's parts of a tile: 1 but for polyphase_wgmma_splitk_tf32 */
+    int64_t fold_knob; /* polyphase_wgmma_splitk_tf32's knob fold, as given (0 or 1) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
 {
-    const convt_variant *v = kind == WG_3XTF32    ? &convt_variant_polyphase_wgmma_3xtf32
-                             : kind == WG_FOLD_TF32 ? &convt_variant_polyphase_wgmma_fold_tf32
-                                                    : &convt_variant_polyphase_wgmma_tf32;
+    const convt_variant *v = kind == WG_3XTF32      ? &convt_variant_polyphase_wgmma_3xtf32
+                             : kind == WG_FOLD_TF32   ? &convt_variant_polyphase_wgmma_fold_tf32
+                             : kind == WG_SPLITK_TF32 ? &convt_variant_polyphase_wgmma_splitk_tf32
+                                                      : &convt_variant_polyphase_wgmma_tf32;
+    /* the variants without the knobs pos_m and plane: output channels as
+     * M, a tap row staged at a time */
+    const bool channels_m = kind == WG_FOLD_TF32 || kind == WG_SPLITK_TF32;
+    const int64_t fold_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             convt_launch_get(v, l, "persist"),
-            kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "pos_m"),
-            kind == WG_FOLD_TF32 ? 0 : convt_launch_get(v, l, "plane"),
+            channels_m ? 0 : convt_launch_get(v, l, "pos_m"),
+            channels_m ? 0 : convt_launch_get(v, l, "plane"),
             kind == WG_FOLD_TF32 ? convt_launch_get(v, l, "co_block") : 0,
-            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32};
+            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
+            kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -962,13 +976,20 @@ static int wg_max_bn(const wg_knobs &k)
 }
 
 /* Whether width bn is compiled: 64 to the widest in steps of 16 (the
- * folded kernel too), or with positions as M (pos_m) 64, 128 and 256. */
+ * folded kernel too), or with positions as M (pos_m) 64, 128 and 256, or
+ * with split-K 64, 96, 128, 192 and 256 (WG_SPLITK_WIDTHS). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
+    if (k.ksplit > 1)
+        return bn == 64 || bn == 96 || bn == 128 || bn == 192 || bn == 256;
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
+
+/* Split-K's refusal: at this many rounds of tiles over the SMs or more,
+ * the unsplit kernels leave little idle (wg_supports). */
+enum { WG_SPLITK_MAX_ROUNDS = 4 };
 
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
@@ -979,7 +1000,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
-    if (k.fold)
+    if (k.fold || k.ksplit > 1)
         return bk == 16 || bk == 32;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
@@ -1049,7 +1070,7 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         int64_t blocks = 0;
         for (int i = 0; i < nphases; i++)
             blocks += (fl[i].flat + gm->nseg * bn - 1) / (gm->nseg * bn);
-        blocks *= co_blocks;
+        blocks *= co_blocks * k.ksplit; /* split-K: each block a part of a tile */
         const double cost = (double)((blocks + sms - 1) / sms) * (bn + 64);
         if (best_cost == 0 || cost < best_cost) {
             best = bn;
@@ -1120,8 +1141,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     }
     gm->tiles = gm->units * pl->nphases * co_tiles;
     /* the kernel's tile index L + gridDim.x stays an int: with a block per
-     * tile (persist = 0) that is twice the tiles */
-    if (gm->tiles > (int64_t)1 << 30) {
+     * tile (persist = 0) that is twice the tiles (x the parts, split-K) */
+    if (gm->tiles * k.ksplit > (int64_t)1 << 30) {
         snprintf(why, why_len, "more than 2^30 tiles");
         return -1;
     }
@@ -1259,8 +1280,24 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (long long)(p->cout / p->groups));
         return false;
     }
+    if (kind == WG_SPLITK_TF32) {
+        /* before bn's and bk's checks: the compiled widths and chunks depend on it */
+        if (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX) {
+            snprintf(why, why_len, "ksplit = %lld must be 2 to %d (parts of a tile's K walk)",
+                     (long long)k.ksplit, CONVT_SPLIT_K_MAX);
+            return false;
+        }
+        if (k.fold_knob != 0 && k.fold_knob != 1) {
+            snprintf(why, why_len, "fold = %lld must be 0 (the stride phases apart) or 1 (folded "
+                     "into the output channels)", (long long)k.fold_knob);
+            return false;
+        }
+    }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
-        if (k.pos_m)
+        if (k.ksplit > 1)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 96, 128, 192 "
+                     "or 256 with split-K (the compiled widths)", (long long)k.bn);
+        else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
         else
@@ -1272,7 +1309,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
-                 k.fold ? "16 or 32" : k.parts == 2 ? "8 or 16" : "8, 16 or 32");
+                 k.fold || k.ksplit > 1 ? "16 or 32" : k.parts == 2 ? "8 or 16" : "8, 16 or 32");
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -1321,6 +1358,16 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  gm.smem / 1024.0, gm.ntw_max, gm.r_alloc, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
+    /* split-K pays where the tiles leave SMs idle; from 4 rounds of tiles
+     * on, the last round's idle SMs are at most a fifth of the time */
+    const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
+    if (k.ksplit > 1 && gm.tiles >= WG_SPLITK_MAX_ROUNDS * sms) {
+        snprintf(why, why_len,
+                 "split-K is for shapes of few tiles: this one has %lld at bn %d, %d or more "
+                 "rounds of the device's %lld SMs (polyphase_wgmma_tf32 fills them)",
+                 (long long)gm.tiles, gm.bn, WG_SPLITK_MAX_ROUNDS, (long long)sms);
+        return false;
+    }
     return true;
 }
 
@@ -1349,8 +1396,8 @@ typedef struct wg_state {
 static void wg_describe(const void *state, char *buf, size_t len)
 {
     const wg_state *st = (const wg_state *)state;
-    snprintf(buf, len, "bn=%d nseg=%d tiles=%d blocks=%u", st->bn, st->nseg, st->args.tiles,
-             st->base.grid.x);
+    snprintf(buf, len, "bn=%d nseg=%d tiles=%d ksplit=%d blocks=%u", st->bn, st->nseg, st->args.tiles,
+             st->args.p.ksplit, st->base.grid.x);
 }
 
 static void wg_release(void *state)
@@ -1374,6 +1421,18 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (k.ksplit > 1) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN:                                                                                       \
+        return !k.fold ? wg_splitk_kernel_bn##BN(bk, nseg)                                         \
+               : pow2  ? wg_splitk_fold_kernel_bn##BN(bk, nseg)                                    \
+                       : wg_splitk_fold_any_kernel_bn##BN(bk, nseg);
+            WG_SPLITK_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_splitk_kernel_bn256(bk, nseg);
+        }
+    }
     if (k.fold && w_rows == 4 * WG_M) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -1513,16 +1572,21 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.tables_bytes = (int)gm.tables_bytes; /* within smem: supports() */
         st->args.kpad = (int)k.kpad;
         st->args.fold = wg_fold(p_orig, k);
+        st->args.p.ksplit = (int)k.ksplit; /* tiles x ksplit <= 2^30: wg_geometry_of */
         st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold));
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
-        st->base.prefill = w.pl.prefill;
-        /* the kernel walks the tile list with any grid: a block per tile
-         * leaves the order to the hardware's block scheduler */
-        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(gm.tiles, gm.co_blocks * p->groups, w.pl.nphases, ctx->dev)
-                                                  : gm.tiles));
+        /* split-K's parts add into an output that holds the bias (or
+         * zero) first */
+        st->base.prefill = w.pl.prefill || k.ksplit > 1;
+        /* the kernel walks the tile list (ksplit times over, split-K) with
+         * any grid: a block per tile leaves the order to the hardware's
+         * block scheduler */
+        const int64_t work = gm.tiles * k.ksplit;
+        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(work, gm.co_blocks * p->groups, w.pl.nphases, ctx->dev)
+                                                  : work));
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
         st->bn = gm.bn;
@@ -1561,7 +1625,6 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
 {
     (void)l;
     const wg_state *st = (const wg_state *)state;
-    const poly_args &a = st->args.p;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
     if (st->pack.total) {
@@ -1569,7 +1632,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
                                                                   st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
-    if (st->base.prefill && prefill_output(p, a, t, s, e))
+    if (st->base.prefill && prefill_output(p, t, s, e))
         return -1;
     if (st->base.grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
@@ -1603,6 +1666,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
 WG_ENTRY_POINTS(tf32, WG_TF32)
 WG_ENTRY_POINTS(split3, WG_3XTF32)
 WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
+WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 #undef WG_ENTRY_POINTS
 
 /* The knobs the wgmma variants share (pos_m: all but the folded one); bn's and bk's ranges differ
@@ -1740,6 +1804,49 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .supports = wg_supports_fold,
     .workspace_size = wg_workspace_fold,
     .prepare = wg_prepare_fold,
+    .launch = wg_launch,
+    .release = wg_release,
+    .describe = wg_describe,
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
+    .name = "polyphase_wgmma_splitk_tf32",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks whose sums are added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = false, /* the parts add in the order they finish */
+    .n_knobs = 7,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
+                       "the width with the fewest predicted rounds of blocks (tiles x ksplit) "
+                       "over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (16 or 32)",
+               .n_defaults = 2,
+               .defaults = {32, 16}},
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of parts of tiles; 0: one block per "
+                       "part (the same where the parts are fewer than the SMs)",
+               .n_defaults = 1,
+               .defaults = {1}},
+              {.name = "fold",
+               .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (output channels as "
+                       "M); 1: folded into the output channels, as polyphase_wgmma_fold_tf32 "
+                       "(kernels a whole number of strides long)",
+               .n_defaults = 2,
+               .defaults = {0, 1}},
+              {.name = "ksplit",
+               .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "
+                       "block's, 2 to 8; refused where the unsplit tiles already take 4 rounds "
+                       "of the SMs",
+               .n_defaults = 2,
+               .defaults = {2, 4}}},
+    .supports = wg_supports_splitk,
+    .workspace_size = wg_workspace_splitk,
+    .prepare = wg_prepare_splitk,
     .launch = wg_launch,
     .release = wg_release,
     .describe = wg_describe,

@@ -4,6 +4,7 @@
 #ifndef CONVT_KERNELS_POLYPHASE_COMMON_CUH
 #define CONVT_KERNELS_POLYPHASE_COMMON_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cuda_check.h"
@@ -24,7 +25,13 @@ struct poly_args {
     int in[3], out[3], stride[3], pad[3];
     int64_t in_plane, out_plane;
     int stages;
+    /* split-K's parts of each tile's K walk (polyphase_wgmma_splitk_tf32;
+     * 1 for every other kernel): in the struct's tail padding, so that no
+     * kernel's parameters move */
+    int ksplit;
 };
+static_assert(offsetof(poly_args, ksplit) + sizeof(int) == sizeof(poly_args),
+              "ksplit fills poly_args' tail padding: no kernel's parameters move");
 
 /* TF32 rounding to nearest (ties away) in one integer add: the tensor core
  * reads only the top 19 bits, so adding half a TF32 ulp to the bits rounds

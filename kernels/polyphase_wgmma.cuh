@@ -10,6 +10,7 @@
 
 #include "build_config.h"
 #include "fold_phases.h"
+#include "split_k.h"
 #include "polyphase_common.cuh"
 #include "wgmma_flat.h"
 
@@ -400,6 +401,21 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
         }
 }
 
+/* An output's store: its value, or with split-K (KSPLIT) a part's sum
+ * added to the others' (the output was filled with the bias or zero first,
+ * and the parts add in any order). red.global.add, written out: atomicAdd
+ * in the folded epilogue's loop made ptxas serialise every wgmma of the
+ * kernel (C7520, a compiler-inserted warpgroup.arrive in a divergent path;
+ * tools/wgmma-sass.sh: a group per HGMMA). */
+template <bool KSPLIT>
+__device__ __forceinline__ void wg_store(float *yq, float v)
+{
+    if constexpr (KSPLIT)
+        asm volatile("red.relaxed.gpu.global.add.f32 [%0], %1;" ::"l"(yq), "f"(v) : "memory");
+    else
+        *yq = v;
+}
+
 /* The epilogue of a warp's 16 output channels from co_w, positions from fw
  * (its warpgroup's 64 x BN sums d). Register r of thread t of a warpgroup
  * holds M row (output channel) 16*(t/32) + (t%32)/4 + 8*((r/2)%2) and N
@@ -415,7 +431,7 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
  * step. v14's, with a cursor's fast divisions per chunk and a shuffle, an
  * add and a 64-bit product per value, took 31% of the consumers' warp
  * samples on kb57 and kb69 (Nsight Compute). */
-template <int BN>
+template <int BN, bool KSPLIT>
 __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_tile &tl,
                                                   const phase_desc &ph, const wg_phase_flat &fl,
                                                   const float (&d)[BN / 2], float *stage_w, int fw,
@@ -443,7 +459,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
 #pragma unroll
             for (int row = 0; row < 16; row++, yq += a.out_plane)
                 if (row < rows_out)
-                    *yq = stage_w[row * WG_EPI_PITCH + lane];
+                    wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + lane]);
         }
         __syncwarp();
         c.col += WG_EPI_COLS;
@@ -463,9 +479,11 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * with many channels (vocoder_up1 folded: 128 tiles, one round of 128
  * blocks, where 256 took two rounds of 131). FOLD_ANY: the fold's S is no
  * power of two (3, 5, 6, ...), so its epilogue divides where the power-of-two
- * one shifts (wg_fold_epilogue). */
+ * one shifts (wg_fold_epilogue). KSPLIT: split-K (src/lib/split_k.h), the
+ * work list ksplit times as long, each block a part of a tile's K walk,
+ * its sums added into the output (the bias in it already). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false>
+          bool FOLD_ANY = false, bool KSPLIT = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -481,6 +499,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
     static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
+    static_assert(!KSPLIT || (!NCOS && !SPLIT3 && MH == 1), "split-K: TF32, channels as M, 128 channels a block at most");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     const poly_args &a = wa.p;
@@ -557,8 +576,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         wg_ring ring = {0, 0u, false};
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
-        for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
-            const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+        /* split-K: ksplit parts of each tile (the bound written out: a
+         * variable for it moved the other kernels' registers) */
+        for (int L = blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += gridDim.x) {
+            const wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
@@ -571,8 +592,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = fl.nrows * chunks;
+            /* split-K: this block's part of the tile's walk (the
+             * consumers take the same) */
+            const int kt0 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles) : 0;
+            const int kt1 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles + 1) : ktiles;
             int row = 0, ci0 = 0;
-            for (int kt = 0; kt < ktiles; kt++, wg_ring_step(ring, stages)) {
+            if constexpr (KSPLIT)
+                convt_split_stage(kt0, chunks, BK, &row, &ci0);
+            for (int kt = kt0; kt < kt1; kt++, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
@@ -658,8 +685,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
-    for (int L = blockIdx.x; L < wa.tiles; L += gridDim.x) {
-        const wg_tile tl = wg_tile_of(wa, L, NSEG * BN, W_ROWS);
+    for (int L = blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += gridDim.x) {
+        const wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, NSEG * BN, W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
@@ -672,6 +699,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
                                                full, empty, wg_seg, ctid, bias, y);
         } else {
+            /* split-K: the producer's part of the walk; a part without a
+             * stage (fewer stages than parts) adds nothing */
+            const int kt0 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles) : 0;
+            const int kt1 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles + 1) : ktiles;
+            if (KSPLIT && kt1 == kt0)
+                continue;
             float d[MH][BN / 2]; /* the warpgroup's 64-channel blocks' sums */
             float part[SPLIT3 ? BN / 2 : 1]; /* SPLIT3: a stage's sums, started by its first wgmma */
 #pragma unroll
@@ -683,7 +716,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
                 part[r] = 0.0f;
             int k_row = 0, k_ci0 = 0, prev_buf = 0;
-            for (int kt = 0; kt < ktiles; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
+            if constexpr (KSPLIT)
+                convt_split_stage(kt0, chunks, BK, &k_row, &k_ci0);
+            for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 mbar_wait(&full[buf], ring.phase);
                 /* the input's copies wrote through the generic proxy; wgmma
@@ -733,7 +768,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     /* the previous stage's wgmma are done in this warpgroup:
                      * its buffer is free */
                     wgmma_wait_prev();
-                    if (kt > 0 && ctid % 128 == 0)
+                    if (kt > kt0 && ctid % 128 == 0)
                         mbar_arrive(&empty[prev_buf]);
                 }
                 k_ci0 += BK;
@@ -746,7 +781,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wgmma_wait_all();
                 /* the tile's last stage is free too: the producer may fill it
                  * with the next tile while this one is stored */
-                if (ktiles > 0 && ctid % 128 == 0)
+                if (kt1 > kt0 && ctid % 128 == 0)
                     mbar_arrive(&empty[prev_buf]);
             }
 
@@ -759,10 +794,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
             for (int m = 0; m < MH; m++) {
                 const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
+                /* split-K: the prefill put the bias in */
+                const float *ep_bias = KSPLIT ? nullptr : bias;
                 if constexpr (FOLD)
-                    wg_fold_epilogue<BN, !FOLD_ANY>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
+                    wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
+                                                             ep_bias, y);
                 else
-                    wg_plain_epilogue<BN>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, bias, y);
+                    wg_plain_epilogue<BN, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias, y);
             }
         }
     }
@@ -844,6 +882,31 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
     wg_kernel_fn wg_fold_any_wide_kernel_bn##BN(int bk);
 WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
 #undef WG_DECLARE_FOLD_WIDE_WIDTH
+/* The split-K kernels (polyphase_wgmma_splitk_tf32: TF32, channels as M,
+ * KSPLIT; src/lib/split_k.h) of width BN (WG_SPLITK_WIDTHS) for bk 16 or
+ * 32 and nseg 1 or 2: unfolded in kernels/polyphase_wgmma_splitk.cu,
+ * folded in kernels/polyphase_wgmma_splitk_fold.cu (S a power of two) and
+ * kernels/polyphase_wgmma_splitk_fold_any.cu (any other S). */
+#define WG_SPLITK_OF(BN, FOLD, ANY)                                                                \
+    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 1, ANY, true>         \
+                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, FOLD, 1, ANY, true>)        \
+              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 1, ANY, true>         \
+                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, FOLD, 1, ANY, true>))
+#define WG_SPLITK_KERNELS_OF_WIDTH(BN)                                                             \
+    wg_kernel_fn wg_splitk_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, false, false); }
+#define WG_SPLITK_FOLD_KERNELS_OF_WIDTH(BN)                                                        \
+    wg_kernel_fn wg_splitk_fold_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, true, false); }
+#define WG_SPLITK_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                                    \
+    wg_kernel_fn wg_splitk_fold_any_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, true, true); }
+/* Few widths: split-K is for shapes of few tiles, which the narrower widths
+ * multiply */
+#define WG_SPLITK_WIDTHS(X) X(64) X(96) X(128) X(192) X(256)
+#define WG_DECLARE_SPLITK_WIDTH(BN)                                                                \
+    wg_kernel_fn wg_splitk_kernel_bn##BN(int bk, int nseg);                                        \
+    wg_kernel_fn wg_splitk_fold_kernel_bn##BN(int bk, int nseg);                                   \
+    wg_kernel_fn wg_splitk_fold_any_kernel_bn##BN(int bk, int nseg);
+WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_WIDTH)
+#undef WG_DECLARE_SPLITK_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

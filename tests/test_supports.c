@@ -59,12 +59,16 @@ static void refuses(const char *variant, const convt_problem *p, const char *kno
  * variants' plane = 1 (a tap plane's weights, every tap of the phase here,
  * and a longer stretch) and the folded kernel's co_block = 256 (the weights
  * of 256 channels), which is refused outright where the folded channels
- * are 128 or fewer per group. */
+ * are 128 or fewer per group; and split-K's fold = 1 where p does not
+ * fold. */
 static void accepts_every_default(const convt_variant *v, const convt_problem *p)
 {
     convt_context ctx = ctx_with((size_t)4 << 30);
     const int plane = convt_knob_index(v, "plane");
     const int co_block = convt_knob_index(v, "co_block");
+    const int fold = convt_knob_index(v, "fold");
+    char fold_why[200];
+    const bool folds = !convt_fold_check(p, fold_why, sizeof fold_why);
     const bool co_block_runs = convt_fold_problem(p).cout / p->groups > 128;
     int plane_accepted = 0, co_block_accepted = 0;
     /* the product of every knob's defaults */
@@ -79,7 +83,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool may_refuse =
             ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
         const bool few_channels = wide && !co_block_runs && strstr(why, "co_block = 256 is for more than 128");
-        if (!ok && !may_refuse && !few_channels)
+        const bool no_fold = fold >= 0 && l.value[fold] == 1 && !folds && !strcmp(why, fold_why);
+        if (!ok && !may_refuse && !few_channels && !no_fold)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         co_block_accepted += ok && wide;
@@ -246,6 +251,32 @@ static void refusals_name_their_reason(void **state)
         assert_int_equal(wgf->workspace_size(&encodec, &l), (size_t)256 * 640 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 5 * 2);
     }
+    const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
+    if (wgs) {
+        /* a short layer of many channels (32 x 16 positions, 1024 -> 512,
+         * k 4 stride 2): folded, 1024 channels in 8 blocks x 3 stretches of
+         * 17 x 32 positions; unfolded, 2 phases x 4 blocks x a few stretches:
+         * well under 4 rounds of 132 SMs, split either way, every ksplit */
+        convt_problem music = convt_problem_default(1);
+        music.n = 32, music.cin = 1024, music.cout = 512, music.in[0] = 16;
+        music.k[0] = 4, music.stride[0] = 2, music.pad[0] = 1;
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgs);
+        char why[512] = "";
+        for (int fold = 0; fold <= 1; fold++)
+            for (int ks = 2; ks <= 8; ks++) {
+                l.value[convt_knob_index(wgs, "fold")] = fold;
+                l.value[convt_knob_index(wgs, "ksplit")] = ks;
+                if (!wgs->supports(&music, &l, &ctx, why, sizeof why))
+                    fail_msg("split-K fold %d ksplit %d refused a short layer: %s", fold, ks, why);
+            }
+        /* its workspace is the weight image of the kernel it splits */
+        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
+        l.value[convt_knob_index(wgs, "fold")] = 0;
+        convt_launch lt = convt_launch_first_default(wgt);
+        lt.value[convt_knob_index(wgt, "bk")] = l.value[convt_knob_index(wgs, "bk")];
+        assert_int_equal(wgs->workspace_size(&music, &l), wgt->workspace_size(&music, &lt));
+    }
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "co_block", 128, ws,
             "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
     /* 16 output channels x 8 phases: 128 folded, a block of 128 holds them */
@@ -254,6 +285,18 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_fold_tf32", &narrow, "co_block", 256, ws,
             "co_block = 256 is for more than 128 output channels per group (folded: the stride "
             "phases x the channels); this shape has 128");
+    /* split-K: its knobs, and shapes whose tiles fill the SMs */
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, ws, "ksplit = 1 must be 2 to 8");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 2 to 8");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 80, ws,
+            "bn = 80 must be 0 (chosen for the shape), 64, 96, 128, 192 or 256 with split-K");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_splitk_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    /* vocoder (16 x 1024 positions a phase, 8 phases, 128 channels): over
+     * 2000 tiles at bn 64, 15 rounds of 132 SMs */
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws,
+            "split-K is for shapes of few tiles: this one has");
     if (wgf) {
         /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
         convt_context ctx = ctx_with(ws);
