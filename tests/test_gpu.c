@@ -38,12 +38,14 @@ static char dir[256];
  * kept the random sweep and the KernelBench test past ten minutes each, and
  * configs/wgmma-check.json, wgmma-posm-check.json and wgmma-3xtf32-check.json
  * validate every knob on 300 random shapes each (wgmma-fold-check.json the
- * folded kernel's on the shapes that fold), configs/kernelbench-l1.json
+ * folded kernel's on the shapes that fold, splitk-check.json split-K's on
+ * shapes of few tiles), configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
-    "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}"
+    "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
+    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,

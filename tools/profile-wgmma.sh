@@ -44,7 +44,8 @@ for spec in "${list[@]}"; do
   grep -E "Duration|Compute \(SM\) Throughput|DRAM Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Issued Warp|No Eligible|Registers Per|Bank" "$report" | head -13
 done
 lib=$(ls build-gpu/libconvt.so* | head -1)
-# the kernels of width 256 and bk 16 (both nseg), the widths of the default
-# specs: the stall sites' addresses refer to them
-cuobjdump -sass "$lib" | awk '/Function : .*polyphase_wgmma_kernelILi256ELi16ELi[12]E/{f=1; print; next} /Function : /{f=0} f' > "$OUT/wgmma.sass"
+# the kernels of width 256 and bk 16 (both nseg; unfolded and folded by a
+# power of two, not split), the widths of the default specs: the stall
+# sites' addresses refer to them
+cuobjdump -sass "$lib" | awk '/Function : .*polyphase_wgmma_kernelILi256ELi16ELi[12]ELb0ELi0ELb[01]ELi1ELb0ELb0E/{f=1; print; next} /Function : /{f=0} f' > "$OUT/wgmma.sass"
 echo "SASS of polyphase_wgmma_kernel<256,16,1 and 2>: $(grep -c HGMMA "$OUT/wgmma.sass") HGMMA, $(grep -c 'WARPGROUP' "$OUT/wgmma.sass") WARPGROUP, $(grep -c 'BAR.SYNC' "$OUT/wgmma.sass") BAR.SYNC, $(grep -cE 'STL|LDL' "$OUT/wgmma.sass") local"
