@@ -980,8 +980,11 @@ static int wg_max_bn(const wg_knobs &k)
  * with split-K 64, 96, 128, 192 and 256 (WG_SPLITK_WIDTHS). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
-    if (k.ksplit > 1)
-        return bn == 64 || bn == 96 || bn == 128 || bn == 192 || bn == 256;
+    if (k.ksplit > 1) {
+#define WG_IS(BN) || bn == BN
+        return false WG_SPLITK_WIDTHS(WG_IS);
+#undef WG_IS
+    }
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
@@ -1688,6 +1691,11 @@ WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
              "stages - 1 ahead of the stage the wgmma read",                                       \
      .n_defaults = 1,                                                                              \
      .defaults = {3}}
+#define WG_KNOB_BK_16_32                                                                           \
+    {.name = "bk",                                                                                 \
+     .help = "input channels staged per pipeline stage (16 or 32)",                                \
+     .n_defaults = 2,                                                                              \
+     .defaults = {32, 16}}
 #define WG_KNOB_KPAD                                                                               \
     {.name = "kpad",                                                                               \
      .help = "bytes between the K halves of a staged row beyond the rows (0, or 64 to "            \
@@ -1796,10 +1804,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
                        "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
-              {.name = "bk",
-               .help = "input channels staged per pipeline stage (16 or 32)",
-               .n_defaults = 2,
-               .defaults = {32, 16}},
+              WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
@@ -1832,10 +1837,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "over the SMs x (bn + 64)",
                .n_defaults = 1,
                .defaults = {0}},
-              {.name = "bk",
-               .help = "input channels staged per pipeline stage (16 or 32)",
-               .n_defaults = 2,
-               .defaults = {32, 16}},
+              WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               {.name = "persist",
@@ -1864,6 +1866,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD
+#undef WG_KNOB_BK_16_32
 #undef WG_KNOB_PERSIST
 #undef WG_KNOB_POS_M
 #undef WG_KNOB_PLANE

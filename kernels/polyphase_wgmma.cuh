@@ -593,13 +593,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = fl.nrows * chunks;
             /* split-K: this block's part of the tile's walk (the
-             * consumers take the same) */
-            const int kt0 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles) : 0;
-            const int kt1 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles + 1) : ktiles;
-            int row = 0, ci0 = 0;
-            if constexpr (KSPLIT)
-                convt_split_stage(kt0, chunks, BK, &row, &ci0);
-            for (int kt = kt0; kt < kt1; kt++, wg_ring_step(ring, stages)) {
+             * consumers take the same); otherwise all of it */
+            const convt_split_part sp = KSPLIT ? convt_split_part_of(ktiles, chunks, BK, a.ksplit, L / wa.tiles)
+                                               : convt_split_part{0, ktiles, 0, 0};
+            int row = sp.row, ci0 = sp.ci0;
+            for (int kt = sp.kt0; kt < sp.kt1; kt++, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
@@ -701,8 +699,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         } else {
             /* split-K: the producer's part of the walk; a part without a
              * stage (fewer stages than parts) adds nothing */
-            const int kt0 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles) : 0;
-            const int kt1 = KSPLIT ? convt_split_begin(ktiles, a.ksplit, L / wa.tiles + 1) : ktiles;
+            const convt_split_part sp = KSPLIT ? convt_split_part_of(ktiles, chunks, BK, a.ksplit, L / wa.tiles)
+                                               : convt_split_part{0, ktiles, 0, 0};
+            const int kt0 = sp.kt0, kt1 = sp.kt1;
             if (KSPLIT && kt1 == kt0)
                 continue;
             float d[MH][BN / 2]; /* the warpgroup's 64-channel blocks' sums */
@@ -715,9 +714,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
             for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
                 part[r] = 0.0f;
-            int k_row = 0, k_ci0 = 0, prev_buf = 0;
-            if constexpr (KSPLIT)
-                convt_split_stage(kt0, chunks, BK, &k_row, &k_ci0);
+            int k_row = sp.row, k_ci0 = sp.ci0, prev_buf = 0;
             for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 mbar_wait(&full[buf], ring.phase);

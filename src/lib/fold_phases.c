@@ -65,6 +65,15 @@ convt_problem convt_fold_problem(const convt_problem *p)
     return f;
 }
 
+/* The least k with 2^k >= v. */
+static int ceil_log2(int v)
+{
+    int k = 0;
+    while ((1 << k) < v)
+        k++;
+    return k;
+}
+
 convt_fold convt_fold_of(const convt_problem *p)
 {
     const convt_shape3 s = convt_problem_as_3d(p);
@@ -72,16 +81,14 @@ convt_fold convt_fold_of(const convt_problem *p)
     f.S = 1;
     for (int d = 0; d < 3; d++) {
         f.s[d] = (int)s.stride[d];
-        for (f.lg[d] = 0; (1 << f.lg[d]) < f.s[d]; f.lg[d]++)
-            ;
+        f.lg[d] = ceil_log2(f.s[d]);
         f.k[d] = (int)s.k[d];
         f.m[d] = (int)(s.k[d] / s.stride[d]);
         f.pad[d] = (int)s.pad[d];
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];
     }
-    for (f.lgS = 0; (1 << f.lgS) < f.S; f.lgS++)
-        ;
+    f.lgS = ceil_log2(f.S);
     f.ktaps = f.k[0] * f.k[1] * f.k[2];
     f.cout_g = (int)(p->cout / p->groups);
     f.out_plane = s.out[0] * s.out[1] * s.out[2];

@@ -150,7 +150,7 @@ CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf
 {
     int ph[3];
     convt_fold_phase(f, cf % f->S, ph);
-    return (ci * f->cout_g + cf / f->S) * f->ktaps + tap_base + (ph[0] * f->k[1] + ph[1]) * f->k[2] +
+    return (ci * f->cout_g + convt_fold_channel(f, cf)) * f->ktaps + tap_base + (ph[0] * f->k[1] + ph[1]) * f->k[2] +
            ph[2];
 }
 

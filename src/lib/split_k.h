@@ -38,6 +38,21 @@ CONVT_HD void convt_split_stage(int kt, int chunks, int bk, int *row, int *ci0)
     *ci0 = (kt % chunks) * bk;
 }
 
+/* A block's part of a tile's walk: stages [kt0, kt1), the first at tap
+ * row `row`, input channel ci0. */
+typedef struct convt_split_part {
+    int kt0, kt1, row, ci0;
+} convt_split_part;
+
+CONVT_HD convt_split_part convt_split_part_of(int ktiles, int chunks, int bk, int ksplit, int part)
+{
+    convt_split_part s;
+    s.kt0 = convt_split_begin(ktiles, ksplit, part);
+    s.kt1 = convt_split_begin(ktiles, ksplit, part + 1);
+    convt_split_stage(s.kt0, chunks, bk, &s.row, &s.ci0);
+    return s;
+}
+
 #ifdef __cplusplus
 }
 #endif
