@@ -912,19 +912,24 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 
-/* Which of the four variants: the precision (parts 1 is TF32, 2 is
+/* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
  * stride phases are folded into the output channels
- * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h), and whether
+ * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h), whether
  * each tile's K walk is split between blocks (polyphase_wgmma_splitk_tf32,
- * TF32, folded or not: src/lib/split_k.h). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32 };
+ * TF32, folded or not: src/lib/split_k.h), and whether a block takes 256
+ * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
+ * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
+ * every recorded launch key a new knob would change). */
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
     int64_t bn, bk, stages, kpad, persist, pos_m, plane;
-    int64_t co_block; /* the folded variant's: 256, or 0 (64 or 128 by the channels) */
+    int64_t co_block; /* 256, or 0 (64 or 128 by the channels): the folded and split-K
+                         variants' knob; polyphase_wgmma_wide_tf32's is 256 */
     int parts;
     bool fold;
     int64_t ksplit;    /* split-K's parts of a tile: 1 but for polyphase_wgmma_splitk_tf32 */
@@ -936,17 +941,21 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     const convt_variant *v = kind == WG_3XTF32      ? &convt_variant_polyphase_wgmma_3xtf32
                              : kind == WG_FOLD_TF32   ? &convt_variant_polyphase_wgmma_fold_tf32
                              : kind == WG_SPLITK_TF32 ? &convt_variant_polyphase_wgmma_splitk_tf32
+                             : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
                                                       : &convt_variant_polyphase_wgmma_tf32;
-    /* the variants without the knobs pos_m and plane: output channels as
-     * M, a tap row staged at a time */
-    const bool channels_m = kind == WG_FOLD_TF32 || kind == WG_SPLITK_TF32;
+    /* the knob pos_m: output channels as M in the others; plane: a tap row
+     * staged at a time in the folded and split-K variants */
+    const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
+    const bool has_plane = has_pos_m || kind == WG_WIDE_TF32;
     const int64_t fold_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             convt_launch_get(v, l, "persist"),
-            channels_m ? 0 : convt_launch_get(v, l, "pos_m"),
-            channels_m ? 0 : convt_launch_get(v, l, "plane"),
-            kind == WG_FOLD_TF32 ? convt_launch_get(v, l, "co_block") : 0,
+            has_pos_m ? convt_launch_get(v, l, "pos_m") : 0,
+            has_plane ? convt_launch_get(v, l, "plane") : 0,
+            kind == WG_FOLD_TF32 || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "co_block")
+            : kind == WG_WIDE_TF32                         ? 256
+                                                           : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob};
 }
@@ -982,7 +991,7 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
     if (k.ksplit > 1) {
 #define WG_IS(BN) || bn == BN
-        return false WG_SPLITK_WIDTHS(WG_IS);
+        return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
 #undef WG_IS
     }
     if (k.pos_m)
@@ -1003,7 +1012,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
-    if (k.fold || k.ksplit > 1)
+    if (k.fold || k.ksplit > 1 || k.co_block == 256)
         return bk == 16 || bk == 32;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
@@ -1299,7 +1308,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
         if (k.ksplit > 1)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 96, 128, 192 "
-                     "or 256 with split-K (the compiled widths)", (long long)k.bn);
+                     "or 256 with split-K (the compiled widths; up to %d with co_block = 256)",
+                     (long long)k.bn, wg_max_bn(k));
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
@@ -1312,7 +1322,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
-                 k.fold || k.ksplit > 1 ? "16 or 32" : k.parts == 2 ? "8 or 16" : "8, 16 or 32");
+                 k.fold || k.ksplit > 1 || k.co_block == 256 ? "16 or 32"
+                 : k.parts == 2                              ? "8 or 16"
+                                                             : "8, 16 or 32");
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -1423,12 +1435,21 @@ static void wg_release(void *state)
 }
 
 /* The compiled kernel of (bn, bk, nseg), the precision and the block's
- * channels (w_rows: with positions as M, or 256 for the folded kernel);
+ * channels (w_rows: with positions as M, or 256 with co_block = 256);
  * supports() has checked them. pow2: the fold's S is a power of two (its
  * epilogue shifts; any other S takes the kernels that divide). */
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (k.ksplit > 1 && w_rows == 4 * WG_M) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_splitk_wide_kernel_bn##BN(bk, k.fold, pow2);
+            WG_SPLITK_WIDE_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_splitk_wide_kernel_bn128(bk, k.fold, pow2);
+        }
+    }
     if (k.ksplit > 1) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -1457,6 +1478,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
             WG_WIDTHS(WG_CASE)
 #undef WG_CASE
         default: return pow2 ? wg_fold_kernel_bn256(bk, nseg) : wg_fold_any_kernel_bn256(bk, nseg);
+        }
+    }
+    if (w_rows == 4 * WG_M) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_wide_kernel_bn##BN(bk);
+            WG_WIDE_M_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_wide_kernel_bn160(bk);
         }
     }
     if (k.pos_m)
@@ -1681,6 +1711,7 @@ WG_ENTRY_POINTS(tf32, WG_TF32)
 WG_ENTRY_POINTS(split3, WG_3XTF32)
 WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
+WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 #undef WG_ENTRY_POINTS
 
 /* The knobs the wgmma variants share (pos_m: all but the folded one); bn's and bk's ranges differ
@@ -1830,7 +1861,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
-    .n_knobs = 7,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
                        "the width with the fewest predicted rounds of blocks (tiles x ksplit) "
@@ -1856,10 +1887,42 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "block's, 2 to 8; refused where the tiles, at the launch's width, already "
                        "take 4 rounds of the SMs",
                .n_defaults = 2,
-               .defaults = {2, 4}}},
+               .defaults = {2, 4}},
+              {.name = "co_block",
+               .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
+                       "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "
+                       "and 128): two 64-channel blocks a consumer warpgroup, so that a staged "
+                       "input feeds twice the channels (polyphase_wgmma_wide_tf32)",
+               .n_defaults = 2,
+               .defaults = {0, 256}}},
     .supports = wg_supports_splitk,
     .workspace_size = wg_workspace_splitk,
     .prepare = wg_prepare_splitk,
+    .launch = wg_launch,
+    .release = wg_release,
+    .describe = wg_describe,
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
+    .name = "polyphase_wgmma_wide_tf32",
+    .summary = "polyphase_wgmma_tf32 with 256 output channels a block, two 64-channel blocks a consumer warpgroup: each staged input feeds twice the channels, halving the input's traffic per multiply, for layers of more than 128 output channels per group (small images of many channels: pix2pix, StyleGAN, VAE decoders); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 64 to 160 in steps of 16, "
+                       "the two channel blocks' sums doubling the accumulators); 0: the width "
+                       "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_PLANE},
+    .supports = wg_supports_wide,
+    .workspace_size = wg_workspace_wide,
+    .prepare = wg_prepare_wide,
     .launch = wg_launch,
     .release = wg_release,
     .describe = wg_describe,

@@ -499,7 +499,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
     static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
-    static_assert(!KSPLIT || (!NCOS && !SPLIT3 && MH == 1), "split-K: TF32, channels as M, 128 channels a block at most");
+    static_assert(!KSPLIT || (!NCOS && !SPLIT3), "split-K: TF32, channels as M");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     const poly_args &a = wa.p;
@@ -879,6 +879,19 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
     wg_kernel_fn wg_fold_any_wide_kernel_bn##BN(int bk);
 WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
 #undef WG_DECLARE_FOLD_WIDE_WIDTH
+/* polyphase_wgmma_wide_tf32's kernels (the stride phases apart, 256 output
+ * channels a block: each consumer warpgroup two 64-channel blocks of one
+ * tile, MH = 2) of width BN (WG_WIDE_M_WIDTHS) for bk 16 or 32, defined by
+ * WG_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_wide.cu. */
+#define WG_WIDE_KERNELS_OF_WIDTH(BN)                                                               \
+    wg_kernel_fn wg_wide_kernel_bn##BN(int bk)                                                     \
+    {                                                                                              \
+        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, false, 2>                    \
+                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, false, 2>;                   \
+    }
+#define WG_DECLARE_WIDE_WIDTH(BN) wg_kernel_fn wg_wide_kernel_bn##BN(int bk);
+WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_WIDTH)
+#undef WG_DECLARE_WIDE_WIDTH
 /* The split-K kernels (polyphase_wgmma_splitk_tf32: TF32, channels as M,
  * KSPLIT; src/lib/split_k.h) of width BN (WG_SPLITK_WIDTHS) for bk 16 or
  * 32 and nseg 1 or 2: unfolded in kernels/polyphase_wgmma_splitk.cu,
@@ -904,6 +917,24 @@ WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
     wg_kernel_fn wg_splitk_fold_any_kernel_bn##BN(int bk, int nseg);
 WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_WIDTH)
 #undef WG_DECLARE_SPLITK_WIDTH
+/* Split-K with 256 output channels a block (knob co_block = 256, MH = 2):
+ * the widths of WG_SPLITK_WIDTHS up to WG_MAX_BN_WIDE_M, unfolded or
+ * folded (pow2: S a power of two), for bk 16 or 32, defined by
+ * WG_SPLITK_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_splitk_wide.cu. */
+#define WG_SPLITK_WIDE_OF(BN, FOLD, ANY)                                                           \
+    (bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 2, ANY, true>                    \
+              : polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 2, ANY, true>)
+#define WG_SPLITK_WIDE_KERNELS_OF_WIDTH(BN)                                                        \
+    wg_kernel_fn wg_splitk_wide_kernel_bn##BN(int bk, bool fold, bool pow2)                        \
+    {                                                                                              \
+        return !fold ? WG_SPLITK_WIDE_OF(BN, false, false)                                         \
+               : pow2 ? WG_SPLITK_WIDE_OF(BN, true, false)                                         \
+                      : WG_SPLITK_WIDE_OF(BN, true, true);                                         \
+    }
+#define WG_SPLITK_WIDE_WIDTHS(X) X(64) X(96) X(128)
+#define WG_DECLARE_SPLITK_WIDE_WIDTH(BN) wg_kernel_fn wg_splitk_wide_kernel_bn##BN(int bk, bool fold, bool pow2);
+WG_SPLITK_WIDE_WIDTHS(WG_DECLARE_SPLITK_WIDE_WIDTH)
+#undef WG_DECLARE_SPLITK_WIDE_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

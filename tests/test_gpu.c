@@ -39,13 +39,15 @@ static char dir[256];
  * configs/wgmma-check.json, wgmma-posm-check.json and wgmma-3xtf32-check.json
  * validate every knob on 300 random shapes each (wgmma-fold-check.json the
  * folded kernel's on the shapes that fold, splitk-check.json split-K's on
- * shapes of few tiles), configs/kernelbench-l1.json
+ * shapes of few tiles, wide-check.json the 256-channel blocks' on shapes of
+ * more than 128 channels a group), configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
-    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3]}"
+    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3], \"co_block\": [0, 256]}," \
+    "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,

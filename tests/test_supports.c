@@ -57,10 +57,11 @@ static void refuses(const char *variant, const convt_problem *p, const char *kno
  * values stage more per stage and may be refused for shared memory at the
  * wider bk, as long as some launch with that value is accepted: the wgmma
  * variants' plane = 1 (a tap plane's weights, every tap of the phase here,
- * and a longer stretch) and the folded kernel's co_block = 256 (the weights
- * of 256 channels), which is refused outright where the folded channels
- * are 128 or fewer per group; and split-K's fold = 1 where p does not
- * fold. */
+ * and a longer stretch) and co_block = 256 (the weights of 256 channels:
+ * the folded and split-K kernels' knob, polyphase_wgmma_wide_tf32's every
+ * launch), which is refused outright where the channels the launch computes
+ * (folded or not) are 128 or fewer per group; and split-K's fold = 1 where
+ * p does not fold. */
 static void accepts_every_default(const convt_variant *v, const convt_problem *p)
 {
     convt_context ctx = ctx_with((size_t)4 << 30);
@@ -69,8 +70,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     const int fold = convt_knob_index(v, "fold");
     char fold_why[200];
     const bool folds = !convt_fold_check(p, fold_why, sizeof fold_why);
-    const bool co_block_runs = convt_fold_problem(p).cout / p->groups > 128;
-    int plane_accepted = 0, co_block_accepted = 0;
+    const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
+    const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32");
+    int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -79,24 +81,29 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
             l.value[k] = v->knobs[k].defaults[at[k]];
         char why[512] = "";
         const bool ok = v->supports(p, &l, &ctx, why, sizeof why);
-        const bool wide = co_block >= 0 && l.value[co_block] == 256;
+        const bool wide = always_wide || (co_block >= 0 && l.value[co_block] == 256);
+        /* the channels per group of the problem the launch computes */
+        const bool folded = folds && (always_folded || (fold >= 0 && l.value[fold] == 1));
+        const int64_t channels = (folded ? convt_fold_problem(p).cout : p->cout) / p->groups;
         const bool may_refuse =
             ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
-        const bool few_channels = wide && !co_block_runs && strstr(why, "co_block = 256 is for more than 128");
+        const bool few_channels = wide && channels <= 128 && strstr(why, "co_block = 256 is for more than 128");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 && !folds && !strcmp(why, fold_why);
         if (!ok && !may_refuse && !few_channels && !no_fold)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
+        plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
         co_block_accepted += ok && wide;
+        co_block_could_run += wide && channels > 128 && !no_fold;
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == v->knobs[k].n_defaults)
             at[k--] = 0;
         if (k < 0)
             break;
     }
-    if (plane >= 0 && plane_accepted == 0)
+    if (plane_could_run > 0 && plane_accepted == 0)
         fail_msg("%s refused every default launch with plane = 1", v->name);
-    if (co_block >= 0 && co_block_runs && co_block_accepted == 0)
+    if (co_block_could_run > 0 && co_block_accepted == 0)
         fail_msg("%s refused every default launch with co_block = 256", v->name);
 }
 
@@ -123,6 +130,16 @@ static void every_default_launch_is_accepted(void **state)
             /* 80 channels x 2 phases: 160 folded, co_block = 256 runs */
             convt_problem many = whole;
             many.cout = 80;
+            accepts_every_default(*v, &many);
+        }
+        if (!strcmp((*v)->name, "polyphase_wgmma_wide_tf32") ||
+            !strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
+            /* 160 channels unfolded, k 4 x 1 (a tap plane's 2 taps of
+             * 256 channels fit where whole's 6 do not): co_block = 256
+             * runs, folded or not */
+            convt_problem many = convt_problem_default(2);
+            many.n = 2, many.cin = 16, many.cout = 160, many.in[0] = 20, many.in[1] = 24;
+            many.k[0] = 4, many.k[1] = 1, many.stride[0] = 2, many.pad[0] = 1, many.bias = true;
             accepts_every_default(*v, &many);
         }
         variants++;
@@ -293,6 +310,32 @@ static void refusals_name_their_reason(void **state)
             "bn = 80 must be 0 (chosen for the shape), 64, 96, 128, 192 or 256 with split-K");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
     refuses("polyphase_wgmma_splitk_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    /* 256 channels a block: for more than 128 a group (vocoder has 128),
+     * bk 16 or 32, widths up to 160 (BN accumulators a thread, twice) */
+    refuses("polyphase_wgmma_wide_tf32", &vocoder, NULL, 0, ws,
+            "co_block = 256 is for more than 128 output channels per group");
+    convt_problem short_many = vocoder; /* 512 -> 256 channels on 64 positions */
+    short_many.cin = 512, short_many.cout = 256, short_many.in[0] = 64;
+    refuses("polyphase_wgmma_wide_tf32", &short_many, "bn", 176, ws,
+            "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
+    refuses("polyphase_wgmma_wide_tf32", &short_many, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 256, ws,
+            "co_block = 256 is for more than 128 output channels per group");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 128, ws,
+            "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
+    if (wgs) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgs);
+        l.value[convt_knob_index(wgs, "co_block")] = 256;
+        l.value[convt_knob_index(wgs, "bn")] = 192;
+        char why[512] = "";
+        assert_false(wgs->supports(&short_many, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "up to 160 with co_block = 256"));
+        l.value[convt_knob_index(wgs, "bn")] = 128;
+        l.value[convt_knob_index(wgs, "bk")] = 16; /* at 32, 2 taps x 256 channels: 268 KiB */
+        if (!wgs->supports(&short_many, &l, &ctx, why, sizeof why))
+            fail_msg("split-K refused co_block = 256 at bn 128 on a short layer: %s", why);
+    }
     /* vocoder (16 x 1024 positions a phase, 8 phases, 128 channels): over
      * 2000 tiles at bn 64, 15 rounds of 132 SMs */
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws,
