@@ -944,9 +944,9 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
                                                       : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
-     * staged at a time in the folded and split-K variants */
+     * staged at a time in the folded variant */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
-    const bool has_plane = has_pos_m || kind == WG_WIDE_TF32;
+    const bool has_plane = kind != WG_FOLD_TF32;
     const int64_t fold_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
@@ -1339,6 +1339,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (k.plane != 0 && k.plane != 1) {
         snprintf(why, why_len, "plane = %lld must be 0 (an input row staged per tap row) or 1 "
                  "(rows staged per tap plane)", (long long)k.plane);
+        return false;
+    }
+    if (k.plane == 1 && k.fold) {
+        snprintf(why, why_len, "plane = 1 is for the stride phases apart (fold = 0): the folded "
+                 "kernels stage a tap row at a time");
         return false;
     }
     if (k.persist != 0 && k.persist != 1) {
@@ -1861,7 +1866,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
-    .n_knobs = 8,
+    .n_knobs = 9,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
                        "the width with the fewest predicted rounds of blocks (tiles x ksplit) "
@@ -1894,7 +1899,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "and 128): two 64-channel blocks a consumer warpgroup, so that a staged "
                        "input feeds twice the channels (polyphase_wgmma_wide_tf32)",
                .n_defaults = 2,
-               .defaults = {0, 256}}},
+               .defaults = {0, 256}},
+              WG_KNOB_PLANE},
     .supports = wg_supports_splitk,
     .workspace_size = wg_workspace_splitk,
     .prepare = wg_prepare_splitk,

@@ -88,7 +88,10 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool may_refuse =
             ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
         const bool few_channels = wide && channels <= 128 && strstr(why, "co_block = 256 is for more than 128");
-        const bool no_fold = fold >= 0 && l.value[fold] == 1 && !folds && !strcmp(why, fold_why);
+        const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
+                             ((!folds && !strcmp(why, fold_why)) ||
+                              (plane >= 0 && l.value[plane] == 1 &&
+                               strstr(why, "plane = 1 is for the stride phases apart")));
         if (!ok && !may_refuse && !few_channels && !no_fold)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
@@ -319,6 +322,16 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bn", 176, ws,
             "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_splitk_tf32", &p, "plane", 2, ws, "plane = 2 must be 0");
+    if (wgs) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgs);
+        l.value[convt_knob_index(wgs, "fold")] = 1;
+        l.value[convt_knob_index(wgs, "plane")] = 1;
+        char why[512] = "";
+        assert_false(wgs->supports(&short_many, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "plane = 1 is for the stride phases apart (fold = 0)"));
+    }
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 256, ws,
             "co_block = 256 is for more than 128 output channels per group");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 128, ws,

@@ -33,7 +33,7 @@ extern "C" {
 typedef enum convt_backend_kind { CONVT_BACKEND_CPU = 0, CONVT_BACKEND_CUDA = 1 } convt_backend_kind;
 const char *convt_backend_kind_name(convt_backend_kind k);
 
-#define CONVT_MAX_KNOBS 8
+#define CONVT_MAX_KNOBS 12
 #define CONVT_MAX_KNOB_VALUES 16
 
 /* A launch knob: a named integer the variant reads (block size, tile width,
@@ -141,7 +141,7 @@ typedef struct convt_variant {
  * ABI version changes whenever a struct of this header or of problem.h,
  * validate.h or errors.h changes layout; a plugin of another version is
  * refused, not called. */
-#define CONVT_VARIANT_ABI_VERSION 2 /* 2: CONVT_MAX_KNOBS 6 -> 8 */
+#define CONVT_VARIANT_ABI_VERSION 3 /* 2: CONVT_MAX_KNOBS 6 -> 8; 3: 8 -> 12 */
 #define CONVT_PLUGIN_SYMBOL "convt_plugin_entry"
 #define CONVT_PLUGIN_EXPORT __attribute__((visibility("default")))
 
