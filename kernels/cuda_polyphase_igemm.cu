@@ -1900,7 +1900,13 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "input feeds twice the channels (polyphase_wgmma_wide_tf32)",
                .n_defaults = 2,
                .defaults = {0, 256}},
-              WG_KNOB_PLANE},
+              {.name = "plane",
+               .help = "0: the input rows staged per tap row; 1 (fold = 0 only): per tap plane, "
+                       "as polyphase_wgmma_tf32's plane = 1. Default 0 alone: on the H100 "
+                       "(session 25) plane = 1 split no short layer faster than the best "
+                       "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",
+               .n_defaults = 1,
+               .defaults = {0}}},
     .supports = wg_supports_splitk,
     .workspace_size = wg_workspace_splitk,
     .prepare = wg_prepare_splitk,

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One line per CUDA kernel of a build: its mangled name and the md5 of its
+# SASS instructions (addresses and encodings dropped), so that two builds'
+# kernels can be compared without a GPU: a kernel whose line is unchanged
+# is the one an earlier measurement timed.
+#
+#   bash tools/sass-digest.sh BUILD_DIR > digests.txt
+#   join old.txt new.txt | awk '$2 != $3'      (kernels whose SASS changed)
+#
+# cuobjdump as tools/wgmma-sass.sh finds it (the toolkit's, else PyPI's
+# wheel unpacked under ~/.cache/convt-bench by that script).
+set -euo pipefail
+build=${1:?usage: tools/sass-digest.sh BUILD_DIR}
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+cuobjdump=$(command -v cuobjdump || find "${XDG_CACHE_HOME:-$HOME/.cache}/convt-bench/cuobjdump" \
+  -name cuobjdump -type f 2>/dev/null | head -1 || true)
+[ -n "$cuobjdump" ] || { echo "sass-digest: no cuobjdump (tools/wgmma-sass.sh fetches one)" >&2; exit 1; }
+export PATH="$(dirname "$cuobjdump"):$PATH"
+find "$build" -name '*.cu.o' | sort | while read -r obj; do "$cuobjdump" -sass "$obj" 2>/dev/null; done |
+  python3 -c '
+import hashlib, re, sys
+digests, name, body = {}, None, []
+def flush():
+    if name:
+        digests[name] = hashlib.md5("\n".join(body).encode()).hexdigest()
+for line in sys.stdin:
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        flush(); name, body = m.group(1), []
+        continue
+    m = re.match(r"\s*/\*[0-9a-f]+\*/\s*(.*?)\s*/\*\s*0x[0-9a-f]+\s*\*/", line)
+    if name and m:
+        body.append(m.group(1))
+flush()
+for n in sorted(digests):
+    print(n, digests[n])
+'
