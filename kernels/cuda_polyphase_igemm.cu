@@ -999,9 +999,16 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
 
-/* Split-K's refusal: at this many rounds of tiles over the SMs or more,
- * the unsplit kernels leave little idle (wg_supports). */
-enum { WG_SPLITK_MAX_ROUNDS = 4 };
+/* Split-K's refusal (wg_supports): more tiles, at the launch's width, than
+ * this many per 100 SMs. On the H100 (session 25) split-K won only on
+ * shapes of 32 to 64 tiles on 132 SMs (music_k4_s2_short,
+ * dec1d_2048_short, vol3d_k3_s2_4cube, bigvgan_up1: 1.03 to 1.4x the
+ * unsplit kernel) and lost at every launch of 72 tiles or more
+ * (pix2pix_dec1, stylegan_4to8, vae_dec_k3_s2_8x8, bigvgan_up1 unfolded):
+ * its parts then take rounds as tiles do, and it adds a prefill, the
+ * atomic adds and a pipeline fill a part. Session 24 refused only from 4
+ * rounds on, which let those launches be timed for nothing. */
+enum { WG_SPLITK_MAX_TILES_PER_100_SMS = 50 };
 
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
@@ -1378,14 +1385,14 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  gm.smem / 1024.0, gm.ntw_max, gm.r_alloc, ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
-    /* split-K pays where the tiles leave SMs idle; from 4 rounds of tiles
-     * on, the last round's idle SMs are at most a fifth of the time */
+    /* split-K pays only where the tiles leave most SMs idle */
     const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
-    if (k.ksplit > 1 && gm.tiles >= WG_SPLITK_MAX_ROUNDS * sms) {
+    if (k.ksplit > 1 && gm.tiles * 100 > WG_SPLITK_MAX_TILES_PER_100_SMS * sms) {
         snprintf(why, why_len,
-                 "split-K is for shapes of few tiles: this one has %lld at bn %d, %d or more "
-                 "rounds of the device's %lld SMs (the unsplit kernel fills them)",
-                 (long long)gm.tiles, gm.bn, WG_SPLITK_MAX_ROUNDS, (long long)sms);
+                 "split-K is for shapes of few tiles: this one has %lld at bn %d, more than "
+                 "%d%% of the device's %lld SMs (there split-K's parts take rounds as the "
+                 "unsplit tiles do)",
+                 (long long)gm.tiles, gm.bn, (int)WG_SPLITK_MAX_TILES_PER_100_SMS, (long long)sms);
         return false;
     }
     return true;
@@ -1889,8 +1896,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                .defaults = {0, 1}},
               {.name = "ksplit",
                .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "
-                       "block's, 2 to 8; refused where the tiles, at the launch's width, already "
-                       "take 4 rounds of the SMs",
+                       "block's, 2 to 8; refused where the tiles, at the launch's width, are "
+                       "more than half the SMs",
                .n_defaults = 2,
                .defaults = {2, 4}},
               {.name = "co_block",

@@ -317,8 +317,8 @@ static void refusals_name_their_reason(void **state)
      * bk 16 or 32, widths up to 160 (BN accumulators a thread, twice) */
     refuses("polyphase_wgmma_wide_tf32", &vocoder, NULL, 0, ws,
             "co_block = 256 is for more than 128 output channels per group");
-    convt_problem short_many = vocoder; /* 512 -> 256 channels on 64 positions */
-    short_many.cin = 512, short_many.cout = 256, short_many.in[0] = 64;
+    convt_problem short_many = vocoder; /* 8 x 64 positions, 512 -> 256 channels */
+    short_many.n = 8, short_many.cin = 512, short_many.cout = 256, short_many.in[0] = 64;
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bn", 176, ws,
             "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bk", 8, ws, "bk = 8 must be 16 or 32");
@@ -353,6 +353,7 @@ static void refusals_name_their_reason(void **state)
      * 2000 tiles at bn 64, 15 rounds of 132 SMs */
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws,
             "split-K is for shapes of few tiles: this one has");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws, "more than 50% of the device's 132 SMs");
     if (wgf) {
         /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
         convt_context ctx = ctx_with(ws);
