@@ -986,7 +986,8 @@ static int wg_max_bn(const wg_knobs &k)
 
 /* Whether width bn is compiled: 64 to the widest in steps of 16 (the
  * folded kernel too), or with positions as M (pos_m) 64, 128 and 256, or
- * with split-K 64, 96, 128, 192 and 256 (WG_SPLITK_WIDTHS). */
+ * with split-K 64, 96, 128, 192 and 256 (WG_SPLITK_WIDTHS), those up to
+ * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
     if (k.ksplit > 1) {
@@ -1294,8 +1295,10 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     if (k.co_block == 256 && p->cout / p->groups <= 2 * WG_M) {
-        snprintf(why, why_len, "co_block = 256 is for more than %d output channels per group "
-                 "(folded: the stride phases x the channels); this shape has %lld", 2 * WG_M,
+        snprintf(why, why_len, "%s is for more than %d output channels per group%s; this shape "
+                 "has %lld",
+                 kind == WG_WIDE_TF32 ? "256 output channels a block" : "co_block = 256", 2 * WG_M,
+                 k.fold ? " (folded: the stride phases x the channels)" : "",
                  (long long)(p->cout / p->groups));
         return false;
     }
@@ -1314,9 +1317,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
         if (k.ksplit > 1)
-            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 96, 128, 192 "
-                     "or 256 with split-K (the compiled widths; up to %d with co_block = 256)",
-                     (long long)k.bn, wg_max_bn(k));
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape) or %s with split-K "
+                     "(the compiled widths)", (long long)k.bn,
+                     k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256");
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
@@ -1700,7 +1703,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     return 0;
 }
 
-/* The four variants' entry points: one kernel template and host side,
+/* The five variants' entry points: one kernel template and host side,
  * their kind passed on. */
 #define WG_ENTRY_POINTS(SUFFIX, KIND)                                                              \
     static bool wg_supports_##SUFFIX(const convt_problem *p, const convt_launch *l,                \
@@ -1726,7 +1729,8 @@ WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 #undef WG_ENTRY_POINTS
 
-/* The knobs the wgmma variants share (pos_m: all but the folded one); bn's and bk's ranges differ
+/* The knobs the wgmma variants share (pos_m: polyphase_wgmma_tf32's and _3xtf32's; plane: all
+ * but the folded one's); bn's and bk's ranges differ
  * (wg_max_bn, wg_bk_compiled). */
 #define WG_KNOB_STAGES                                                                             \
     {.name = "stages",                                                                             \

@@ -40,7 +40,9 @@ static char dir[256];
  * validate every knob on 300 random shapes each (wgmma-fold-check.json the
  * folded kernel's on the shapes that fold, splitk-check.json split-K's on
  * shapes of few tiles, wide-check.json the 256-channel blocks' on shapes of
- * more than 128 channels a group), configs/kernelbench-l1.json
+ * more than 128 channels a group: the sweep's many_channels shapes, 136 and
+ * 260 channels in one or two groups, are where the wide launches here run),
+ * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
@@ -80,7 +82,10 @@ static char dir[256];
     "   \"k\": [5, 3]}, \"axes\": {\"out_pad\": [[0, 0], [1, 0]], \"stride\": [[2, 1], [3, 2]]}}," \
     "  {\"name\": \"whole_strides\", \"base\": {\"n\": 2, \"cin\": 6, \"cout\": 3, \"in\": [10, 7]," \
     "   \"k\": [4, 2], \"stride\": [2, 2], \"pad\": [1, 0], \"bias\": true}," \
-    "   \"axes\": {\"groups\": [1, 3], \"out_pad\": [[0, 0], [1, 0]]}}" \
+    "   \"axes\": {\"groups\": [1, 3], \"out_pad\": [[0, 0], [1, 0]]}}," \
+    "  {\"name\": \"many_channels\", \"base\": {\"n\": 1, \"cin\": 24, \"cout\": 136, \"in\": [6, 5]," \
+    "   \"k\": 4, \"stride\": 2, \"pad\": 1, \"bias\": true}," \
+    "   \"axes\": {\"cout\": [136, 260], \"groups\": [1, 2]}}" \
     " ]}"
 
 /* Shapes on which a vendor kernel never finishes (GPU busy forever), seen on
@@ -227,6 +232,14 @@ static void variants_against_gpu_reference(void **state)
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(v, "reference")->valuestring,
                             "gpu_f64");
         assert_int_equal(cJSON_GetObjectItemCaseSensitive(v, "spot_checks")->valuedouble, 32);
+    }
+    /* 256 output channels a block ran and passed on the many_channels
+     * shapes where the build has the kernels and the device is a Hopper */
+    if (convt_variant_find("polyphase_wgmma_wide_tf32") && dev.cc_major == 9) {
+        const int wide = ok_runs(doc, "polyphase_wgmma_wide_tf32", "bk", 16),
+                  split = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "co_block", 256);
+        printf("256 channels a block: %d wide and %d split-K runs ok\n", wide, split);
+        assert_true(wide >= 2 && split >= 2);
     }
     cJSON_Delete(doc);
 }

@@ -87,7 +87,7 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const int64_t channels = (folded ? convt_fold_problem(p).cout : p->cout) / p->groups;
         const bool may_refuse =
             ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
-        const bool few_channels = wide && channels <= 128 && strstr(why, "co_block = 256 is for more than 128");
+        const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
                              ((!folds && !strcmp(why, fold_why)) ||
                               (plane >= 0 && l.value[plane] == 1 &&
@@ -310,13 +310,14 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 2 to 8");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 80, ws,
-            "bn = 80 must be 0 (chosen for the shape), 64, 96, 128, 192 or 256 with split-K");
+            "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with split-K");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
     refuses("polyphase_wgmma_splitk_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
     /* 256 channels a block: for more than 128 a group (vocoder has 128),
      * bk 16 or 32, widths up to 160 (BN accumulators a thread, twice) */
     refuses("polyphase_wgmma_wide_tf32", &vocoder, NULL, 0, ws,
-            "co_block = 256 is for more than 128 output channels per group");
+            "256 output channels a block is for more than 128 output channels per group; this "
+            "shape has 128");
     convt_problem short_many = vocoder; /* 8 x 64 positions, 512 -> 256 channels */
     short_many.n = 8, short_many.cin = 512, short_many.cout = 256, short_many.in[0] = 64;
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bn", 176, ws,
@@ -343,7 +344,8 @@ static void refusals_name_their_reason(void **state)
         l.value[convt_knob_index(wgs, "bn")] = 192;
         char why[512] = "";
         assert_false(wgs->supports(&short_many, &l, &ctx, why, sizeof why));
-        assert_non_null(strstr(why, "up to 160 with co_block = 256"));
+        assert_non_null(strstr(why, "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at "
+                                    "co_block = 256 with split-K"));
         l.value[convt_knob_index(wgs, "bn")] = 128;
         l.value[convt_knob_index(wgs, "bk")] = 16; /* at 32, 2 taps x 256 channels: 268 KiB */
         if (!wgs->supports(&short_many, &l, &ctx, why, sizeof why))

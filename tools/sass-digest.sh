@@ -5,7 +5,7 @@
 # is the one an earlier measurement timed.
 #
 #   bash tools/sass-digest.sh BUILD_DIR > digests.txt
-#   join old.txt new.txt | awk '$2 != $3'      (kernels whose SASS changed)
+#   LC_ALL=C join old.txt new.txt | awk '$2 != $3'   (kernels whose SASS changed)
 #
 # cuobjdump as tools/wgmma-sass.sh finds it (the toolkit's, else PyPI's
 # wheel unpacked under ~/.cache/convt-bench by that script).
@@ -32,6 +32,6 @@ for line in sys.stdin:
     if name and m:
         body.append(m.group(1))
 flush()
-for n in sorted(digests):
+for n in sorted(digests):  # byte order: LC_ALL=C join reads it
     print(n, digests[n])
 '

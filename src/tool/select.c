@@ -338,7 +338,7 @@ void convt_selection_print(const cJSON *sel, bool md, FILE *f)
         }
         if (isfinite(ff))
             snprintf(floor, sizeof floor, "%.1f%%", 100 * ff);
-        char launch[64];
+        char launch[128]; /* split-K's key is 76 characters */
         snprintf(launch, sizeof launch, "%s", json_str(r, "launch_key"));
         const char *col[11] = {json_str(r, "name"), json_str(r, "tier"), winner, launch, ms,
                                noise, ties, vendor, vms, speed, floor};
