@@ -1728,6 +1728,11 @@ WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 #undef WG_ENTRY_POINTS
+/* A variant's functions: its entry points above, and what all five share */
+#define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
+    .supports = wg_supports_##SUFFIX, .workspace_size = wg_workspace_##SUFFIX,                     \
+    .prepare = wg_prepare_##SUFFIX, .launch = wg_launch, .release = wg_release,                    \
+    .describe = wg_describe
 
 /* The knobs the wgmma variants share (pos_m: polyphase_wgmma_tf32's and _3xtf32's; plane: all
  * but the folded one's); bn's and bk's ranges differ
@@ -1798,12 +1803,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
               WG_KNOB_PLANE},
-    .supports = wg_supports_tf32,
-    .workspace_size = wg_workspace_tf32,
-    .prepare = wg_prepare_tf32,
-    .launch = wg_launch,
-    .release = wg_release,
-    .describe = wg_describe,
+    WG_VARIANT_FUNCTIONS(tf32),
 };
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
@@ -1831,12 +1831,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
               WG_KNOB_PLANE},
-    .supports = wg_supports_split3,
-    .workspace_size = wg_workspace_split3,
-    .prepare = wg_prepare_split3,
-    .launch = wg_launch,
-    .release = wg_release,
-    .describe = wg_describe,
+    WG_VARIANT_FUNCTIONS(split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .name = "polyphase_wgmma_fold_tf32",
@@ -1864,12 +1859,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
                        "one round of 128 tiles on 132 SMs)",
                .n_defaults = 2,
                .defaults = {0, 256}}},
-    .supports = wg_supports_fold,
-    .workspace_size = wg_workspace_fold,
-    .prepare = wg_prepare_fold,
-    .launch = wg_launch,
-    .release = wg_release,
-    .describe = wg_describe,
+    WG_VARIANT_FUNCTIONS(fold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
@@ -1918,12 +1908,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",
                .n_defaults = 1,
                .defaults = {0}}},
-    .supports = wg_supports_splitk,
-    .workspace_size = wg_workspace_splitk,
-    .prepare = wg_prepare_splitk,
-    .launch = wg_launch,
-    .release = wg_release,
-    .describe = wg_describe,
+    WG_VARIANT_FUNCTIONS(splitk),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
     .name = "polyphase_wgmma_wide_tf32",
@@ -1943,12 +1928,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
               WG_KNOB_PLANE},
-    .supports = wg_supports_wide,
-    .workspace_size = wg_workspace_wide,
-    .prepare = wg_prepare_wide,
-    .launch = wg_launch,
-    .release = wg_release,
-    .describe = wg_describe,
+    WG_VARIANT_FUNCTIONS(wide),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD
@@ -1956,4 +1936,5 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
 #undef WG_KNOB_PERSIST
 #undef WG_KNOB_POS_M
 #undef WG_KNOB_PLANE
+#undef WG_VARIANT_FUNCTIONS
 #endif /* CONVT_HAVE_WGMMA */

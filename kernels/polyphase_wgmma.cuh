@@ -857,41 +857,32 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
-/* The folded kernels with 256 output channels a block (knob co_block =
- * 256: each consumer warpgroup two 64-channel blocks of one tile, MH = 2)
- * of width BN (64 to WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk
- * 16 or 32, defined by WG_FOLD_WIDE_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_fold_wide.cu (S a power of two) and
- * kernels/polyphase_wgmma_fold_any_wide.cu (any other S). */
-#define WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                            \
+/* The kernels with 256 output channels a block (each consumer warpgroup
+ * two 64-channel blocks of one tile, MH = 2) of width BN (64 to
+ * WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk 16 or 32: folded
+ * (knob co_block = 256 of polyphase_wgmma_fold_tf32) by
+ * WG_FOLD_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_wide.cu (S
+ * a power of two) and kernels/polyphase_wgmma_fold_any_wide.cu (any other
+ * S); the stride phases apart (polyphase_wgmma_wide_tf32) by
+ * WG_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_wide.cu. */
+#define WG_WIDE_M_KERNELS_OF_WIDTH_AS(NAME, BN, FOLD, ANY)                                         \
     wg_kernel_fn NAME(int bk)                                                                      \
     {                                                                                              \
-        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, true, 2, ANY>                \
-                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, true, 2, ANY>;               \
+        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 2, ANY>                \
+                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 2, ANY>;               \
     }
 #define WG_FOLD_WIDE_KERNELS_OF_WIDTH(BN)                                                          \
-    WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(wg_fold_wide_kernel_bn##BN, BN, false)
+    WG_WIDE_M_KERNELS_OF_WIDTH_AS(wg_fold_wide_kernel_bn##BN, BN, true, false)
 #define WG_FOLD_ANY_WIDE_KERNELS_OF_WIDTH(BN)                                                      \
-    WG_FOLD_WIDE_KERNELS_OF_WIDTH_AS(wg_fold_any_wide_kernel_bn##BN, BN, true)
+    WG_WIDE_M_KERNELS_OF_WIDTH_AS(wg_fold_any_wide_kernel_bn##BN, BN, true, true)
+#define WG_WIDE_KERNELS_OF_WIDTH(BN) WG_WIDE_M_KERNELS_OF_WIDTH_AS(wg_wide_kernel_bn##BN, BN, false, false)
 #define WG_WIDE_M_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160)
-#define WG_DECLARE_FOLD_WIDE_WIDTH(BN)                                                             \
+#define WG_DECLARE_WIDE_M_WIDTH(BN)                                                                \
     wg_kernel_fn wg_fold_wide_kernel_bn##BN(int bk);                                               \
-    wg_kernel_fn wg_fold_any_wide_kernel_bn##BN(int bk);
-WG_WIDE_M_WIDTHS(WG_DECLARE_FOLD_WIDE_WIDTH)
-#undef WG_DECLARE_FOLD_WIDE_WIDTH
-/* polyphase_wgmma_wide_tf32's kernels (the stride phases apart, 256 output
- * channels a block: each consumer warpgroup two 64-channel blocks of one
- * tile, MH = 2) of width BN (WG_WIDE_M_WIDTHS) for bk 16 or 32, defined by
- * WG_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_wide.cu. */
-#define WG_WIDE_KERNELS_OF_WIDTH(BN)                                                               \
-    wg_kernel_fn wg_wide_kernel_bn##BN(int bk)                                                     \
-    {                                                                                              \
-        return bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, false, 2>                    \
-                        : polyphase_wgmma_kernel<BN, 32, 1, false, 0, false, 2>;                   \
-    }
-#define WG_DECLARE_WIDE_WIDTH(BN) wg_kernel_fn wg_wide_kernel_bn##BN(int bk);
-WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_WIDTH)
-#undef WG_DECLARE_WIDE_WIDTH
+    wg_kernel_fn wg_fold_any_wide_kernel_bn##BN(int bk);                                           \
+    wg_kernel_fn wg_wide_kernel_bn##BN(int bk);
+WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
+#undef WG_DECLARE_WIDE_M_WIDTH
 /* The split-K kernels (polyphase_wgmma_splitk_tf32: TF32, channels as M,
  * KSPLIT; src/lib/split_k.h) of width BN (WG_SPLITK_WIDTHS) for bk 16 or
  * 32 and nseg 1 or 2: unfolded in kernels/polyphase_wgmma_splitk.cu,

@@ -35,22 +35,42 @@ static convt_problem plain(void)
     return p;
 }
 
-/* Expects v to refuse l on p with a reason containing `fragment`. */
-static void refuses(const char *variant, const convt_problem *p, const char *knob, int64_t value,
-                    size_t workspace, const char *fragment)
+/* Expects `variant` to refuse its first default launch with knobs[i] set to
+ * values[i] on p, with a reason containing `fragment`. */
+static void refuses_with(const char *variant, const convt_problem *p, int n,
+                         const char *const *knobs, const int64_t *values, size_t workspace,
+                         const char *fragment)
 {
     const convt_variant *v = convt_variant_find(variant);
     if (!v)
         return; /* not built into this binary */
     convt_launch l = convt_launch_first_default(v);
-    if (knob)
-        l.value[convt_knob_index(v, knob)] = value;
+    for (int i = 0; i < n; i++)
+        l.value[convt_knob_index(v, knobs[i])] = values[i];
     convt_context ctx = ctx_with(workspace);
     char why[512] = "";
     if (v->supports(p, &l, &ctx, why, sizeof why))
-        fail_msg("%s accepted %s = %lld", variant, knob ? knob : "(defaults)", (long long)value);
+        fail_msg("%s accepted %s = %lld%s", variant, n ? knobs[0] : "(defaults)",
+                 n ? (long long)values[0] : 0LL, n > 1 ? " and the rest" : "");
     if (!strstr(why, fragment))
         fail_msg("%s: reason \"%s\" lacks \"%s\"", variant, why, fragment);
+}
+
+/* The same with one knob set (none where knob is NULL). */
+static void refuses(const char *variant, const convt_problem *p, const char *knob, int64_t value,
+                    size_t workspace, const char *fragment)
+{
+    refuses_with(variant, p, knob ? 1 : 0, &knob, &value, workspace, fragment);
+}
+
+/* The same with two knobs set. */
+static void refuses2(const char *variant, const convt_problem *p, const char *knob1,
+                     int64_t value1, const char *knob2, int64_t value2, size_t workspace,
+                     const char *fragment)
+{
+    const char *knobs[2] = {knob1, knob2};
+    const int64_t values[2] = {value1, value2};
+    refuses_with(variant, p, 2, knobs, values, workspace, fragment);
 }
 
 /* Every default launch of v on p is accepted; but two knobs' second
@@ -324,28 +344,20 @@ static void refusals_name_their_reason(void **state)
             "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
     refuses("polyphase_wgmma_wide_tf32", &short_many, "bk", 8, ws, "bk = 8 must be 16 or 32");
     refuses("polyphase_wgmma_splitk_tf32", &p, "plane", 2, ws, "plane = 2 must be 0");
-    if (wgs) {
-        convt_context ctx = ctx_with(ws);
-        convt_launch l = convt_launch_first_default(wgs);
-        l.value[convt_knob_index(wgs, "fold")] = 1;
-        l.value[convt_knob_index(wgs, "plane")] = 1;
-        char why[512] = "";
-        assert_false(wgs->supports(&short_many, &l, &ctx, why, sizeof why));
-        assert_non_null(strstr(why, "plane = 1 is for the stride phases apart (fold = 0)"));
-    }
+    refuses2("polyphase_wgmma_splitk_tf32", &short_many, "fold", 1, "plane", 1, ws,
+             "plane = 1 is for the stride phases apart (fold = 0)");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 256, ws,
             "co_block = 256 is for more than 128 output channels per group");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 128, ws,
             "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
+    refuses2("polyphase_wgmma_splitk_tf32", &short_many, "co_block", 256, "bn", 192, ws,
+             "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at co_block = 256 "
+             "with split-K");
     if (wgs) {
         convt_context ctx = ctx_with(ws);
         convt_launch l = convt_launch_first_default(wgs);
-        l.value[convt_knob_index(wgs, "co_block")] = 256;
-        l.value[convt_knob_index(wgs, "bn")] = 192;
         char why[512] = "";
-        assert_false(wgs->supports(&short_many, &l, &ctx, why, sizeof why));
-        assert_non_null(strstr(why, "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at "
-                                    "co_block = 256 with split-K"));
+        l.value[convt_knob_index(wgs, "co_block")] = 256;
         l.value[convt_knob_index(wgs, "bn")] = 128;
         l.value[convt_knob_index(wgs, "bk")] = 16; /* at 32, 2 taps x 256 channels: 268 KiB */
         if (!wgs->supports(&short_many, &l, &ctx, why, sizeof why))

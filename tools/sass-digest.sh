@@ -7,14 +7,10 @@
 #   bash tools/sass-digest.sh BUILD_DIR > digests.txt
 #   LC_ALL=C join old.txt new.txt | awk '$2 != $3'   (kernels whose SASS changed)
 #
-# cuobjdump as tools/wgmma-sass.sh finds it (the toolkit's, else PyPI's
-# wheel unpacked under ~/.cache/convt-bench by that script).
+# cuobjdump: tools/find-cuobjdump.sh.
 set -euo pipefail
 build=${1:?usage: tools/sass-digest.sh BUILD_DIR}
-[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
-cuobjdump=$(command -v cuobjdump || find "${XDG_CACHE_HOME:-$HOME/.cache}/convt-bench/cuobjdump" \
-  -name cuobjdump -type f 2>/dev/null | head -1 || true)
-[ -n "$cuobjdump" ] || { echo "sass-digest: no cuobjdump (tools/wgmma-sass.sh fetches one)" >&2; exit 1; }
+cuobjdump=$(bash "$(dirname "$0")/find-cuobjdump.sh")
 export PATH="$(dirname "$cuobjdump"):$PATH"
 find "$build" -name '*.cu.o' | sort | while read -r obj; do "$cuobjdump" -sass "$obj" 2>/dev/null; done |
   python3 -c '

@@ -19,33 +19,14 @@
 #
 # BUILD_DIR: an sm_90a build (meson setup BUILD -Dsm=90a; default
 # build-sm90a, made if missing). FILTER: a grep pattern on the mangled
-# kernel names (default: all). cuobjdump comes from the CUDA Toolkit where
-# it is installed, else from PyPI's nvidia-cuda-cuobjdump wheel, unpacked
-# under ~/.cache/convt-bench (the toolkit of CI and of this project's
-# workstation image lacks it).
+# kernel names (default: all). cuobjdump: tools/find-cuobjdump.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-sm90a}
 filter=${2:-.}
-[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
-
-cuobjdump=$(command -v cuobjdump || true)
-if [ -z "$cuobjdump" ]; then
-  cache=${XDG_CACHE_HOME:-$HOME/.cache}/convt-bench/cuobjdump
-  cuobjdump=$(find "$cache" -name cuobjdump -type f 2>/dev/null | head -1 || true)
-  if [ -z "$cuobjdump" ]; then
-    # cuobjdump -sass runs nvdisasm: both wheels, unpacked side by side
-    echo "wgmma-sass: fetching cuobjdump and nvdisasm (PyPI: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)" >&2
-    mkdir -p "$cache"
-    for wheel in nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm; do
-      python3 -m pip download --quiet --no-deps "$wheel" -d "$cache" >&2
-      python3 -m zipfile -e "$(ls "$cache"/"${wheel//-/_}"-*.whl | head -1)" "$cache/x"
-    done
-    cuobjdump=$(find "$cache/x" -name cuobjdump -type f | head -1)
-    chmod +x "$cuobjdump" "$(dirname "$cuobjdump")/nvdisasm"
-  fi
-  export PATH="$(dirname "$cuobjdump"):$PATH"
-fi
+# cuobjdump (and the nvdisasm it runs) on PATH
+cuobjdump=$(bash tools/find-cuobjdump.sh)
+export PATH="$(dirname "$cuobjdump"):$PATH"
 
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dsm=90a >&2
