@@ -913,6 +913,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -923,7 +924,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
  * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
  * every recorded launch key a new knob would change). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32 };
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -933,7 +934,8 @@ struct wg_knobs {
     int parts;
     bool fold;
     int64_t ksplit;    /* split-K's parts of a tile: 1 but for polyphase_wgmma_splitk_tf32 */
-    int64_t fold_knob; /* polyphase_wgmma_splitk_tf32's knob fold, as given (0 or 1) */
+    int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
+    int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -942,22 +944,26 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_FOLD_TF32   ? &convt_variant_polyphase_wgmma_fold_tf32
                              : kind == WG_SPLITK_TF32 ? &convt_variant_polyphase_wgmma_splitk_tf32
                              : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
-                                                      : &convt_variant_polyphase_wgmma_tf32;
+                             : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
+                                                       : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
-     * staged at a time in the folded variant */
+     * staged at a time in the folded and the cluster variants; persist:
+     * the clusters always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
-    const bool has_plane = kind != WG_FOLD_TF32;
-    const int64_t fold_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold") : 0;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32;
+    const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
+    const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            convt_launch_get(v, l, "persist"),
+            kind == WG_CLUSTER_TF32 ? 1 : convt_launch_get(v, l, "persist"),
             has_pos_m ? convt_launch_get(v, l, "pos_m") : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
-            kind == WG_FOLD_TF32 || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "co_block")
-            : kind == WG_WIDE_TF32                         ? 256
-                                                           : 0,
+            kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
+            : kind == WG_WIDE_TF32           ? 256
+                                             : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
-            kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob};
+            kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
+            kind == WG_CLUSTER_TF32 ? 2 : 1};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -990,11 +996,12 @@ static int wg_max_bn(const wg_knobs &k)
  * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
-    if (k.ksplit > 1) {
 #define WG_IS(BN) || bn == BN
+    if (k.ksplit > 1)
         return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
+    if (k.cluster > 1)
+        return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
 #undef WG_IS
-    }
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
@@ -1016,11 +1023,16 @@ enum { WG_POSM_MAX_CO = 32 };
 
 /* Whether bk is compiled: TF32 8 (for groups of 8 input channels or fewer,
  * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
- * stage holds twice a TF32 stage's bytes for the same channels). Each a power
- * of two: pack_weights_stages splits its grid by shifts. */
+ * stage holds twice a TF32 stage's bytes for the same channels); the folded,
+ * split-K, 256-channel and cluster kernels 16 or 32 (wg_bk_16_or_32). Each a
+ * power of two: pack_weights_stages splits its grid by shifts. */
+static bool wg_bk_16_or_32(const wg_knobs &k)
+{
+    return k.fold || k.ksplit > 1 || k.co_block == 256 || k.cluster > 1;
+}
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
-    if (k.fold || k.ksplit > 1 || k.co_block == 256)
+    if (wg_bk_16_or_32(k))
         return bk == 16 || bk == 32;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
@@ -1087,9 +1099,9 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         wg_size(k, span, bn, gm);
         if (gm->smem > dev->smem_per_block_optin)
             continue;
-        int64_t blocks = 0;
+        int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
-            blocks += (fl[i].flat + gm->nseg * bn - 1) / (gm->nseg * bn);
+            blocks += (fl[i].flat + k.cluster * gm->nseg * bn - 1) / (k.cluster * gm->nseg * bn) * k.cluster;
         blocks *= co_blocks * k.ksplit; /* split-K: each block a part of a tile */
         const double cost = (double)((blocks + sms - 1) / sms) * (bn + 64);
         if (best_cost == 0 || cost < best_cost) {
@@ -1105,11 +1117,11 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
  * phase is (L / co_tiles) % nphases). Block b takes tiles b, b + blocks,
  * ...; with a count that shares a factor with the period it would visit
  * only some phases, and on stride-2 shapes the phases' taps differ up to
- * 8x (kb73). */
-static int64_t wg_blocks(int64_t tiles, int64_t co_tiles, int nphases,
-                         const convt_device_info *dev)
+ * 8x (kb73). resident: the blocks (with clusters, the clusters) the
+ * device runs at once. */
+static int64_t wg_blocks(int64_t tiles, int64_t co_tiles, int nphases, int64_t resident)
 {
-    int64_t blocks = dev->sm_count > 0 ? dev->sm_count : 1;
+    int64_t blocks = resident > 0 ? resident : 1;
     while (blocks > 1 && convt_gcd(blocks, co_tiles * nphases) != 1)
         blocks--;
     return tiles < blocks ? tiles : blocks;
@@ -1154,9 +1166,10 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->co_blocks = convt_ceil_div(cout_g, gm->w_rows);
     const int64_t co_tiles = gm->co_blocks * p->groups;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
-    gm->units = 0;
+    gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
+    const int64_t unit_positions = (int64_t)k.cluster * gm->nseg * gm->bn;
     for (int i = 0; i < pl->nphases; i++) {
-        const int64_t units = (fl[i].flat + gm->nseg * gm->bn - 1) / (gm->nseg * gm->bn);
+        const int64_t units = (fl[i].flat + unit_positions - 1) / unit_positions;
         gm->units = units > gm->units ? units : gm->units;
     }
     gm->tiles = gm->units * pl->nphases * co_tiles;
@@ -1309,6 +1322,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                      (long long)k.ksplit, CONVT_SPLIT_K_MAX);
             return false;
         }
+    }
+    if (kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32) {
         if (k.fold_knob != 0 && k.fold_knob != 1) {
             snprintf(why, why_len, "fold = %lld must be 0 (the stride phases apart) or 1 (folded "
                      "into the output channels)", (long long)k.fold_knob);
@@ -1316,10 +1331,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         }
     }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
-        if (k.ksplit > 1)
-            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape) or %s with split-K "
+        if (k.ksplit > 1 || k.cluster > 1)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape) or %s with %s "
                      "(the compiled widths)", (long long)k.bn,
-                     k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256");
+                     k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256",
+                     k.ksplit > 1 ? "split-K" : "clusters");
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
@@ -1332,7 +1348,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
-                 k.fold || k.ksplit > 1 || k.co_block == 256 ? "16 or 32"
+                 wg_bk_16_or_32(k)                           ? "16 or 32"
                  : k.parts == 2                              ? "8 or 16"
                                                              : "8, 16 or 32");
         return false;
@@ -1375,6 +1391,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     bool planes_differ = false; /* some tap plane holds two offsets along dimension 1 */
     for (int r = 0; k.plane && r < gm.rows_total; r++)
         planes_differ |= w.rows[r].off1_min != w.rows[r].off[1];
+    int64_t flat_max = 0; /* the longest phase's positions */
+    for (int i = 0; i < w.pl.nphases; i++)
+        flat_max = w.flat[i].flat > flat_max ? w.flat[i].flat : flat_max;
     wg_planned_free(&w);
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
@@ -1386,6 +1405,14 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "needs %.1f KiB of shared memory (%d taps staged together, %d positions staged), the "
                  "device allows %.1f KiB",
                  gm.smem / 1024.0, gm.ntw_max, gm.r_alloc, ctx->dev->smem_per_block_optin / 1024.0);
+        return false;
+    }
+    /* a cluster's second block takes the second half of a pair tile: where
+     * every phase fits one tile, it would gather and multiply zeros */
+    if (k.cluster > 1 && flat_max <= (int64_t)gm.nseg * gm.bn) {
+        snprintf(why, why_len,
+                 "every phase fits one tile of %d positions (%lld at most): a cluster's second "
+                 "block would have none", gm.nseg * gm.bn, (long long)flat_max);
         return false;
     }
     /* split-K pays only where the tiles leave most SMs idle */
@@ -1413,8 +1440,8 @@ typedef struct wg_state {
     wg_pack_fn pack_kernel; /* pack_weights_stages<taps_block> */
     dim3 pack_grid;         /* wg_pack_grid */
     unsigned pack_threads;  /* wg_pack_threads */
-    cudaLaunchConfig_t launch; /* the wgmma kernel's, with pdl; the stream set per launch */
-    cudaLaunchAttribute pdl;
+    cudaLaunchConfig_t launch; /* the wgmma kernel's, with attrs; the stream set per launch */
+    cudaLaunchAttribute attrs[2]; /* programmatic stream serialization; with clusters, their shape */
     wg_args args;
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
@@ -1431,6 +1458,8 @@ static void wg_describe(const void *state, char *buf, size_t len)
     char split[24] = "";
     if (st->args.p.ksplit > 1)
         snprintf(split, sizeof split, " ksplit=%d", st->args.p.ksplit);
+    else if (st->launch.numAttrs > 1)
+        snprintf(split, sizeof split, " cluster=%u", st->attrs[1].val.clusterDim.x);
     snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u", st->bn, st->nseg, st->args.tiles, split,
              st->base.grid.x);
 }
@@ -1456,6 +1485,27 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (k.cluster > 1 && w_rows == 4 * WG_M) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_cluster_wide_kernel_bn##BN(bk, k.fold, pow2);
+            WG_CLUSTER_WIDE_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_cluster_wide_kernel_bn128(bk, k.fold, pow2);
+        }
+    }
+    if (k.cluster > 1) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN:                                                                                       \
+        return !k.fold ? wg_cluster_kernel_bn##BN(bk, nseg)                                        \
+               : pow2  ? wg_cluster_fold_kernel_bn##BN(bk, nseg)                                   \
+                       : wg_cluster_fold_any_kernel_bn##BN(bk, nseg);
+            WG_CLUSTER_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_cluster_kernel_bn256(bk, nseg);
+        }
+    }
     if (k.ksplit > 1 && w_rows == 4 * WG_M) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -1594,6 +1644,24 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     return 0;
 }
 
+/* With clusters: a cluster per pair of SMs that can hold one at once (the
+ * hardware places a cluster's blocks in one GPC, so not every SM need
+ * take part), at most one per pair tile, the count coprime to the list's
+ * period as wg_blocks makes it; the grid is that many clusters' blocks. */
+static int wg_cluster_grid(wg_state *st, int64_t co_tiles, int nphases, int cluster, convt_err *e)
+{
+    cudaLaunchConfig_t q = st->launch;
+    q.gridDim = dim3((unsigned)cluster);
+    int resident = 0;
+    CUDA_TRY(cudaOccupancyMaxActiveClusters(&resident, (const void *)st->kernel, &q), e);
+    if (resident < 1)
+        return convt_fail(e, "the device holds no cluster of %d blocks of %zu bytes of shared memory",
+                          cluster, st->base.smem);
+    st->base.grid = dim3((unsigned)(wg_blocks(st->args.tiles, co_tiles, nphases, resident) * cluster));
+    st->launch.gridDim = st->base.grid;
+    return 0;
+}
+
 static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
                       const convt_context *ctx, void **state, convt_err *e, wg_variant kind)
 {
@@ -1638,7 +1706,8 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
          * any grid: a block per tile leaves the order to the hardware's
          * block scheduler */
         const int64_t work = gm.tiles * k.ksplit;
-        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(work, gm.co_blocks * p->groups, w.pl.nphases, ctx->dev)
+        st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(work, gm.co_blocks * p->groups, w.pl.nphases,
+                                                              ctx->dev->sm_count)
                                                   : work));
         st->base.threads = WG_THREADS;
         st->base.smem = gm.smem;
@@ -1647,18 +1716,26 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         /* programmatic stream serialization: the blocks start during the
          * repack's last wave and wait for it in the kernel
          * (wg_wait_prior_grids); the stream is the launch's */
-        st->pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        st->pdl.val.programmaticStreamSerializationAllowed = 1;
+        st->attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        st->attrs[0].val.programmaticStreamSerializationAllowed = 1;
+        st->attrs[1].id = cudaLaunchAttributeClusterDimension;
+        st->attrs[1].val.clusterDim.x = (unsigned)k.cluster;
+        st->attrs[1].val.clusterDim.y = 1;
+        st->attrs[1].val.clusterDim.z = 1;
         st->launch.gridDim = st->base.grid;
         st->launch.blockDim = dim3((unsigned)st->base.threads);
         st->launch.dynamicSmemBytes = st->base.smem;
-        st->launch.attrs = &st->pdl;
-        st->launch.numAttrs = 1;
+        st->launch.attrs = st->attrs;
+        st->launch.numAttrs = k.cluster > 1 ? 2 : 1;
         if ((rc = wg_upload(st, &w, e)))
             goto done;
         cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
-        if (err != cudaSuccess)
+        if (err != cudaSuccess) {
             rc = convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
+            goto done;
+        }
+        if (k.cluster > 1 && (rc = wg_cluster_grid(st, gm.co_blocks * p->groups, w.pl.nphases, k.cluster, e)))
+            goto done;
     }
 done:
     wg_planned_free(&w);
@@ -1727,6 +1804,7 @@ WG_ENTRY_POINTS(split3, WG_3XTF32)
 WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
+WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -1929,6 +2007,36 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_PLANE},
     WG_VARIANT_FUNCTIONS(wide),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
+    .name = "polyphase_wgmma_cluster_tf32",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) run as clusters of two blocks that take the two halves of one pair tile and share each stage's weights by TMA multicast, each block's producer copying half into both: the weights come from L2 once for two tiles, for layers of many channels whose tiles read more weights than input (pix2pix, StyleGAN and VAE decoders, vocoders); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256; 64, "
+                       "96 or 128 at co_block = 256); 0: the width with the fewest predicted "
+                       "rounds of blocks over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              {.name = "fold",
+               .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (a tap row staged at "
+                       "a time); 1: folded into the output channels, as "
+                       "polyphase_wgmma_fold_tf32 (kernels a whole number of strides long)",
+               .n_defaults = 2,
+               .defaults = {0, 1}},
+              {.name = "co_block",
+               .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
+                       "or 128 as the channels ask; 256 (more than 128 per group): two 64-channel "
+                       "blocks a consumer warpgroup, as polyphase_wgmma_wide_tf32",
+               .n_defaults = 2,
+               .defaults = {0, 256}}},
+    WG_VARIANT_FUNCTIONS(cluster),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD

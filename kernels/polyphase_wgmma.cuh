@@ -293,6 +293,84 @@ __device__ __forceinline__ void bulk_copy_to_shared(void *dst, const void *src, 
                  "r"((unsigned)__cvta_generic_to_shared(bar)) : "memory");
 }
 
+/* Thread-block clusters (polyphase_wgmma_cluster_tf32: CLUSTER blocks a
+ * cluster along x, which share each stage's weights). The block's rank in
+ * its cluster, the cluster's index and the clusters' count, from the
+ * hardware's own registers rather than from blockIdx. */
+__device__ __forceinline__ int wg_cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+}
+__device__ __forceinline__ int wg_cluster_index()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+    return (int)r;
+}
+__device__ __forceinline__ int wg_cluster_count()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
+    return (int)r;
+}
+
+/* Every thread of the cluster that has not exited meets here: the
+ * barriers' initialisation (or a block's last remote arrivals) made
+ * visible to the other blocks before any of them uses it (or exits). */
+__device__ __forceinline__ void wg_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/* mbarrier.init made visible at cluster scope (before wg_cluster_sync):
+ * the other block's multicast copies and arrivals land on these barriers. */
+__device__ __forceinline__ void fence_mbarrier_init_cluster()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/* The shared::cluster address of p's offset in block `rank` of the cluster. */
+__device__ __forceinline__ unsigned wg_cluster_address(const void *p, int rank)
+{
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote) : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+    return remote;
+}
+
+/* An arrival on the barrier at a shared::cluster address (another block's). */
+__device__ __forceinline__ void mbar_arrive_remote(unsigned remote)
+{
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+                 : "memory");
+}
+
+/* bulk_copy_to_shared into every block of the cluster in cta_mask, at dst's
+ * offset in each, counted on the barrier at bar's offset in each. */
+__device__ __forceinline__ void bulk_copy_multicast(void *dst, const void *src, unsigned bytes,
+                                                    uint64_t *bar, unsigned short cta_mask)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1], %2, [%3], %4;"
+                 ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(bytes),
+                 "r"((unsigned)__cvta_generic_to_shared(bar)), "h"(cta_mask) : "memory");
+}
+
+/* A consumer warpgroup done with buffer buf: it arrives on its own
+ * block's empty barrier and, in a cluster of two, on the other block's
+ * (peer_empty: its empty barriers' shared::cluster address), whose
+ * producer writes this block's buffer too (the weights' multicast). */
+template <int CLUSTER>
+__device__ __forceinline__ void wg_release_buffer(uint64_t *empty, int buf, unsigned peer_empty)
+{
+    mbar_arrive(&empty[buf]);
+    if constexpr (CLUSTER > 1)
+        mbar_arrive_remote(peer_empty + 8u * (unsigned)buf);
+}
+
 /* Programmatic dependent launch (PTX griddepcontrol): a kernel launched
  * with cudaLaunchAttributeProgrammaticStreamSerialization may start once
  * every block of the kernel before it has called wg_allow_dependents (or
@@ -481,9 +559,20 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * power of two (3, 5, 6, ...), so its epilogue divides where the power-of-two
  * one shifts (wg_fold_epilogue). KSPLIT: split-K (src/lib/split_k.h), the
  * work list ksplit times as long, each block a part of a tile's K walk,
- * its sums added into the output (the bias in it already). */
+ * its sums added into the output (the bias in it already). CLUSTER = 2
+ * (polyphase_wgmma_cluster_tf32): the blocks run in clusters of two, and
+ * the two blocks of a cluster take the two halves of one pair tile (the
+ * same phase and channels, neighbouring stretches of 2 x NSEG x BN
+ * positions), so they walk the same stages with the same weights: each
+ * block's producer copies half of a stage's weights by TMA multicast into
+ * both blocks' buffers, and each consumer warpgroup releases a buffer on
+ * both blocks' empty barriers (neither producer may write a buffer the
+ * other block still reads). The weights then come from L2 once for two
+ * tiles: on layers of many channels and few positions they are most of
+ * what a tile reads (pix2pix_dec1: 32 KB of weights and 16 KB of input a
+ * stage, tap rows at bn 128). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false, bool KSPLIT = false>
+          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -502,6 +591,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!KSPLIT || (!NCOS && !SPLIT3), "split-K: TF32, channels as M");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
+    static_assert(CLUSTER == 1 || (CLUSTER == 2 && !NCOS && !SPLIT3 && !KSPLIT),
+                  "clusters of two: TF32, channels as M, unsplit");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -530,12 +621,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     if (tid == 0) {
         for (int s = 0; s < stages; s++) {
             mbar_init(&full[s], WG_PRODUCERS);
-            mbar_init(&empty[s], 2);
+            mbar_init(&empty[s], 2 * CLUSTER); /* each block's two consumer warpgroups */
         }
         /* the TMA engine completes transactions on the full barriers
          * (v13's bulk copies): their initialisation made visible to the
          * async proxy, as the CUDA Programming Guide's TMA example does */
         fence_proxy_async();
+        if constexpr (CLUSTER > 1)
+            fence_mbarrier_init_cluster();
     }
     /* Launched with programmatic stream serialization: the block may start
      * while the weight repack before it (pack_weights_stages, or the
@@ -543,7 +636,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * meanwhile; nothing it reads or writes in global memory is touched
      * before the kernels before it have completed. */
     wg_wait_prior_grids();
-    __syncthreads();
+    if constexpr (CLUSTER > 1)
+        wg_cluster_sync(); /* the other block's barriers are ready before anything lands on them */
+    else
+        __syncthreads();
+    /* the work list's walk: a block's, or with clusters its cluster's (pair
+     * tiles, this block the rank-th half of each) */
+    const int crank = CLUSTER > 1 ? wg_cluster_rank() : 0;
+    const int walk0 = CLUSTER > 1 ? wg_cluster_index() : (int)blockIdx.x;
+    const int walk_step = CLUSTER > 1 ? wg_cluster_count() : (int)gridDim.x;
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
     unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
     const int chunks = (a.cin_g + BK - 1) / BK;
@@ -578,16 +679,17 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         /* split-K: ksplit parts of each tile (the bound written out: a
          * variable for it moved the other kernels' registers) */
-        for (int L = blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += gridDim.x) {
-            const wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, NSEG * BN, W_ROWS);
+        for (int L = walk0; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += walk_step) {
+            wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
              * 4-byte copies stream through L1 (hit rate 16%, kb68) */
             const phase_desc ph = a.phases[tl.phase];
             const wg_phase_flat fl = wa.flat[tl.phase];
-            if (tl.f0 >= fl.flat)
+            if (tl.f0 >= fl.flat) /* a cluster's blocks skip together */
                 continue;
+            tl.f0 += crank * (NSEG * BN); /* a half past the phase's end gathers zeros, stores nothing */
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
@@ -610,8 +712,16 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     const int64_t slot = wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total,
                                                         chunks, r.tap_begin, r.ntaps, ci0 / BK);
                     mbar_expect_tx(&full[buf], bytes);
-                    bulk_copy_to_shared(st + in_bytes, (const unsigned char *)wk + slot * wtap_bytes,
-                                        bytes, &full[buf]);
+                    const unsigned char *src = (const unsigned char *)wk + slot * wtap_bytes;
+                    if constexpr (CLUSTER > 1) {
+                        /* this block's half (16-byte multiples), into both
+                         * blocks; the other half comes from the other block */
+                        const unsigned half = bytes / 32 * 16, from = crank ? half : 0u;
+                        bulk_copy_multicast(st + in_bytes + from, src + from, crank ? bytes - half : half,
+                                            &full[buf], (unsigned short)0x3);
+                    } else {
+                        bulk_copy_to_shared(st + in_bytes, src, bytes, &full[buf]);
+                    }
                 }
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
@@ -673,6 +783,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             mbar_arrive(&full[pending]);
         }
         cp_async_wait(0);
+        if constexpr (CLUSTER > 1)
+            wg_cluster_sync(); /* with the consumers' (below) */
         return;
     }
 
@@ -680,16 +792,18 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * two neighbouring tiles, beyond that two 64-channel halves of one. */
     wg_regs_inc<WG_CONSUMER_REGS>();
     const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
+    const unsigned peer_empty = CLUSTER > 1 ? wg_cluster_address(empty, crank ^ 1) : 0u;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
-    for (int L = blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += gridDim.x) {
-        const wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, NSEG * BN, W_ROWS);
+    for (int L = walk0; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += walk_step) {
+        wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
         if (tl.f0 >= fl.flat)
             continue;
+        tl.f0 += crank * (NSEG * BN);
         const int ktiles = fl.nrows * chunks;
         if constexpr (NCOS > 0) {
             const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
@@ -766,7 +880,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                      * its buffer is free */
                     wgmma_wait_prev();
                     if (kt > kt0 && ctid % 128 == 0)
-                        mbar_arrive(&empty[prev_buf]);
+                        wg_release_buffer<CLUSTER>(empty, prev_buf, peer_empty);
                 }
                 k_ci0 += BK;
                 if (k_ci0 >= a.cin_g) {
@@ -779,7 +893,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the tile's last stage is free too: the producer may fill it
                  * with the next tile while this one is stored */
                 if (kt1 > kt0 && ctid % 128 == 0)
-                    mbar_arrive(&empty[prev_buf]);
+                    wg_release_buffer<CLUSTER>(empty, prev_buf, peer_empty);
             }
 
             /* Epilogue (wg_plain_epilogue, wg_fold_epilogue), a 64-channel
@@ -801,6 +915,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             }
         }
     }
+    /* the other block's consumers may still arrive on this block's empty
+     * barriers: neither block exits before both are through */
+    if constexpr (CLUSTER > 1)
+        wg_cluster_sync();
 }
 
 typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float *, float *);
@@ -884,48 +1002,71 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
 #undef WG_DECLARE_WIDE_M_WIDTH
 /* The split-K kernels (polyphase_wgmma_splitk_tf32: TF32, channels as M,
- * KSPLIT; src/lib/split_k.h) of width BN (WG_SPLITK_WIDTHS) for bk 16 or
- * 32 and nseg 1 or 2: unfolded in kernels/polyphase_wgmma_splitk.cu,
- * folded in kernels/polyphase_wgmma_splitk_fold.cu (S a power of two) and
- * kernels/polyphase_wgmma_splitk_fold_any.cu (any other S). */
-#define WG_SPLITK_OF(BN, FOLD, ANY)                                                                \
-    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 1, ANY, true>         \
-                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, FOLD, 1, ANY, true>)        \
-              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 1, ANY, true>         \
-                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, FOLD, 1, ANY, true>))
+ * KSPLIT; src/lib/split_k.h) and the cluster kernels
+ * (polyphase_wgmma_cluster_tf32: CLUSTER = 2) of width BN (WG_SPLITK_WIDTHS,
+ * WG_CLUSTER_WIDTHS) for bk 16 or 32 and nseg 1 or 2: unfolded in
+ * kernels/polyphase_wgmma_{splitk,cluster}.cu, folded in
+ * kernels/polyphase_wgmma_{splitk,cluster}_fold.cu (S a power of two) and
+ * kernels/polyphase_wgmma_{splitk,cluster}_fold_any.cu (any other S). */
+#define WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER)                                           \
+    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER> \
+                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER>) \
+              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER> \
+                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER>))
+#define WG_CHANNELS_M_KERNELS_OF_WIDTH(NAME, BN, FOLD, ANY, KSPLIT, CLUSTER)                       \
+    wg_kernel_fn NAME(int bk, int nseg) { return WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER); }
 #define WG_SPLITK_KERNELS_OF_WIDTH(BN)                                                             \
-    wg_kernel_fn wg_splitk_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, false, false); }
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_kernel_bn##BN, BN, false, false, true, 1)
 #define WG_SPLITK_FOLD_KERNELS_OF_WIDTH(BN)                                                        \
-    wg_kernel_fn wg_splitk_fold_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, true, false); }
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_kernel_bn##BN, BN, true, false, true, 1)
 #define WG_SPLITK_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                                    \
-    wg_kernel_fn wg_splitk_fold_any_kernel_bn##BN(int bk, int nseg) { return WG_SPLITK_OF(BN, true, true); }
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_any_kernel_bn##BN, BN, true, true, true, 1)
+#define WG_CLUSTER_KERNELS_OF_WIDTH(BN)                                                            \
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_kernel_bn##BN, BN, false, false, false, 2)
+#define WG_CLUSTER_FOLD_KERNELS_OF_WIDTH(BN)                                                       \
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_kernel_bn##BN, BN, true, false, false, 2)
+#define WG_CLUSTER_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                                   \
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_any_kernel_bn##BN, BN, true, true, false, 2)
 /* Few widths: split-K is for shapes of few tiles, which the narrower widths
- * multiply */
+ * multiply; clusters for layers of many channels, whose tiles are few */
 #define WG_SPLITK_WIDTHS(X) X(64) X(96) X(128) X(192) X(256)
-#define WG_DECLARE_SPLITK_WIDTH(BN)                                                                \
-    wg_kernel_fn wg_splitk_kernel_bn##BN(int bk, int nseg);                                        \
-    wg_kernel_fn wg_splitk_fold_kernel_bn##BN(int bk, int nseg);                                   \
-    wg_kernel_fn wg_splitk_fold_any_kernel_bn##BN(int bk, int nseg);
+#define WG_CLUSTER_WIDTHS(X) X(64) X(96) X(128) X(192) X(256)
+#define WG_DECLARE_CHANNELS_M_WIDTH(BN, KIND)                                                      \
+    wg_kernel_fn wg_##KIND##_kernel_bn##BN(int bk, int nseg);                                      \
+    wg_kernel_fn wg_##KIND##_fold_kernel_bn##BN(int bk, int nseg);                                 \
+    wg_kernel_fn wg_##KIND##_fold_any_kernel_bn##BN(int bk, int nseg);
+#define WG_DECLARE_SPLITK_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, splitk)
+#define WG_DECLARE_CLUSTER_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, cluster)
 WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_WIDTH)
+WG_CLUSTER_WIDTHS(WG_DECLARE_CLUSTER_WIDTH)
 #undef WG_DECLARE_SPLITK_WIDTH
-/* Split-K with 256 output channels a block (knob co_block = 256, MH = 2):
- * the widths of WG_SPLITK_WIDTHS up to WG_MAX_BN_WIDE_M, unfolded or
- * folded (pow2: S a power of two), for bk 16 or 32, defined by
- * WG_SPLITK_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_splitk_wide.cu. */
-#define WG_SPLITK_WIDE_OF(BN, FOLD, ANY)                                                           \
-    (bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 2, ANY, true>                    \
-              : polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 2, ANY, true>)
-#define WG_SPLITK_WIDE_KERNELS_OF_WIDTH(BN)                                                        \
-    wg_kernel_fn wg_splitk_wide_kernel_bn##BN(int bk, bool fold, bool pow2)                        \
+#undef WG_DECLARE_CLUSTER_WIDTH
+#undef WG_DECLARE_CHANNELS_M_WIDTH
+/* Split-K and clusters with 256 output channels a block (knob co_block =
+ * 256, MH = 2): the widths up to WG_MAX_BN_WIDE_M, unfolded or folded
+ * (pow2: S a power of two), for bk 16 or 32, defined by
+ * WG_SPLITK_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_splitk_wide.cu
+ * and WG_CLUSTER_WIDE_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_cluster_wide.cu. */
+#define WG_WIDE_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER)                                               \
+    (bk == 16 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 2, ANY, KSPLIT, CLUSTER>         \
+              : polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 2, ANY, KSPLIT, CLUSTER>)
+#define WG_WIDE_M_ANY_FOLD_OF_WIDTH(NAME, BN, KSPLIT, CLUSTER)                                     \
+    wg_kernel_fn NAME(int bk, bool fold, bool pow2)                                                \
     {                                                                                              \
-        return !fold ? WG_SPLITK_WIDE_OF(BN, false, false)                                         \
-               : pow2 ? WG_SPLITK_WIDE_OF(BN, true, false)                                         \
-                      : WG_SPLITK_WIDE_OF(BN, true, true);                                         \
+        return !fold ? WG_WIDE_M_OF(BN, false, false, KSPLIT, CLUSTER)                             \
+               : pow2 ? WG_WIDE_M_OF(BN, true, false, KSPLIT, CLUSTER)                             \
+                      : WG_WIDE_M_OF(BN, true, true, KSPLIT, CLUSTER);                             \
     }
+#define WG_SPLITK_WIDE_KERNELS_OF_WIDTH(BN) WG_WIDE_M_ANY_FOLD_OF_WIDTH(wg_splitk_wide_kernel_bn##BN, BN, true, 1)
+#define WG_CLUSTER_WIDE_KERNELS_OF_WIDTH(BN) WG_WIDE_M_ANY_FOLD_OF_WIDTH(wg_cluster_wide_kernel_bn##BN, BN, false, 2)
 #define WG_SPLITK_WIDE_WIDTHS(X) X(64) X(96) X(128)
+#define WG_CLUSTER_WIDE_WIDTHS(X) X(64) X(96) X(128)
 #define WG_DECLARE_SPLITK_WIDE_WIDTH(BN) wg_kernel_fn wg_splitk_wide_kernel_bn##BN(int bk, bool fold, bool pow2);
+#define WG_DECLARE_CLUSTER_WIDE_WIDTH(BN) wg_kernel_fn wg_cluster_wide_kernel_bn##BN(int bk, bool fold, bool pow2);
 WG_SPLITK_WIDE_WIDTHS(WG_DECLARE_SPLITK_WIDE_WIDTH)
+WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #undef WG_DECLARE_SPLITK_WIDE_WIDTH
+#undef WG_DECLARE_CLUSTER_WIDE_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

@@ -42,6 +42,8 @@ static char dir[256];
  * shapes of few tiles, wide-check.json the 256-channel blocks' on shapes of
  * more than 128 channels a group: the sweep's many_channels shapes, 136 and
  * 260 channels in one or two groups, are where the wide launches here run),
+ * cluster-check.json the clusters' (here at one width and chunk, folded or
+ * not, and 256 channels a block on the many_channels shapes),
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -49,7 +51,8 @@ static char dir[256];
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3], \"co_block\": [0, 256]}," \
-    "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}"
+    "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
+    "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,
@@ -240,6 +243,12 @@ static void variants_against_gpu_reference(void **state)
                   split = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "co_block", 256);
         printf("256 channels a block: %d wide and %d split-K runs ok\n", wide, split);
         assert_true(wide >= 2 && split >= 2);
+        /* clusters of two: on the random shapes (most of which take more
+         * than one tile a phase) and at 256 channels a block */
+        const int cluster = ok_runs(doc, "polyphase_wgmma_cluster_tf32", "bk", 16),
+                  cluster_wide = ok_runs(doc, "polyphase_wgmma_cluster_tf32", "co_block", 256);
+        printf("clusters of two: %d runs ok, %d of them 256 channels a block\n", cluster, cluster_wide);
+        assert_true(cluster >= 50 && cluster_wide >= 2);
     }
     cJSON_Delete(doc);
 }

@@ -112,7 +112,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
                              ((!folds && !strcmp(why, fold_why)) ||
                               (plane >= 0 && l.value[plane] == 1 &&
                                strstr(why, "plane = 1 is for the stride phases apart")));
-        if (!ok && !may_refuse && !few_channels && !no_fold)
+        /* clusters: a shape whose every phase fits one tile leaves the second block none */
+        const bool one_tile = strstr(why, "a cluster's second block would have none") != NULL;
+        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -156,7 +158,8 @@ static void every_default_launch_is_accepted(void **state)
             accepts_every_default(*v, &many);
         }
         if (!strcmp((*v)->name, "polyphase_wgmma_wide_tf32") ||
-            !strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
+            !strcmp((*v)->name, "polyphase_wgmma_splitk_tf32") ||
+            !strcmp((*v)->name, "polyphase_wgmma_cluster_tf32")) {
             /* 160 channels unfolded, k 4 x 1 (a tap plane's 2 taps of
              * 256 channels fit where whole's 6 do not): co_block = 256
              * runs, folded or not */
@@ -362,6 +365,43 @@ static void refusals_name_their_reason(void **state)
         l.value[convt_knob_index(wgs, "bk")] = 16; /* at 32, 2 taps x 256 channels: 268 KiB */
         if (!wgs->supports(&short_many, &l, &ctx, why, sizeof why))
             fail_msg("split-K refused co_block = 256 at bn 128 on a short layer: %s", why);
+    }
+    /* clusters of two: their knobs, and a shape whose every phase fits one
+     * tile (2 x 8 x 8 positions a phase at bn 128, one tile of 128) */
+    refuses("polyphase_wgmma_cluster_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
+    refuses("polyphase_wgmma_cluster_tf32", &vocoder, "bn", 80, ws,
+            "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with clusters");
+    refuses("polyphase_wgmma_cluster_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_cluster_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    refuses2("polyphase_wgmma_cluster_tf32", &short_many, "co_block", 256, "bn", 192, ws,
+             "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at co_block = 256 "
+             "with clusters");
+    refuses("polyphase_wgmma_cluster_tf32", &vocoder, "co_block", 256, ws,
+            "co_block = 256 is for more than 128 output channels per group");
+    convt_problem tiny_image = convt_problem_default(2); /* StyleGAN 4 -> 8, one image */
+    tiny_image.n = 1, tiny_image.cin = tiny_image.cout = 512, tiny_image.in[0] = tiny_image.in[1] = 4;
+    tiny_image.k[0] = tiny_image.k[1] = 4, tiny_image.stride[0] = tiny_image.stride[1] = 2;
+    tiny_image.pad[0] = tiny_image.pad[1] = 1;
+    refuses2("polyphase_wgmma_cluster_tf32", &tiny_image, "bn", 128, "bk", 16, ws,
+             "every phase fits one tile of 128 positions (64 at most): a cluster's second block "
+             "would have none");
+    const convt_variant *wgc = convt_variant_find("polyphase_wgmma_cluster_tf32");
+    if (wgc) {
+        /* pix2pix_dec1 (16 images of 8 x 8, 512 -> 512, k 4 stride 2):
+         * every default launch, and the weight image polyphase_wgmma_tf32's
+         * (or the folded one's) of the same bk */
+        convt_problem pix = tiny_image;
+        pix.n = 16, pix.in[0] = pix.in[1] = 8, pix.bias = true;
+        accepts_every_default(wgc, &pix);
+        convt_context ctx = ctx_with(ws);
+        char why[512] = "";
+        convt_launch l = convt_launch_first_default(wgc);
+        if (!wgc->supports(&pix, &l, &ctx, why, sizeof why))
+            fail_msg("clusters refused pix2pix_dec1: %s", why);
+        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
+        convt_launch lt = convt_launch_first_default(wgt);
+        lt.value[convt_knob_index(wgt, "bk")] = l.value[convt_knob_index(wgc, "bk")];
+        assert_int_equal(wgc->workspace_size(&pix, &l), wgt->workspace_size(&pix, &lt));
     }
     /* vocoder (16 x 1024 positions a phase, 8 phases, 128 channels): over
      * 2000 tiles at bn 64, 15 rounds of 132 SMs */
