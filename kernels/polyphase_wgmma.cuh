@@ -341,11 +341,14 @@ __device__ __forceinline__ unsigned wg_cluster_address(const void *p, int rank)
     return remote;
 }
 
-/* An arrival on the barrier at a shared::cluster address (another block's). */
+/* An arrival on the barrier at a shared::cluster address (another block's).
+ * Release at CTA scope, as CUTLASS's ClusterBarrier arrives: what it
+ * orders is this warpgroup's reads of the buffer, which wgmma.wait_group
+ * has completed; a cluster-scope release fenced every stage (session 26:
+ * the clusters ran 10 to 70% slower than single blocks with it). */
 __device__ __forceinline__ void mbar_arrive_remote(unsigned remote)
 {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
-                 : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
 /* bulk_copy_to_shared into every block of the cluster in cta_mask, at dst's
