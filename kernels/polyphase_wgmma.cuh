@@ -344,8 +344,9 @@ __device__ __forceinline__ unsigned wg_cluster_address(const void *p, int rank)
 /* An arrival on the barrier at a shared::cluster address (another block's).
  * Release at CTA scope, as CUTLASS's ClusterBarrier arrives: what it
  * orders is this warpgroup's reads of the buffer, which wgmma.wait_group
- * has completed; a cluster-scope release fenced every stage (session 26:
- * the clusters ran 10 to 70% slower than single blocks with it). */
+ * has completed. With a cluster-scope release (session 26, call 1) the
+ * clusters ran 1.1 to 1.7x the single blocks' times; at CTA scope (call 2)
+ * 0.96 to 1.33x (results/notes.md, "Session 26"). */
 __device__ __forceinline__ void mbar_arrive_remote(unsigned remote)
 {
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
@@ -643,11 +644,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         wg_cluster_sync(); /* the other block's barriers are ready before anything lands on them */
     else
         __syncthreads();
-    /* the work list's walk: a block's, or with clusters its cluster's (pair
-     * tiles, this block the rank-th half of each) */
+    /* the work list's walk: a block's (blockIdx.x, read where the walk
+     * starts: read here, it moved the other kernels' registers), or with
+     * clusters its cluster's (pair tiles, this block the rank-th half of each) */
     const int crank = CLUSTER > 1 ? wg_cluster_rank() : 0;
-    const int walk0 = CLUSTER > 1 ? wg_cluster_index() : (int)blockIdx.x;
-    const int walk_step = CLUSTER > 1 ? wg_cluster_count() : (int)gridDim.x;
+    const int walk0 = CLUSTER > 1 ? wg_cluster_index() : 0;
+    const int walk_step = CLUSTER > 1 ? wg_cluster_count() : 0;
     unsigned char *stages_base = wg_smem + wa.tables_bytes;
     unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
     const int chunks = (a.cin_g + BK - 1) / BK;
@@ -682,7 +684,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         /* split-K: ksplit parts of each tile (the bound written out: a
          * variable for it moved the other kernels' registers) */
-        for (int L = walk0; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += walk_step) {
+        for (int L = CLUSTER > 1 ? walk0 : (int)blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles);
+             L += CLUSTER > 1 ? walk_step : (int)gridDim.x) {
             wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
@@ -799,7 +802,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
-    for (int L = walk0; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles); L += walk_step) {
+    for (int L = CLUSTER > 1 ? walk0 : (int)blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles);
+         L += CLUSTER > 1 ? walk_step : (int)gridDim.x) {
         wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
