@@ -1411,8 +1411,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
      * every phase fits one tile, it would gather and multiply zeros */
     if (k.cluster > 1 && flat_max <= (int64_t)gm.nseg * gm.bn) {
         snprintf(why, why_len,
-                 "every phase fits one tile of %d positions (%lld at most): a cluster's second "
-                 "block would have none", gm.nseg * gm.bn, (long long)flat_max);
+                 "every phase fits one tile of %d positions (the longest phase has %lld): a "
+                 "cluster's second block would have none", gm.nseg * gm.bn, (long long)flat_max);
         return false;
     }
     /* split-K pays only where the tiles leave most SMs idle */

@@ -345,8 +345,9 @@ __device__ __forceinline__ unsigned wg_cluster_address(const void *p, int rank)
  * Release at CTA scope, as CUTLASS's ClusterBarrier arrives: what it
  * orders is this warpgroup's reads of the buffer, which wgmma.wait_group
  * has completed. With a cluster-scope release (session 26, call 1) the
- * clusters ran 1.1 to 1.7x the single blocks' times; at CTA scope (call 2)
- * 0.96 to 1.33x (results/notes.md, "Session 26"). */
+ * cluster kernels took 4 to 8% longer than at CTA scope (call 2: kb57
+ * 3.68 -> 3.38 ms, kb71 0.93 -> 0.86, pix2pix_dec1 0.124 -> 0.120;
+ * results/notes.md, "Session 26"). */
 __device__ __forceinline__ void mbar_arrive_remote(unsigned remote)
 {
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");

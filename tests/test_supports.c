@@ -367,7 +367,8 @@ static void refusals_name_their_reason(void **state)
             fail_msg("split-K refused co_block = 256 at bn 128 on a short layer: %s", why);
     }
     /* clusters of two: their knobs, and a shape whose every phase fits one
-     * tile (2 x 8 x 8 positions a phase at bn 128, one tile of 128) */
+     * tile (tiny_image below: one image, 4 x 4 outputs a phase, 64 flat
+     * positions at a pitch of 16, one tile of 128 at bn 128) */
     refuses("polyphase_wgmma_cluster_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
     refuses("polyphase_wgmma_cluster_tf32", &vocoder, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with clusters");
@@ -383,8 +384,8 @@ static void refusals_name_their_reason(void **state)
     tiny_image.k[0] = tiny_image.k[1] = 4, tiny_image.stride[0] = tiny_image.stride[1] = 2;
     tiny_image.pad[0] = tiny_image.pad[1] = 1;
     refuses2("polyphase_wgmma_cluster_tf32", &tiny_image, "bn", 128, "bk", 16, ws,
-             "every phase fits one tile of 128 positions (64 at most): a cluster's second block "
-             "would have none");
+             "every phase fits one tile of 128 positions (the longest phase has 64): a cluster's "
+             "second block would have none");
     const convt_variant *wgc = convt_variant_find("polyphase_wgmma_cluster_tf32");
     if (wgc) {
         /* pix2pix_dec1 (16 images of 8 x 8, 512 -> 512, k 4 stride 2):

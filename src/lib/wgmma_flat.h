@@ -54,7 +54,9 @@ typedef struct convt_wg_cursor {
 
 /* How far past a phase's last position the kernel places a cursor: a
  * tile's staged stretch, under 2^14 positions (the wgmma descriptor's
- * reach, checked on the host), each producer warp starting at its share. */
+ * reach, checked on the host), each producer warp starting at its share;
+ * with clusters, a tile may start up to 2 x 256 positions past the phase's
+ * end (a pair tile's second half), which still leaves this margin. */
 #define CONVT_WG_FLAT_MARGIN 32768
 
 /* The flat index of a phase, plus a tile and its staged stretch, stays
