@@ -1487,6 +1487,49 @@ static void wg_release(void *state)
     free(st);
 }
 
+/* Split-K's and the clusters' kernels (families KIND splitk and cluster,
+ * polyphase_wgmma.cuh) of (bn, bk, nseg): unfolded or folded (pow2: S a
+ * power of two), 64 or 128 output channels a block, or 256 (w_rows,
+ * co_block = 256; its own widths). One body for both families: they differ
+ * in their names and width lists only. */
+#define WG_ANY_FOLD_CASE(KIND, BN)                                                                 \
+    case BN:                                                                                       \
+        return !k.fold ? wg_##KIND##_kernel_bn##BN(bk, nseg)                                       \
+               : pow2  ? wg_##KIND##_fold_kernel_bn##BN(bk, nseg)                                  \
+                       : wg_##KIND##_fold_any_kernel_bn##BN(bk, nseg);
+#define WG_WIDE_ANY_FOLD_CASE(KIND, BN)                                                            \
+    case BN: return wg_##KIND##_wide_kernel_bn##BN(bk, k.fold, pow2);
+#define WG_ANY_FOLD_KERNEL_FOR(KIND, WIDTHS, WIDE_WIDTHS, CASE, WIDE_CASE)                         \
+    static wg_kernel_fn wg_##KIND##_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows,    \
+                                               bool pow2)                                          \
+    {                                                                                              \
+        const int bk = (int)k.bk;                                                                  \
+        if (w_rows == 4 * WG_M) {                                                                  \
+            switch (bn) {                                                                          \
+                WIDE_WIDTHS(WIDE_CASE)                                                             \
+            default: return wg_##KIND##_wide_kernel_bn128(bk, k.fold, pow2);                       \
+            }                                                                                      \
+        }                                                                                          \
+        switch (bn) {                                                                              \
+            WIDTHS(CASE)                                                                           \
+        default: return wg_##KIND##_kernel_bn256(bk, nseg);                                        \
+        }                                                                                          \
+    }
+#define WG_SPLITK_CASE(BN) WG_ANY_FOLD_CASE(splitk, BN)
+#define WG_SPLITK_WIDE_CASE(BN) WG_WIDE_ANY_FOLD_CASE(splitk, BN)
+#define WG_CLUSTER_CASE(BN) WG_ANY_FOLD_CASE(cluster, BN)
+#define WG_CLUSTER_WIDE_CASE(BN) WG_WIDE_ANY_FOLD_CASE(cluster, BN)
+WG_ANY_FOLD_KERNEL_FOR(splitk, WG_SPLITK_WIDTHS, WG_SPLITK_WIDE_WIDTHS, WG_SPLITK_CASE, WG_SPLITK_WIDE_CASE)
+WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CLUSTER_CASE,
+                       WG_CLUSTER_WIDE_CASE)
+#undef WG_SPLITK_CASE
+#undef WG_SPLITK_WIDE_CASE
+#undef WG_CLUSTER_CASE
+#undef WG_CLUSTER_WIDE_CASE
+#undef WG_ANY_FOLD_KERNEL_FOR
+#undef WG_WIDE_ANY_FOLD_CASE
+#undef WG_ANY_FOLD_CASE
+
 /* The compiled kernel of (bn, bk, nseg), the precision and the block's
  * channels (w_rows: with positions as M, or 256 with co_block = 256);
  * supports() has checked them. pow2: the fold's S is a power of two (its
@@ -1494,48 +1537,10 @@ static void wg_release(void *state)
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
 {
     const int bk = (int)k.bk, parts = k.parts;
-    if (k.cluster > 1 && w_rows == 4 * WG_M) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN: return wg_cluster_wide_kernel_bn##BN(bk, k.fold, pow2);
-            WG_CLUSTER_WIDE_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_cluster_wide_kernel_bn128(bk, k.fold, pow2);
-        }
-    }
-    if (k.cluster > 1) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN:                                                                                       \
-        return !k.fold ? wg_cluster_kernel_bn##BN(bk, nseg)                                        \
-               : pow2  ? wg_cluster_fold_kernel_bn##BN(bk, nseg)                                   \
-                       : wg_cluster_fold_any_kernel_bn##BN(bk, nseg);
-            WG_CLUSTER_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_cluster_kernel_bn256(bk, nseg);
-        }
-    }
-    if (k.ksplit > 1 && w_rows == 4 * WG_M) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN: return wg_splitk_wide_kernel_bn##BN(bk, k.fold, pow2);
-            WG_SPLITK_WIDE_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_splitk_wide_kernel_bn128(bk, k.fold, pow2);
-        }
-    }
-    if (k.ksplit > 1) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN:                                                                                       \
-        return !k.fold ? wg_splitk_kernel_bn##BN(bk, nseg)                                         \
-               : pow2  ? wg_splitk_fold_kernel_bn##BN(bk, nseg)                                    \
-                       : wg_splitk_fold_any_kernel_bn##BN(bk, nseg);
-            WG_SPLITK_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_splitk_kernel_bn256(bk, nseg);
-        }
-    }
+    if (k.cluster > 1)
+        return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.ksplit > 1)
+        return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
     if (k.fold && w_rows == 4 * WG_M) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \

@@ -7,6 +7,12 @@
 #   bash tools/sass-digest.sh BUILD_DIR > digests.txt
 #   LC_ALL=C join old.txt new.txt | awk '$2 != $3'   (kernels whose SASS changed)
 #
+# The join is by mangled name: a template parameter added to a kernel
+# renames every instantiation, and the join then matches none of them and
+# reports no change at all. Normalise the new names first (session 26 added
+# CLUSTER, default 1: sed 's/ELi1EEv7wg_args/EEv7wg_args/' new.txt), and
+# check that the join's line count is the old file's.
+#
 # cuobjdump: tools/find-cuobjdump.sh.
 set -euo pipefail
 build=${1:?usage: tools/sass-digest.sh BUILD_DIR}
