@@ -945,6 +945,7 @@ struct wg_knobs {
     int64_t ksplit;    /* split-K's parts of a tile: 1 but for polyphase_wgmma_splitk_tf32 */
     int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
     int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
+    int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -972,7 +973,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                                              : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
-            kind == WG_CLUSTER_TF32 ? 2 : 1};
+            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows")};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1154,7 +1155,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->rows_total = row_begin[pl->nphases];
     gm->taps_total = pl->ntaps_total;
     for (int i = 0; i < pl->nphases; i++) {
-        if (convt_wg_flat_make(p, pl, rows, row_begin, i, &fl[i])) {
+        if (convt_wg_flat_make(p, pl, rows, row_begin, i, (convt_wg_rows)k.rows, &fl[i])) {
             snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
             return -1;
         }
@@ -1374,6 +1375,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (k.plane != 0 && k.plane != 1) {
         snprintf(why, why_len, "plane = %lld must be 0 (an input row staged per tap row) or 1 "
                  "(rows staged per tap plane)", (long long)k.plane);
+        return false;
+    }
+    if (k.rows < CONVT_WG_ROWS_AUTO || k.rows > CONVT_WG_ROWS_TIGHT) {
+        snprintf(why, why_len, "rows = %lld must be 0 (tight rows where octets would waste a "
+                 "quarter), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
     if (k.plane == 1 && k.fold) {
@@ -1863,6 +1869,15 @@ WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
              "stagings instead of 9, each a span of rows longer",                                \
      .n_defaults = 2,                                                                              \
      .defaults = {0, 1}}
+#define WG_KNOB_ROWS                                                                               \
+    {.name = "rows",                                                                               \
+     .help = "how a phase's rows of outputs are laid out flat: 1 octets (each row a "             \
+             "multiple of 8 positions, aligned reads, the producer's lanes in step), 2 tight "   \
+             "(each row its outputs and the taps' span, nothing rounded: an 8 x 8 plane "         \
+             "computes rows of 9, not 16), 0 whichever the octets waste a quarter of or more "   \
+             "(src/lib/wgmma_flat.h)",                                                           \
+     .n_defaults = 1,                                                                              \
+     .defaults = {0}}
 #define WG_KNOB_POS_M                                                                              \
     {.name = "pos_m",                                                                              \
      .help = "0: output channels are wgmma's M (64 per warpgroup); 1: output positions are "       \
@@ -1877,7 +1892,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 7,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16; "
                        "with pos_m = 1, M blocks of 64: 64, 128 or 256), a stretch of the "
@@ -1894,7 +1909,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
-              WG_KNOB_PLANE},
+              WG_KNOB_PLANE,
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(tf32),
 };
 
@@ -1904,7 +1920,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 7,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
                        "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
@@ -1922,7 +1938,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
-              WG_KNOB_PLANE},
+              WG_KNOB_PLANE,
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
@@ -1931,7 +1948,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
                        "to 256 in steps of 16), each one position of every phase; 0: the width "
@@ -1950,7 +1967,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
                        "short problem with many channels has half the tiles (vocoder_up1: "
                        "one round of 128 tiles on 132 SMs)",
                .n_defaults = 2,
-               .defaults = {0, 256}}},
+               .defaults = {0, 256}},
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
@@ -1959,7 +1977,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
-    .n_knobs = 9,
+    .n_knobs = 10,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
                        "the width with the fewest predicted rounds of blocks (tiles x ksplit) "
@@ -1999,7 +2017,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "(session 25) plane = 1 split no short layer faster than the best "
                        "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",
                .n_defaults = 1,
-               .defaults = {0}}},
+               .defaults = {0}},
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(splitk),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
@@ -2008,7 +2027,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 160 in steps of 16, "
                        "the two channel blocks' sums doubling the accumulators); 0: the width "
@@ -2019,7 +2038,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
-              WG_KNOB_PLANE},
+              WG_KNOB_PLANE,
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(wide),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
@@ -2028,7 +2048,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256; 64, "
                        "96 or 128 at co_block = 256); 0: the width with the fewest predicted "
@@ -2049,7 +2069,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
                        "or 128 as the channels ask; 256 (more than 128 per group): two 64-channel "
                        "blocks a consumer warpgroup, as polyphase_wgmma_wide_tf32",
                .n_defaults = 2,
-               .defaults = {0, 256}}},
+               .defaults = {0, 256}},
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(cluster),
 };
 #undef WG_KNOB_STAGES
@@ -2058,5 +2079,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
 #undef WG_KNOB_PERSIST
 #undef WG_KNOB_POS_M
 #undef WG_KNOB_PLANE
+#undef WG_KNOB_ROWS
 #undef WG_VARIANT_FUNCTIONS
 #endif /* CONVT_HAVE_WGMMA */

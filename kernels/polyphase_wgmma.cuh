@@ -667,9 +667,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * both consumers have released that buffer's previous stage; its
          * copies arrive on the stage's full barrier as they land. Within a
          * tile it walks K in order (tap row, then channel chunk).
-         * The input: the staged stretch's octets (8 positions: the flat
-         * layout's pitch and a tile's start are multiples of 8, so an
-         * octet never straddles two rows) are split between the 4 warps,
+         * The input: the staged stretch's octets (8 positions; in octet
+         * rows, wgmma_flat.h, one row's, in tight rows a lane's walk is
+         * its own: convt_wg_row_octets) are split between the 4 warps,
          * a quarter each; lane -> 1 position of each octet x 1 channel of
          * each group of 4, so that a warp instruction reads 4 channels x 8
          * neighbouring positions (4 sectors) and writes 32 banks. A lane

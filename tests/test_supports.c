@@ -383,9 +383,17 @@ static void refusals_name_their_reason(void **state)
     tiny_image.n = 1, tiny_image.cin = tiny_image.cout = 512, tiny_image.in[0] = tiny_image.in[1] = 4;
     tiny_image.k[0] = tiny_image.k[1] = 4, tiny_image.stride[0] = tiny_image.stride[1] = 2;
     tiny_image.pad[0] = tiny_image.pad[1] = 1;
+    /* rows = 0 lays its phases out tight: 4 rows of 4 outputs + a span of 1 */
     refuses2("polyphase_wgmma_cluster_tf32", &tiny_image, "bn", 128, "bk", 16, ws,
+             "every phase fits one tile of 128 positions (the longest phase has 20): a cluster's "
+             "second block would have none");
+    /* in octets, rows of 16 (lead 7 + 4 + 1, rounded up) */
+    refuses2("polyphase_wgmma_cluster_tf32", &tiny_image, "bn", 128, "rows", 1, ws,
              "every phase fits one tile of 128 positions (the longest phase has 64): a cluster's "
              "second block would have none");
+    refuses("polyphase_wgmma_tf32", &tiny_image, "rows", 3, ws,
+            "rows = 3 must be 0 (tight rows where octets would waste a quarter), 1 (octet rows) or "
+            "2 (tight rows)");
     const convt_variant *wgc = convt_variant_find("polyphase_wgmma_cluster_tf32");
     if (wgc) {
         /* pix2pix_dec1 (16 images of 8 x 8, 512 -> 512, k 4 stride 2):

@@ -1,13 +1,16 @@
 /* polyphase_wgmma_tf32's flat layout (src/lib/wgmma_flat.h) on the host,
  * over 400 random shapes of every parameter, for every phase of the plan:
- * - the layout: rows a multiple of 8 long, long enough for lead, the
- *   outputs and the taps' span; staged column 0 at an input position that
- *   is a multiple of 8;
+ * - the layout: octet rows a multiple of 8 long, long enough for lead,
+ *   the outputs and the taps' span, staged column 0 at an input position
+ *   that is a multiple of 8; tight rows (where octets would be a third
+ *   longer) exactly the outputs and the span; each kind forced (knob
+ *   rows 1, 2) and chosen (rows 0, which chooses both kinds);
  * - the cursor: every flat position (and the CONVT_WG_FLAT_MARGIN past the
  *   end that a last tile and its staged stretch may reach) splits into
  *   (image, q0, q1, column) and back; the producer's walk (from a warp's
- *   first position, 8k + p, whole rows of octets, convt_wg_row_octets,
- *   then a carry) lands where the cursor of each position lands;
+ *   first position, 8k + p, a run of positions 8 apart to its row's end,
+ *   convt_wg_row_octets, then a carry) lands where the cursor of each
+ *   position lands;
  * - the outputs: the stored columns are the phase's outputs, each once;
  * - the shifts: every tap of the phase, from every stored output, reads
  *   the staged position that holds its input: the staged position's
@@ -34,25 +37,46 @@
 
 static int64_t mod8(int64_t v) { return (v % 8 + 8) % 8; }
 
+/* Phases laid out in each kind of rows by rows = 0 (auto), over the whole
+ * test: the rule must choose both kinds (rows = 1 and 2 check every phase
+ * in each). */
+static int64_t tight_phases, octet_phases;
+
 static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *rows,
-                         const convt_wg_flat *fl, const convt_phase_plan *pl, int64_t n)
+                         const convt_wg_flat *fl, const convt_phase_plan *pl, int64_t n,
+                         convt_wg_rows mode)
 {
     if (d->m_count == 0) { /* no outputs: no tiles */
         assert_int_equal(fl->flat, 0);
         return;
     }
-    assert_int_equal(fl->pitch % 8, 0);
-    assert_true(fl->lead >= 0 && fl->lead < 8);
     int off2_min = fl->off2_max;
     for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++) {
         assert_true(rows[r].off2_max <= fl->off2_max);
         off2_min = rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
     }
-    assert_true(fl->pitch >= fl->lead + d->q_count[2] + (fl->off2_max - off2_min));
-    assert_true(fl->pitch < fl->lead + d->q_count[2] + (fl->off2_max - off2_min) + 8);
+    const int span2 = fl->off2_max - off2_min;
     /* staged column c holds input position c + c0 */
     const int64_t c0 = (int64_t)d->q_min[2] - fl->lead - fl->off2_max;
-    assert_int_equal(mod8(c0), 0);
+    /* octet rows: lead aligns c0 and the pitch is the least multiple of 8
+     * that holds lead, the outputs and the span; tight rows, where that
+     * pitch is a third longer or more: lead 0, nothing rounded */
+    const int octet_lead = (int)mod8((int64_t)d->q_min[2] - fl->off2_max);
+    const int octet_pitch = (octet_lead + d->q_count[2] + span2 + 7) / 8 * 8;
+    const bool tight_auto = 3 * octet_pitch >= 4 * (d->q_count[2] + span2);
+    assert_int_equal(convt_wg_rows_tight(d->q_count[2], span2, octet_lead), tight_auto);
+    const bool tight = mode == CONVT_WG_ROWS_TIGHT || (mode == CONVT_WG_ROWS_AUTO && tight_auto);
+    if (tight) {
+        tight_phases += mode == CONVT_WG_ROWS_AUTO;
+        assert_int_equal(fl->lead, 0);
+        assert_int_equal(fl->pitch, d->q_count[2] + span2);
+    } else {
+        octet_phases += mode == CONVT_WG_ROWS_AUTO;
+        assert_int_equal(fl->lead, octet_lead);
+        assert_int_equal(fl->pitch, octet_pitch);
+        assert_int_equal(fl->pitch % 8, 0);
+        assert_int_equal(mod8(c0), 0);
+    }
     int span1 = 0;
     for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++)
         span1 = rows[r].off[1] - rows[r].off1_min > span1 ? rows[r].off[1] - rows[r].off1_min : span1;
@@ -83,7 +107,9 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
         int f = start;
         while ((int64_t)f < (int64_t)fl->flat + CONVT_WG_FLAT_MARGIN - 8 * (int64_t)fl->pitch) {
             const int n_oct = convt_wg_row_octets(&c, fl);
-            assert_true(n_oct >= 1 && n_oct <= fl->pitch / 8);
+            assert_true(n_oct >= 1 && n_oct <= (fl->pitch + 7) / 8);
+            /* the run ends with its row: one more octet would leave it */
+            assert_true(c.col + 8 * n_oct >= fl->pitch);
             for (int j = 0; j < n_oct; j++) {
                 /* octet j of the run: still the cursor's row, its column + 8 j */
                 const convt_wg_cursor at = convt_wg_cursor_at(d, fl, f + 8 * j);
@@ -100,7 +126,8 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
             assert_int_equal(c.q0, at.q0);
             assert_int_equal(c.q1, at.q1);
             assert_int_equal(c.col, at.col);
-            assert_int_equal(c.col, start % 8);
+            if (!tight)
+                assert_int_equal(c.col, start % 8); /* every run starts on the same lane's column */
         }
     }
 
@@ -146,13 +173,14 @@ static void check_problem(const convt_problem *p)
         convt_phase_tap_row *rows;
         int *row_begin;
         assert_int_equal(convt_phase_plan_rows(&pl, plane, &rows, &row_begin), 0);
-        for (int i = 0; i < pl.nphases; i++) {
-            convt_wg_flat fl;
-            assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, &fl), 0);
-            assert_int_equal(fl.row_begin, row_begin[i]);
-            assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
-            check_layout(&pl.phases[i], rows, &fl, &pl, p->n);
-        }
+        for (int i = 0; i < pl.nphases; i++)
+            for (int mode = CONVT_WG_ROWS_AUTO; mode <= CONVT_WG_ROWS_TIGHT; mode++) {
+                convt_wg_flat fl;
+                assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, (convt_wg_rows)mode, &fl), 0);
+                assert_int_equal(fl.row_begin, row_begin[i]);
+                assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
+                check_layout(&pl.phases[i], rows, &fl, &pl, p->n, (convt_wg_rows)mode);
+            }
         free(rows);
         free(row_begin);
     }
@@ -172,6 +200,21 @@ static void every_phase_lays_out_flat(void **state)
     p.n = 2, p.cin = p.cout = 1, p.in[0] = 7, p.in[1] = 9, p.k[0] = p.k[1] = 3;
     p.stride[0] = p.stride[1] = 5, p.dil[0] = p.dil[1] = 2, p.pad[0] = p.pad[1] = 1;
     check_problem(&p);
+    /* pix2pix_dec1's kind: 8 x 8 planes, stride 2, a span of 1 (rows of 9,
+     * or 16 as octets); kb68's kind: rows of 68 outputs, kept in octets */
+    const int64_t tight_before = tight_phases, octet_before = octet_phases;
+    p = convt_problem_default(2);
+    p.n = 2, p.cin = p.cout = 1, p.in[0] = p.in[1] = 8, p.k[0] = p.k[1] = 4;
+    p.stride[0] = p.stride[1] = 2, p.pad[0] = p.pad[1] = 1;
+    check_problem(&p);
+    assert_int_equal(tight_phases - tight_before, 2 * 4);
+    p = convt_problem_default(1);
+    p.n = 1, p.cin = p.cout = 1, p.in[0] = 66, p.k[0] = 3;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2);
+    fprintf(stderr, "phases laid out: %lld in tight rows, %lld in octet rows\n",
+            (long long)tight_phases, (long long)octet_phases);
+    assert_true(tight_phases > 100 && octet_phases > 100);
 }
 
 /* A layout of 2^31 positions or more is refused, though the plan (whose
@@ -188,7 +231,8 @@ static void a_layout_past_2_31_is_refused(void **state)
     int *row_begin;
     assert_int_equal(convt_phase_plan_rows(&pl, 0, &rows, &row_begin), 0);
     convt_wg_flat fl;
-    assert_int_equal(convt_wg_flat_make(&p, &pl, rows, row_begin, 0, &fl), -1);
+    for (int mode = CONVT_WG_ROWS_AUTO; mode <= CONVT_WG_ROWS_TIGHT; mode++)
+        assert_int_equal(convt_wg_flat_make(&p, &pl, rows, row_begin, 0, (convt_wg_rows)mode, &fl), -1);
     free(rows);
     free(row_begin);
     convt_phase_plan_free(&pl);

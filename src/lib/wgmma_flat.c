@@ -3,9 +3,16 @@
 
 #include "stride_phase.h"
 
+bool convt_wg_rows_tight(int q_count2, int span2, int lead)
+{
+    const int64_t tight = (int64_t)q_count2 + span2;
+    const int64_t octets = convt_ceil_div(lead + tight, 8) * 8;
+    return 4 * tight <= 3 * octets;
+}
+
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        const convt_phase_tap_row *rows, const int *row_begin, int i,
-                       convt_wg_flat *fl)
+                       convt_wg_rows mode, convt_wg_flat *fl)
 {
     const convt_phase_desc *d = &pl->phases[i];
     int off2_min = 0, off2_max = 0, span1 = 0;
@@ -14,10 +21,17 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
         off2_min = r == row_begin[i] || rows[r].off2_min < off2_min ? rows[r].off2_min : off2_min;
         span1 = rows[r].off[1] - rows[r].off1_min > span1 ? rows[r].off[1] - rows[r].off1_min : span1;
     }
-    /* lead = (q_min[2] - off2_max) mod 8: staged column 0 then reads an
-     * input position that is a multiple of 8 */
-    const int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
-    const int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
+    /* Octet rows: lead = (q_min[2] - off2_max) mod 8, so that staged
+     * column 0 reads an input position that is a multiple of 8, and the
+     * pitch a multiple of 8. Tight rows where asked, or (auto) where that
+     * would waste a quarter of the layout or more (convt_wg_rows_tight). */
+    int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
+    int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
+    if (mode == CONVT_WG_ROWS_TIGHT ||
+        (mode == CONVT_WG_ROWS_AUTO && convt_wg_rows_tight(d->q_count[2], off2_max - off2_min, (int)lead))) {
+        lead = 0;
+        pitch = (int64_t)d->q_count[2] + ((int64_t)off2_max - off2_min);
+    }
     const int64_t rows1 = (int64_t)d->q_count[1] + span1;
     const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * rows1 * pitch : 0;
     const int64_t shift_max = span1 * pitch + ((int64_t)off2_max - off2_min);

@@ -1,14 +1,25 @@
 /* The flat layout of a stride phase that polyphase_wgmma_tf32 tiles
  * (kernels/cuda_polyphase_igemm.cu): the phase's rows of outputs along the
  * innermost dimension, one row per (image, q0, q1), laid one after
- * another. Each row is `pitch` positions long (a multiple of 8), its
- * q_count[2] outputs at columns lead .. lead + q_count[2] - 1; the rest of
- * the pitch holds the span of the phase's taps' off[2], so that output
- * column c, tap t, reads staged column c + off2_max - off[2](t) of the same
- * row and a tap's shift never carries into the next row. Staged column c
- * holds input position c + q_min[2] - lead - off2_max, which lead makes a
- * multiple of 8: a staged stretch starts on a 32-byte sector of x where the
- * input's rows are a multiple of 8 long.
+ * another. Each row is `pitch` positions long, its q_count[2] outputs at
+ * columns lead .. lead + q_count[2] - 1; the rest of the pitch holds the
+ * span of the phase's taps' off[2], so that output column c, tap t, reads
+ * staged column c + off2_max - off[2](t) of the same row and a tap's shift
+ * never carries into the next row. Staged column c holds input position
+ * c + q_min[2] - lead - off2_max.
+ *
+ * Two kinds of rows (convt_wg_rows_tight chooses, per phase):
+ * - octet rows: the pitch a multiple of 8 and lead such that staged column
+ *   0 reads an input position that is a multiple of 8, so that a staged
+ *   stretch starts on a 32-byte sector of x where the input's rows are a
+ *   multiple of 8 long, and an octet of positions (a producer lane's step)
+ *   never straddles two rows;
+ * - tight rows: lead 0 and the pitch exactly the outputs plus the span.
+ *   Where rows are short the rounding wastes most of the layout: an 8 x 8
+ *   plane with a span of 1 (pix2pix_dec1) has rows of 16 for 8 outputs,
+ *   and every position is a wgmma column computed and a staged input
+ *   copied. The producer's octets then straddle rows: its lanes walk their
+ *   own rows (convt_wg_row_octets counts per lane), only less in step.
  *
  * Staged by tap planes (polyphase_plan.h, plane = 1), each (image, q0)
  * has rows1 = q_count[1] + the planes' widest off[1] span rows: the rows
@@ -25,6 +36,7 @@
 #ifndef CONVT_SRC_LIB_WGMMA_FLAT_H
 #define CONVT_SRC_LIB_WGMMA_FLAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fastdiv.h"
@@ -78,9 +90,10 @@ CONVT_HD convt_wg_cursor convt_wg_cursor_at(const convt_phase_desc *ph, const co
     return c;
 }
 
-/* The octets (8 positions: rows and tiles start on multiples of 8) from
- * the cursor's to its row's end, the cursor's own included: how far the
- * producer copies before its next carry. */
+/* The cursor's position and those 8, 16, ... further that lie in its
+ * row: how far a producer lane copies before its next carry. In octet rows
+ * (rows and tiles start on multiples of 8) every lane of a warp counts
+ * the same; in tight rows each its own. */
 CONVT_HD int convt_wg_row_octets(const convt_wg_cursor *c, const convt_wg_flat *fl)
 {
     return (fl->pitch - c->col + 7) / 8;
@@ -111,11 +124,26 @@ CONVT_HD int convt_wg_tap_shift(const convt_wg_flat *fl, const convt_phase_tap_r
     return (r->off[1] - off1) * fl->pitch + fl->off2_max - off2;
 }
 
-/* Phase i's layout; 0, or -1 where it has CONVT_WG_FLAT_LIMIT positions or
- * more. rows and row_begin: convt_phase_plan_rows (tap rows or planes). */
+/* How a layout's rows are chosen (polyphase_wgmma's knob rows). */
+typedef enum convt_wg_rows {
+    CONVT_WG_ROWS_AUTO = 0,   /* tight where convt_wg_rows_tight says, else octets */
+    CONVT_WG_ROWS_OCTETS = 1, /* every phase in octet rows */
+    CONVT_WG_ROWS_TIGHT = 2   /* every phase in tight rows */
+} convt_wg_rows;
+
+/* Whether a phase's rows are laid out tight (lead 0, pitch q_count2 +
+ * span2) rather than in octets (pitch lead + q_count2 + span2 rounded up
+ * to a multiple of 8): where the octets' pitch is a third longer or more.
+ * Below that the octets' aligned, lockstep copies were kept unmeasured
+ * (kb68's rows of 68 in 80: 15% more positions). */
+bool convt_wg_rows_tight(int q_count2, int span2, int lead);
+
+/* Phase i's layout, its rows as `mode` says; 0, or -1 where it has
+ * CONVT_WG_FLAT_LIMIT positions or more. rows and row_begin:
+ * convt_phase_plan_rows (tap rows or planes). */
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        const convt_phase_tap_row *rows, const int *row_begin, int i,
-                       convt_wg_flat *fl);
+                       convt_wg_rows mode, convt_wg_flat *fl);
 
 #ifdef __cplusplus
 }
