@@ -3,7 +3,8 @@
  * - the layout: octet rows a multiple of 8 long, long enough for lead,
  *   the outputs and the taps' span, staged column 0 at an input position
  *   that is a multiple of 8; tight rows (where octets would be a third
- *   longer) exactly the outputs and the span; each kind forced (knob
+ *   longer and an image has several rows) exactly the outputs and the
+ *   span; each kind forced (knob
  *   rows 1, 2) and chosen (rows 0, which chooses both kinds);
  * - the cursor: every flat position (and the CONVT_WG_FLAT_MARGIN past the
  *   end that a last tile and its staged stretch may reach) splits into
@@ -63,8 +64,9 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
      * pitch is a third longer or more: lead 0, nothing rounded */
     const int octet_lead = (int)mod8((int64_t)d->q_min[2] - fl->off2_max);
     const int octet_pitch = (octet_lead + d->q_count[2] + span2 + 7) / 8 * 8;
-    const bool tight_auto = 3 * octet_pitch >= 4 * (d->q_count[2] + span2);
-    assert_int_equal(convt_wg_rows_tight(d->q_count[2], span2, octet_lead), tight_auto);
+    const int64_t rows_per_image = (int64_t)d->q_count[0] * d->q_count[1];
+    const bool tight_auto = rows_per_image > 1 && 3 * octet_pitch >= 4 * (d->q_count[2] + span2);
+    assert_int_equal(convt_wg_rows_tight(d->q_count[2], span2, octet_lead, rows_per_image), tight_auto);
     const bool tight = mode == CONVT_WG_ROWS_TIGHT || (mode == CONVT_WG_ROWS_AUTO && tight_auto);
     if (tight) {
         tight_phases += mode == CONVT_WG_ROWS_AUTO;
@@ -212,6 +214,11 @@ static void every_phase_lays_out_flat(void **state)
     p.n = 1, p.cin = p.cout = 1, p.in[0] = 66, p.k[0] = 3;
     check_problem(&p);
     assert_int_equal(octet_phases - octet_before, 2);
+    /* music_k4_s2_short's kind: 1-D, rows of 16 + 1 (24 as octets), kept in
+     * octets: one row an image */
+    p.n = 4, p.in[0] = 16, p.k[0] = 4, p.stride[0] = 2, p.pad[0] = 1;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2 + 2 * 2);
     fprintf(stderr, "phases laid out: %lld in tight rows, %lld in octet rows\n",
             (long long)tight_phases, (long long)octet_phases);
     assert_true(tight_phases > 100 && octet_phases > 100);

@@ -3,11 +3,11 @@
 
 #include "stride_phase.h"
 
-bool convt_wg_rows_tight(int q_count2, int span2, int lead)
+bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image)
 {
     const int64_t tight = (int64_t)q_count2 + span2;
     const int64_t octets = convt_ceil_div(lead + tight, 8) * 8;
-    return 4 * tight <= 3 * octets;
+    return rows_per_image > 1 && 4 * tight <= 3 * octets;
 }
 
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
@@ -28,7 +28,9 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
     int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
     int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
     if (mode == CONVT_WG_ROWS_TIGHT ||
-        (mode == CONVT_WG_ROWS_AUTO && convt_wg_rows_tight(d->q_count[2], off2_max - off2_min, (int)lead))) {
+        (mode == CONVT_WG_ROWS_AUTO &&
+         convt_wg_rows_tight(d->q_count[2], off2_max - off2_min, (int)lead,
+                             (int64_t)d->q_count[0] * d->q_count[1]))) {
         lead = 0;
         pitch = (int64_t)d->q_count[2] + ((int64_t)off2_max - off2_min);
     }

@@ -131,12 +131,21 @@ typedef enum convt_wg_rows {
     CONVT_WG_ROWS_TIGHT = 2   /* every phase in tight rows */
 } convt_wg_rows;
 
-/* Whether a phase's rows are laid out tight (lead 0, pitch q_count2 +
- * span2) rather than in octets (pitch lead + q_count2 + span2 rounded up
- * to a multiple of 8): where the octets' pitch is a third longer or more.
- * Below that the octets' aligned, lockstep copies were kept unmeasured
- * (kb68's rows of 68 in 80: 15% more positions). */
-bool convt_wg_rows_tight(int q_count2, int span2, int lead);
+/* Whether rows = 0 lays a phase's rows out tight (lead 0, pitch q_count2
+ * + span2) rather than in octets (pitch lead + q_count2 + span2 rounded
+ * up to a multiple of 8): where the octets' pitch is a third longer or
+ * more, and an image has more than one row (rows_per_image: q_count[0] x
+ * q_count[1]).
+ * - Rows of one image are neighbouring input rows, so an octet that
+ *   straddles two reads neighbouring addresses. One row an image (1-D
+ *   layers) puts the next row in another image: there the straddling,
+ *   unaligned octets cost more than the positions saved. On the H100
+ *   (session 27, results/notes.md) tight rows made 2-D and 3-D layers 3 to
+ *   27% faster in TF32 (pix2pix_dec1 9%, stylegan_4to8 27%, med3d 20%,
+ *   kb77 3%) and music_k4_s2_short, 1-D, 8 to 24% slower.
+ * - Below a third the octets were kept unmeasured (kb68's rows of 68 in
+ *   80: 15% more positions). */
+bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image);
 
 /* Phase i's layout, its rows as `mode` says; 0, or -1 where it has
  * CONVT_WG_FLAT_LIMIT positions or more. rows and row_begin:
