@@ -1460,6 +1460,7 @@ typedef struct wg_state {
     wg_args args;
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
+    bool step;    /* the producer steps an octet at a time (wg_steps) */
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1475,8 +1476,8 @@ static void wg_describe(const void *state, char *buf, size_t len)
         snprintf(split, sizeof split, " ksplit=%d", st->args.p.ksplit);
     else if (st->launch.numAttrs > 1)
         snprintf(split, sizeof split, " cluster=%u", st->attrs[1].val.clusterDim.x);
-    snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u", st->bn, st->nseg, st->args.tiles, split,
-             st->base.grid.x);
+    snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u%s", st->bn, st->nseg, st->args.tiles, split,
+             st->base.grid.x, st->step ? " step" : "");
 }
 
 static void wg_release(void *state)
@@ -1536,13 +1537,48 @@ WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CL
 #undef WG_WIDE_ANY_FOLD_CASE
 #undef WG_ANY_FOLD_CASE
 
+/* Whether the launch takes a kernel whose producer steps an octet at a
+ * time (STEP, polyphase_wgmma.cuh): some phase laid out in tight rows
+ * whose pitch is no multiple of 8, where the row walk's lanes fall out of
+ * step; compiled for polyphase_wgmma_tf32 and unfolded split-K (channels
+ * as M, 64 or 128 a block, TF32, bk 16 or 32), the rest walk rows. */
+static bool wg_steps(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int w_rows)
+{
+    if (k.cluster > 1 || k.fold || k.pos_m || k.parts != 1 || w_rows == 4 * WG_M ||
+        (k.bk != 16 && k.bk != 32))
+        return false;
+    for (int i = 0; i < nphases; i++)
+        if (fl[i].flat > 0 && fl[i].pitch % 8 != 0)
+            return true;
+    return false;
+}
+
 /* The compiled kernel of (bn, bk, nseg), the precision and the block's
  * channels (w_rows: with positions as M, or 256 with co_block = 256);
  * supports() has checked them. pow2: the fold's S is a power of two (its
- * epilogue shifts; any other S takes the kernels that divide). */
-static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2)
+ * epilogue shifts; any other S takes the kernels that divide). step:
+ * wg_steps. */
+static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2, bool step)
 {
     const int bk = (int)k.bk, parts = k.parts;
+    if (step && k.ksplit > 1) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_splitk_step_kernel_bn##BN(bk, nseg);
+            WG_SPLITK_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_splitk_step_kernel_bn256(bk, nseg);
+        }
+    }
+    if (step) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_step_kernel_bn##BN(bk, nseg);
+            WG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_step_kernel_bn256(bk, nseg);
+        }
+    }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
     if (k.ksplit > 1)
@@ -1714,7 +1750,8 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.kpad = (int)k.kpad;
         st->args.fold = wg_fold(p_orig, k);
         st->args.p.ksplit = (int)k.ksplit; /* tiles x ksplit <= 2^30: wg_geometry_of */
-        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold));
+        st->step = wg_steps(k, w.flat, w.pl.nphases, gm.w_rows);
+        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);

@@ -577,7 +577,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * what a tile reads (pix2pix_dec1: 32 KB of weights and 16 KB of input a
  * stage, tap rows at bn 128). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1>
+          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -598,6 +598,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && !NCOS && !SPLIT3 && !KSPLIT),
                   "clusters of two: TF32, channels as M, unsplit");
+    static_assert(!STEP || (!NCOS && !SPLIT3 && !FOLD && MH == 1 && CLUSTER == 1),
+                  "the producer's octet steps: TF32, channels as M, unfolded, one block");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -738,6 +740,32 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
                 wg_cursor c = first;
+                if constexpr (STEP) {
+                    /* Tight rows (wgmma_flat.h): a row is one or two
+                     * octets and the lanes of a warp are in different
+                     * rows, so the row walk below, its setup paid per row
+                     * and its loops divergent, cost 23.6 instructions a
+                     * copy on pix2pix_dec1 (Nsight Compute, session 27).
+                     * Here every lane steps one octet at a time, in step
+                     * with its warp: its own row's offsets and bounds
+                     * each step, then a carry. */
+                    const int di0 = ph.q_min[0] - r.off[0], di1 = ph.q_min[1] - r.off[1];
+                    const int64_t image = (int64_t)a.cin * a.in_plane;
+                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(dst) + (8 * ob + lane / 4) * 16;
+                    for (int o = ob; o < oe; o++) {
+                        const int i0 = c.q0 + di0, i1 = c.q1 + di1, icol = c.col + c0;
+                        const bool ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
+                                        (unsigned)i1 < (unsigned)a.in[1] && (unsigned)icol < (unsigned)a.in[2];
+                        const float *sp = ok ? x_ch + c.n * image + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol
+                                             : x;
+                        const unsigned dp = d0 + (unsigned)(o - ob) * (8 * 16);
+#pragma unroll
+                        for (int kg = 0; kg < KG; kg++)
+                            cp_async4_shared(dp + kg * b_lbo, sp + kg * kstride, ok && kg < kg_have);
+                        c.col += 8;
+                        convt_wg_cursor_carry(&c, &ph, &fl);
+                    }
+                } else
                 for (int o = ob; o < oe;) {
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
@@ -1097,6 +1125,25 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);
 WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
 #undef WG_DECLARE_POSM_WIDTH
+/* The producer's octet steps (STEP: tight rows, src/lib/wgmma_flat.h),
+ * for polyphase_wgmma_tf32 and unfolded split-K, bk 16 or 32, nseg 1 or
+ * 2: kernels/polyphase_wgmma_step_bn*.cu and
+ * kernels/polyphase_wgmma_splitk_step.cu. */
+#define WG_STEP_OF(BN, KSPLIT)                                                                     \
+    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, false, 1, false, KSPLIT, 1, true> \
+                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, false, 1, false, KSPLIT, 1, true>) \
+              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, false, 1, false, KSPLIT, 1, true> \
+                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, false, 1, false, KSPLIT, 1, true>))
+#define WG_STEP_KERNELS_OF_WIDTH(BN)                                                               \
+    wg_kernel_fn wg_step_kernel_bn##BN(int bk, int nseg) { return WG_STEP_OF(BN, false); }
+#define WG_SPLITK_STEP_KERNELS_OF_WIDTH(BN)                                                        \
+    wg_kernel_fn wg_splitk_step_kernel_bn##BN(int bk, int nseg) { return WG_STEP_OF(BN, true); }
+#define WG_DECLARE_STEP_WIDTH(BN) wg_kernel_fn wg_step_kernel_bn##BN(int bk, int nseg);
+#define WG_DECLARE_SPLITK_STEP_WIDTH(BN) wg_kernel_fn wg_splitk_step_kernel_bn##BN(int bk, int nseg);
+WG_WIDTHS(WG_DECLARE_STEP_WIDTH)
+WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_STEP_WIDTH)
+#undef WG_DECLARE_STEP_WIDTH
+#undef WG_DECLARE_SPLITK_STEP_WIDTH
 #define WG_DECLARE_WIDTH(BN) wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg);
 #define WG_DECLARE_SPLIT3_WIDTH(BN) wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_WIDTH)
