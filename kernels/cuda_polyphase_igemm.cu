@@ -1538,17 +1538,25 @@ WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CL
 #undef WG_ANY_FOLD_CASE
 
 /* Whether the launch takes a kernel whose producer steps an octet at a
- * time (STEP, polyphase_wgmma.cuh): some phase laid out in tight rows
- * whose pitch is no multiple of 8, where the row walk's lanes fall out of
- * step; compiled for polyphase_wgmma_tf32 and unfolded split-K (channels
- * as M, 64 or 128 a block, TF32, bk 16 or 32), the rest walk rows. */
+ * time (STEP, polyphase_wgmma.cuh): some phase laid out in tight rows of
+ * fewer than WG_STEP_PITCH_END positions, no multiple of 8, where the row
+ * walk pays its setup every octet or two and its lanes fall out of step.
+ * On the H100 (session 27, probe/rows-ab2.json) stepping made rows of 4 to
+ * 9 faster (pix2pix_dec1 0.1076 -> 0.0792 ms, stylegan_4to8 0.0625 ->
+ * 0.0521, vae_dec_k3_s2_8x8 0.0755 -> 0.0508) and rows of 36 to 42
+ * slower (vol3d_s1_k5_c16 0.0936 -> 0.1130, med3d_s1_k3_c64to32 0.0752 ->
+ * 0.0879): there the walk's setup is shared by 5 octets. Rows of 10 to 15
+ * were not measured. Compiled for polyphase_wgmma_tf32 and unfolded
+ * split-K (channels as M, 64 or 128 a block, TF32, bk 16 or 32); the rest
+ * walk rows. */
+enum { WG_STEP_PITCH_END = 16 };
 static bool wg_steps(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int w_rows)
 {
     if (k.cluster > 1 || k.fold || k.pos_m || k.parts != 1 || w_rows == 4 * WG_M ||
         (k.bk != 16 && k.bk != 32))
         return false;
     for (int i = 0; i < nphases; i++)
-        if (fl[i].flat > 0 && fl[i].pitch % 8 != 0)
+        if (fl[i].flat > 0 && fl[i].pitch % 8 != 0 && fl[i].pitch < WG_STEP_PITCH_END)
             return true;
     return false;
 }

@@ -207,6 +207,23 @@ static int ok_runs(const cJSON *doc, const char *variant, const char *knob, int 
     return ok;
 }
 
+/* The ok runs of a variant whose detail (the launch's describe()) ends
+ * with `suffix`. */
+static int ok_runs_described(const cJSON *doc, const char *variant, const char *suffix)
+{
+    int ok = 0;
+    const size_t ns = strlen(suffix);
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    for (const cJSON *r = recs->child; r; r = r->next) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "detail");
+        const size_t nd = cJSON_IsString(d) ? strlen(d->valuestring) : 0;
+        ok += !strcmp(cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, variant) &&
+              !strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok") && nd >= ns &&
+              !strcmp(d->valuestring + nd - ns, suffix);
+    }
+    return ok;
+}
+
 static void variants_against_cpu_reference(void **state)
 {
     (void)state;
@@ -255,6 +272,12 @@ static void variants_against_gpu_reference(void **state)
         printf("clusters of two: %d runs ok, %d of them 256 channels a block, %d in tight rows\n",
                cluster, cluster_wide, cluster_tight);
         assert_true(cluster >= 50 && cluster_wide >= 2 && cluster_tight >= 25);
+        /* the producer's octet steps (tight rows shorter than 16) ran on
+         * the short random shapes, unsplit and split */
+        const int step = ok_runs_described(doc, "polyphase_wgmma_tf32", " step"),
+                  step_split = ok_runs_described(doc, "polyphase_wgmma_splitk_tf32", " step");
+        printf("octet steps: %d runs ok, %d split-K\n", step, step_split);
+        assert_true(step >= 25 && step_split >= 5);
     }
     cJSON_Delete(doc);
 }
