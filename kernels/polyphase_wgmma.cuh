@@ -1044,25 +1044,25 @@ WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
  * kernels/polyphase_wgmma_{splitk,cluster}.cu, folded in
  * kernels/polyphase_wgmma_{splitk,cluster}_fold.cu (S a power of two) and
  * kernels/polyphase_wgmma_{splitk,cluster}_fold_any.cu (any other S). */
-#define WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER)                                           \
-    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER> \
-                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER>) \
-              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER> \
-                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER>))
-#define WG_CHANNELS_M_KERNELS_OF_WIDTH(NAME, BN, FOLD, ANY, KSPLIT, CLUSTER)                       \
-    wg_kernel_fn NAME(int bk, int nseg) { return WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER); }
+#define WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER, STEP)                                     \
+    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER, STEP> \
+                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER, STEP>) \
+              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER, STEP> \
+                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, FOLD, 1, ANY, KSPLIT, CLUSTER, STEP>))
+#define WG_CHANNELS_M_KERNELS_OF_WIDTH(NAME, BN, FOLD, ANY, KSPLIT, CLUSTER, STEP)                 \
+    wg_kernel_fn NAME(int bk, int nseg) { return WG_CHANNELS_M_OF(BN, FOLD, ANY, KSPLIT, CLUSTER, STEP); }
 #define WG_SPLITK_KERNELS_OF_WIDTH(BN)                                                             \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_kernel_bn##BN, BN, false, false, true, 1)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_kernel_bn##BN, BN, false, false, true, 1, false)
 #define WG_SPLITK_FOLD_KERNELS_OF_WIDTH(BN)                                                        \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_kernel_bn##BN, BN, true, false, true, 1)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_kernel_bn##BN, BN, true, false, true, 1, false)
 #define WG_SPLITK_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                                    \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_any_kernel_bn##BN, BN, true, true, true, 1)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_fold_any_kernel_bn##BN, BN, true, true, true, 1, false)
 #define WG_CLUSTER_KERNELS_OF_WIDTH(BN)                                                            \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_kernel_bn##BN, BN, false, false, false, 2)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_kernel_bn##BN, BN, false, false, false, 2, false)
 #define WG_CLUSTER_FOLD_KERNELS_OF_WIDTH(BN)                                                       \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_kernel_bn##BN, BN, true, false, false, 2)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_kernel_bn##BN, BN, true, false, false, 2, false)
 #define WG_CLUSTER_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                                   \
-    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_any_kernel_bn##BN, BN, true, true, false, 2)
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_cluster_fold_any_kernel_bn##BN, BN, true, true, false, 2, false)
 /* Few widths: split-K is for shapes of few tiles, which the narrower widths
  * multiply; clusters for layers of many channels, whose tiles are few */
 #define WG_SPLITK_WIDTHS(X) X(64) X(96) X(128) X(192) X(256)
@@ -1129,15 +1129,10 @@ WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
  * for polyphase_wgmma_tf32 and unfolded split-K, bk 16 or 32, nseg 1 or
  * 2: kernels/polyphase_wgmma_step_bn*.cu and
  * kernels/polyphase_wgmma_splitk_step.cu. */
-#define WG_STEP_OF(BN, KSPLIT)                                                                     \
-    (bk == 16 ? (nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, false, 0, false, 1, false, KSPLIT, 1, true> \
-                           : polyphase_wgmma_kernel<BN, 16, 2, false, 0, false, 1, false, KSPLIT, 1, true>) \
-              : (nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0, false, 1, false, KSPLIT, 1, true> \
-                           : polyphase_wgmma_kernel<BN, 32, 2, false, 0, false, 1, false, KSPLIT, 1, true>))
 #define WG_STEP_KERNELS_OF_WIDTH(BN)                                                               \
-    wg_kernel_fn wg_step_kernel_bn##BN(int bk, int nseg) { return WG_STEP_OF(BN, false); }
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_step_kernel_bn##BN, BN, false, false, false, 1, true)
 #define WG_SPLITK_STEP_KERNELS_OF_WIDTH(BN)                                                        \
-    wg_kernel_fn wg_splitk_step_kernel_bn##BN(int bk, int nseg) { return WG_STEP_OF(BN, true); }
+    WG_CHANNELS_M_KERNELS_OF_WIDTH(wg_splitk_step_kernel_bn##BN, BN, false, false, true, 1, true)
 #define WG_DECLARE_STEP_WIDTH(BN) wg_kernel_fn wg_step_kernel_bn##BN(int bk, int nseg);
 #define WG_DECLARE_SPLITK_STEP_WIDTH(BN) wg_kernel_fn wg_splitk_step_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_STEP_WIDTH)

@@ -193,6 +193,13 @@ static cJSON *run_sweep(const char *variants, int count, double cpu_gflop, const
 }
 
 /* Runs of `variant` with knob `knob` = value that passed validation. */
+/* Whether record r is an ok run of variant. */
+static bool ok_run_of(const cJSON *r, const char *variant)
+{
+    return !strcmp(cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, variant) &&
+           !strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok");
+}
+
 static int ok_runs(const cJSON *doc, const char *variant, const char *knob, int value)
 {
     int ok = 0;
@@ -200,9 +207,7 @@ static int ok_runs(const cJSON *doc, const char *variant, const char *knob, int 
     for (const cJSON *r = recs->child; r; r = r->next) {
         const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "launch"),
                     *k = l ? cJSON_GetObjectItemCaseSensitive(l, knob) : NULL;
-        ok += !strcmp(cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, variant) &&
-              k && cJSON_IsNumber(k) && k->valuedouble == value &&
-              !strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok");
+        ok += ok_run_of(r, variant) && k && cJSON_IsNumber(k) && k->valuedouble == value;
     }
     return ok;
 }
@@ -217,9 +222,7 @@ static int ok_runs_described(const cJSON *doc, const char *variant, const char *
     for (const cJSON *r = recs->child; r; r = r->next) {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "detail");
         const size_t nd = cJSON_IsString(d) ? strlen(d->valuestring) : 0;
-        ok += !strcmp(cJSON_GetObjectItemCaseSensitive(r, "variant")->valuestring, variant) &&
-              !strcmp(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok") && nd >= ns &&
-              !strcmp(d->valuestring + nd - ns, suffix);
+        ok += ok_run_of(r, variant) && nd >= ns && !strcmp(d->valuestring + nd - ns, suffix);
     }
     return ok;
 }

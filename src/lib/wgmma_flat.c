@@ -3,11 +3,16 @@
 
 #include "stride_phase.h"
 
+/* An octet row's pitch: lead, the outputs and the span, rounded up to 8. */
+static int64_t octet_pitch(int64_t lead, int64_t q_count2, int64_t span2)
+{
+    return convt_ceil_div(lead + q_count2 + span2, 8) * 8;
+}
+
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image)
 {
     const int64_t tight = (int64_t)q_count2 + span2;
-    const int64_t octets = convt_ceil_div(lead + tight, 8) * 8;
-    return rows_per_image > 1 && 4 * tight <= 3 * octets;
+    return rows_per_image > 1 && 4 * tight <= 3 * octet_pitch(lead, q_count2, span2);
 }
 
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
@@ -26,7 +31,7 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
      * pitch a multiple of 8. Tight rows where asked, or (auto) where that
      * would waste a quarter of the layout or more (convt_wg_rows_tight). */
     int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
-    int64_t pitch = convt_ceil_div(lead + d->q_count[2] + ((int64_t)off2_max - off2_min), 8) * 8;
+    int64_t pitch = octet_pitch(lead, d->q_count[2], (int64_t)off2_max - off2_min);
     if (mode == CONVT_WG_ROWS_TIGHT ||
         (mode == CONVT_WG_ROWS_AUTO &&
          convt_wg_rows_tight(d->q_count[2], off2_max - off2_min, (int)lead,
