@@ -942,7 +942,8 @@ struct wg_knobs {
                          variants' knob; polyphase_wgmma_wide_tf32's is 256 */
     int parts;
     bool fold;
-    int64_t ksplit;    /* split-K's parts of a tile: 1 but for polyphase_wgmma_splitk_tf32 */
+    int64_t ksplit;    /* split-K's parts of a tile, or CONVT_SPLIT_STREAM (stream-K: wg_split);
+                        * 1 but for polyphase_wgmma_splitk_tf32 */
     int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
     int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
     int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
@@ -990,6 +991,13 @@ static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
     return k.fold ? convt_fold_of(p) : convt_fold_identity(p);
 }
 
+/* Whether the launch splits tiles' K walks (polyphase_wgmma_splitk_tf32:
+ * ksplit parts, or stream-K's shares; src/lib/split_k.h). */
+static bool wg_split(const wg_knobs &k)
+{
+    return k.ksplit != 1;
+}
+
 /* The widest compiled tile: 3xTF32's partial sums double the accumulators
  * (with positions as M they are small at every width), and so do two
  * 64-channel blocks a warpgroup (co_block = 256). */
@@ -1007,7 +1015,7 @@ static int wg_max_bn(const wg_knobs &k)
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
 #define WG_IS(BN) || bn == BN
-    if (k.ksplit > 1)
+    if (wg_split(k))
         return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
     if (k.cluster > 1)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
@@ -1028,6 +1036,13 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
  * rounds on, which let those launches be timed for nothing. */
 enum { WG_SPLITK_MAX_TILES_PER_100_SMS = 50 };
 
+/* Stream-K (ksplit = 0) only up to this many rounds of tiles: past them
+ * the last round's idle SMs are a small share of the time (at most a
+ * fifth from 4 rounds on), and each launch still pays the output's
+ * prefill. A bound on the sweep's time (KernelBench's layers run to
+ * thousands of tiles), not a measured crossover. */
+enum { WG_STREAM_MAX_ROUNDS = 4 };
+
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
 
@@ -1038,7 +1053,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return k.fold || k.ksplit > 1 || k.co_block == 256 || k.cluster > 1;
+    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1;
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -1112,8 +1127,12 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
             blocks += (fl[i].flat + k.cluster * gm->nseg * bn - 1) / (k.cluster * gm->nseg * bn) * k.cluster;
-        blocks *= co_blocks * k.ksplit; /* split-K: each block a part of a tile */
-        const double cost = (double)((blocks + sms - 1) / sms) * (bn + 64);
+        blocks *= co_blocks;
+        /* split-K: each block a part of a tile; stream-K: the SMs share
+         * the tiles' stages evenly, no round left part empty */
+        const double rounds = k.ksplit == CONVT_SPLIT_STREAM ? (double)blocks / (double)sms
+                                                             : (double)((blocks * k.ksplit + sms - 1) / sms);
+        const double cost = rounds * (bn + 64);
         if (best_cost == 0 || cost < best_cost) {
             best = bn;
             best_cost = cost;
@@ -1185,7 +1204,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->tiles = gm->units * pl->nphases * co_tiles;
     /* the kernel's tile index L + gridDim.x stays an int: with a block per
      * tile (persist = 0) that is twice the tiles (x the parts, split-K) */
-    if (gm->tiles * k.ksplit > (int64_t)1 << 30) {
+    if (gm->tiles * (k.ksplit > 1 ? k.ksplit : 1) > (int64_t)1 << 30) {
         snprintf(why, why_len, "more than 2^30 tiles (x ksplit, split-K's parts)");
         return -1;
     }
@@ -1327,9 +1346,15 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (kind == WG_SPLITK_TF32) {
         /* before bn's and bk's checks: the compiled widths and chunks depend on it */
-        if (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX) {
-            snprintf(why, why_len, "ksplit = %lld must be 2 to %d (parts of a tile's K walk)",
+        if (k.ksplit != CONVT_SPLIT_STREAM && (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX)) {
+            snprintf(why, why_len, "ksplit = %lld must be 0 (stream-K: the SMs share the last "
+                     "tiles' stages) or 2 to %d (parts of a tile's K walk)",
                      (long long)k.ksplit, CONVT_SPLIT_K_MAX);
+            return false;
+        }
+        if (k.ksplit == CONVT_SPLIT_STREAM && !k.persist) {
+            snprintf(why, why_len, "ksplit = 0 (stream-K) shares the stages between persistent "
+                     "blocks: it needs persist = 1");
             return false;
         }
     }
@@ -1341,11 +1366,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         }
     }
     if (k.bn != 0 && !wg_width_compiled(k, k.bn)) {
-        if (k.ksplit > 1 || k.cluster > 1)
+        if (wg_split(k) || k.cluster > 1)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape) or %s with %s "
                      "(the compiled widths)", (long long)k.bn,
                      k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256",
-                     k.ksplit > 1 ? "split-K" : "clusters");
+                     wg_split(k) ? "split-K" : "clusters");
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
@@ -1432,6 +1457,13 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     /* split-K pays only where the tiles leave most SMs idle */
     const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
+    if (k.ksplit == CONVT_SPLIT_STREAM && gm.tiles > WG_STREAM_MAX_ROUNDS * sms) {
+        snprintf(why, why_len,
+                 "stream-K (ksplit = 0) is for shapes of a few rounds of tiles: this one has %lld "
+                 "at bn %d, more than %d rounds of the device's %lld SMs",
+                 (long long)gm.tiles, gm.bn, (int)WG_STREAM_MAX_ROUNDS, (long long)sms);
+        return false;
+    }
     if (k.ksplit > 1 && gm.tiles * 100 > WG_SPLITK_MAX_TILES_PER_100_SMS * sms) {
         snprintf(why, why_len,
                  "split-K is for shapes of few tiles: this one has %lld at bn %d, more than "
@@ -1452,6 +1484,8 @@ typedef struct wg_state {
                        * tap count, T's phase 0 among w's taps (pack_weights_stages) */
     wg_pack_args pack;
     int64_t *d_co_term; /* per output channel of a group: its term of w's index (pack_weights_stages) */
+    convt_split_segment *d_segs; /* split-K: the blocks' work list (convt_split_plan) */
+    int *d_seg_begin;            /* split-K: block b's segments from d_seg_begin[b] */
     wg_pack_fn pack_kernel; /* pack_weights_stages<taps_block> */
     dim3 pack_grid;         /* wg_pack_grid */
     unsigned pack_threads;  /* wg_pack_threads */
@@ -1472,7 +1506,9 @@ static void wg_describe(const void *state, char *buf, size_t len)
     /* ksplit only where it splits: compare matches records by this detail,
      * and the other variants' must read as their earlier runs' did */
     char split[24] = "";
-    if (st->args.p.ksplit > 1)
+    if (st->args.p.ksplit == CONVT_SPLIT_STREAM)
+        snprintf(split, sizeof split, " stream");
+    else if (st->args.p.ksplit > 1)
         snprintf(split, sizeof split, " ksplit=%d", st->args.p.ksplit);
     else if (st->launch.numAttrs > 1)
         snprintf(split, sizeof split, " cluster=%u", st->attrs[1].val.clusterDim.x);
@@ -1490,6 +1526,8 @@ static void wg_release(void *state)
     cudaFree(st->d_shifts);
     cudaFree(st->d_tap_info);
     cudaFree(st->d_co_term);
+    cudaFree(st->d_segs);
+    cudaFree(st->d_seg_begin);
     free_plan(&st->base);
     free(st);
 }
@@ -1569,7 +1607,7 @@ static bool wg_steps(const wg_knobs &k, const wg_phase_flat *fl, int nphases, in
 static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_rows, bool pow2, bool step)
 {
     const int bk = (int)k.bk, parts = k.parts;
-    if (step && k.ksplit > 1) {
+    if (step && wg_split(k)) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
     case BN: return wg_splitk_step_kernel_bn##BN(bk, nseg);
@@ -1589,7 +1627,7 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
-    if (k.ksplit > 1)
+    if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
     if (k.fold && w_rows == 4 * WG_M) {
         switch (bn) {
@@ -1708,6 +1746,59 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     return 0;
 }
 
+/* Split-K: the blocks' work list (src/lib/split_k.h) over the tile list
+ * as the kernel reads it (wg_tile_of): a tile past its phase's end has no
+ * stages, the others their phase's tap rows x channel chunks. For the
+ * grid's blocks; stream-K first takes as many blocks as the SMs (fewer
+ * where there are fewer stages), so the grid may shrink. */
+static int wg_upload_work_list(wg_state *st, const wg_phase_flat *flat, int positions, int w_rows,
+                               int64_t sms, convt_err *e)
+{
+    const wg_args &a = st->args;
+    const int tiles = a.tiles, chunks = (int)convt_ceil_div(a.p.cin_g, (int64_t)st->pack.bk);
+    int *stages = (int *)calloc((size_t)(tiles ? tiles : 1), sizeof *stages);
+    if (!stages)
+        return convt_fail(e, "out of host memory");
+    int64_t total = 0;
+    for (int L = 0; L < tiles; L++) {
+        const wg_tile tl = wg_tile_of(a, L, positions, w_rows);
+        const wg_phase_flat &fl = flat[tl.phase];
+        stages[L] = tl.f0 < fl.flat ? fl.nrows * chunks : 0;
+        total += stages[L];
+    }
+    const int ksplit = a.p.ksplit;
+    if (ksplit == CONVT_SPLIT_STREAM) {
+        const int64_t blocks = sms < total ? sms : total;
+        st->base.grid = dim3((unsigned)(blocks > 0 ? blocks : 0));
+        st->launch.gridDim = st->base.grid;
+    }
+    const int blocks = (int)st->base.grid.x;
+    if (blocks == 0) {
+        free(stages);
+        return 0; /* nothing to walk: wg_launch launches no kernel */
+    }
+    const int64_t cap = convt_split_segments_max(tiles, blocks, ksplit);
+    convt_split_segment *seg = (convt_split_segment *)calloc((size_t)(cap ? cap : 1), sizeof *seg);
+    int *begin = (int *)calloc((size_t)blocks + 1, sizeof *begin);
+    const int n = seg && begin ? convt_split_plan(stages, tiles, blocks, ksplit, seg, begin) : -2;
+    free(stages);
+    if (n < 0) {
+        free(seg);
+        free(begin);
+        return n == -2 ? convt_fail(e, "out of host memory")
+                       : convt_fail(e, "split-K's work list: ksplit = %d refused by convt_split_plan", ksplit);
+    }
+    if (wg_upload_built((void **)&st->d_segs, seg, (size_t)n, sizeof *seg, e)) {
+        free(begin);
+        return -1;
+    }
+    if (wg_upload_built((void **)&st->d_seg_begin, begin, (size_t)blocks + 1, sizeof *begin, e))
+        return -1;
+    st->args.segs = st->d_segs;
+    st->args.seg_begin = st->d_seg_begin;
+    return 0;
+}
+
 /* With clusters: a cluster per pair of SMs that can hold one at once (the
  * hardware places a cluster's blocks in one GPC, so not every SM need
  * take part), at most one per pair tile, the count coprime to the list's
@@ -1766,11 +1857,11 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->pack_threads = wg_pack_threads(st->pack);
         /* split-K's parts add into an output that holds the bias (or
          * zero) first */
-        st->base.prefill = w.pl.prefill || k.ksplit > 1;
+        st->base.prefill = w.pl.prefill || wg_split(k);
         /* the kernel walks the tile list (ksplit times over, split-K) with
          * any grid: a block per tile leaves the order to the hardware's
          * block scheduler */
-        const int64_t work = gm.tiles * k.ksplit;
+        const int64_t work = gm.tiles * (k.ksplit > 1 ? k.ksplit : 1);
         st->base.grid = dim3((unsigned)(k.persist ? wg_blocks(work, gm.co_blocks * p->groups, w.pl.nphases,
                                                               ctx->dev->sm_count)
                                                   : work));
@@ -1801,6 +1892,9 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         }
         if (k.cluster > 1 && (rc = wg_cluster_grid(st, gm.co_blocks * p->groups, w.pl.nphases, k.cluster, e)))
             goto done;
+        if (wg_split(k) && (rc = wg_upload_work_list(st, w.flat, gm.nseg * gm.bn, gm.w_rows,
+                                                     ctx->dev->sm_count, e)))
+            goto done;
     }
 done:
     wg_planned_free(&w);
@@ -1825,7 +1919,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const wg_state *st = (const wg_state *)state;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    const bool fill_first = st->args.p.ksplit > 1;
+    const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
     if (st->pack.total) {
@@ -2018,15 +2112,15 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
-    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks whose sums are added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or the last tiles' stages shared evenly between the SMs (stream-K, ksplit 0), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
     .n_knobs = 10,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
-                       "the width with the fewest predicted rounds of blocks (tiles x ksplit) "
-                       "over the SMs x (bn + 64)",
+                       "the width of the least predicted time, rounds of blocks x (bn + 64): "
+                       "tiles x ksplit over the SMs, rounded up (stream-K: tiles over the SMs)",
                .n_defaults = 1,
                .defaults = {0}},
               WG_KNOB_BK_16_32,
@@ -2045,10 +2139,13 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                .defaults = {0, 1}},
               {.name = "ksplit",
                .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "
-                       "block's, 2 to 8; refused where the tiles, at the launch's width, are "
-                       "more than half the SMs",
-               .n_defaults = 2,
-               .defaults = {2, 4}},
+                       "block's, 2 to 8, refused where the tiles, at the launch's width, are "
+                       "more than half the SMs; or 0, stream-K: one block per SM, the last one "
+                       "to two rounds of tiles' stages shared evenly between them (a block's "
+                       "share may cross tiles), the tiles before those whole, refused past 4 "
+                       "rounds of tiles (src/lib/split_k.h)",
+               .n_defaults = 3,
+               .defaults = {0, 2, 4}},
               {.name = "co_block",
                .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
                        "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "

@@ -149,6 +149,10 @@ struct wg_args {
     int groups;
     int tiles;                  /* units x nphases x co_blocks x groups: the work of the persistent blocks */
     convt_fold fold;            /* knob fold = 1: the original problem that p folds (S = 1 otherwise) */
+    /* split-K (KSPLIT): the blocks' work list (src/lib/split_k.h), block b
+     * segments [seg_begin[b], seg_begin[b + 1]); unused otherwise */
+    const convt_split_segment *segs;
+    const int *seg_begin;
 };
 
 /* Tile L of the work list (L < tiles): output channels and groups vary
@@ -161,7 +165,7 @@ struct wg_tile {
     int cob; /* co_blk / w_rows: the block of output channels */
 };
 
-__device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int positions, int w_rows)
+__host__ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int positions, int w_rows)
 {
     const int co_tiles = wa.co_blocks * wa.groups;
     const int c = L % co_tiles, x = L / co_tiles;
@@ -172,6 +176,14 @@ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L, int posi
     t.co_blk = t.cob * w_rows;
     t.g = c / wa.co_blocks;
     return t;
+}
+
+/* Split-K's segment L of the work list (split_k.h: tile, kt0, kt1, whole),
+ * one 16-byte load. */
+__device__ __forceinline__ int4 wg_segment(const wg_args &wa, int L)
+{
+    static_assert(sizeof(convt_split_segment) == sizeof(int4), "a segment is one int4");
+    return __ldg((const int4 *)wa.segs + L);
 }
 
 /* wgmma's shared-memory matrix descriptor, no swizzle: start address, LBO
@@ -484,19 +496,25 @@ __device__ __forceinline__ void wg_split_own(unsigned char *st, int in_part, int
         }
 }
 
-/* An output's store: its value, or with split-K (KSPLIT) a part's sum
- * added to the others' (the output was filled with the bias or zero first,
- * and the parts add in any order). red.global.add, written out: atomicAdd
- * in the folded epilogue's loop made ptxas serialise every wgmma of the
- * kernel (C7520, a compiler-inserted warpgroup.arrive in a divergent path;
- * tools/wgmma-sass.sh: a group per HGMMA). */
+/* An output's store: its value, or with split-K (KSPLIT) where `add`, a
+ * part's sum added to the others' (the output was filled with the bias or
+ * zero first, and the parts add in any order); a segment that is its
+ * tile's whole walk (split_k.h) stores. red.global.add, written out:
+ * atomicAdd in the folded epilogue's loop made ptxas serialise every wgmma
+ * of the kernel (C7520, a compiler-inserted warpgroup.arrive in a
+ * divergent path; tools/wgmma-sass.sh: a group per HGMMA). */
 template <bool KSPLIT>
-__device__ __forceinline__ void wg_store(float *yq, float v)
+__device__ __forceinline__ void wg_store(float *yq, float v, bool add)
 {
-    if constexpr (KSPLIT)
-        asm volatile("red.relaxed.gpu.global.add.f32 [%0], %1;" ::"l"(yq), "f"(v) : "memory");
-    else
+    if constexpr (KSPLIT) {
+        if (add)
+            asm volatile("red.relaxed.gpu.global.add.f32 [%0], %1;" ::"l"(yq), "f"(v) : "memory");
+        else
+            *yq = v;
+    } else {
+        (void)add;
         *yq = v;
+    }
 }
 
 /* The epilogue of a warp's 16 output channels from co_w, positions from fw
@@ -519,7 +537,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
                                                   const phase_desc &ph, const wg_phase_flat &fl,
                                                   const float (&d)[BN / 2], float *stage_w, int fw,
                                                   int co_w, int lane, const float *__restrict__ bias,
-                                                  float *__restrict__ y)
+                                                  float *__restrict__ y, bool add)
 {
     const poly_args &a = wa.p;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
@@ -542,7 +560,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
 #pragma unroll
             for (int row = 0; row < 16; row++, yq += a.out_plane)
                 if (row < rows_out)
-                    wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + lane]);
+                    wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + lane], add);
         }
         __syncwarp();
         c.col += WG_EPI_COLS;
@@ -562,9 +580,11 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * with many channels (vocoder_up1 folded: 128 tiles, one round of 128
  * blocks, where 256 took two rounds of 131). FOLD_ANY: the fold's S is no
  * power of two (3, 5, 6, ...), so its epilogue divides where the power-of-two
- * one shifts (wg_fold_epilogue). KSPLIT: split-K (src/lib/split_k.h), the
- * work list ksplit times as long, each block a part of a tile's K walk,
- * its sums added into the output (the bias in it already). CLUSTER = 2
+ * one shifts (wg_fold_epilogue). KSPLIT: split-K (src/lib/split_k.h), a
+ * block walks its segments of a work list made on the host (ksplit parts
+ * of each tile, or stream-K's even shares of the stages), each a stretch
+ * of one tile's K walk, whose sums it adds into the output (the bias in it
+ * already), or stores where the segment is the tile's whole walk. CLUSTER = 2
  * (polyphase_wgmma_cluster_tf32): the blocks run in clusters of two, and
  * the two blocks of a cluster take the two halves of one pair tile (the
  * same phase and channels, neighbouring stretches of 2 x NSEG x BN
@@ -685,11 +705,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         wg_ring ring = {0, 0u, false};
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
-        /* split-K: ksplit parts of each tile (the bound written out: a
-         * variable for it moved the other kernels' registers) */
-        for (int L = CLUSTER > 1 ? walk0 : (int)blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles);
-             L += CLUSTER > 1 ? walk_step : (int)gridDim.x) {
-            wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
+        /* split-K: the block's segments of the work list, in order (the
+         * bounds written out: a variable for them moved the other
+         * kernels' registers) */
+        for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
+             L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
+             L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
+            const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
+            wg_tile tl = wg_tile_of(wa, sg.x, CLUSTER * NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
@@ -705,7 +728,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const int ktiles = fl.nrows * chunks;
             /* split-K: this block's part of the tile's walk (the
              * consumers take the same); otherwise all of it */
-            const convt_split_part sp = KSPLIT ? convt_split_part_of(ktiles, chunks, BK, a.ksplit, L / wa.tiles)
+            const convt_split_part sp = KSPLIT ? convt_split_part_at(sg.y, sg.z, chunks, BK)
                                                : convt_split_part{0, ktiles, 0, 0};
             int row = sp.row, ci0 = sp.ci0;
             for (int kt = sp.kt0; kt < sp.kt1; kt++, wg_ring_step(ring, stages)) {
@@ -831,9 +854,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
-    for (int L = CLUSTER > 1 ? walk0 : (int)blockIdx.x; L < (KSPLIT ? wa.tiles * a.ksplit : wa.tiles);
-         L += CLUSTER > 1 ? walk_step : (int)gridDim.x) {
-        wg_tile tl = wg_tile_of(wa, KSPLIT ? L % wa.tiles : L, CLUSTER * NSEG * BN, W_ROWS);
+    for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
+         L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
+         L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
+        const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
+        wg_tile tl = wg_tile_of(wa, sg.x, CLUSTER * NSEG * BN, W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
@@ -849,7 +874,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         } else {
             /* split-K: the producer's part of the walk; a part without a
              * stage (fewer stages than parts) adds nothing */
-            const convt_split_part sp = KSPLIT ? convt_split_part_of(ktiles, chunks, BK, a.ksplit, L / wa.tiles)
+            const convt_split_part sp = KSPLIT ? convt_split_part_at(sg.y, sg.z, chunks, BK)
                                                : convt_split_part{0, ktiles, 0, 0};
             const int kt0 = sp.kt0, kt1 = sp.kt1;
             if (KSPLIT && kt1 == kt0)
@@ -941,13 +966,16 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
             for (int m = 0; m < MH; m++) {
                 const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
-                /* split-K: the prefill put the bias in */
-                const float *ep_bias = KSPLIT ? nullptr : bias;
+                /* split-K: a part of a tile adds to the prefill, which put
+                 * the bias in; a whole tile's walk stores (split_k.h) */
+                const bool add = KSPLIT && !sg.w;
+                const float *ep_bias = add ? nullptr : bias;
                 if constexpr (FOLD)
                     wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
-                                                             ep_bias, y);
+                                                             ep_bias, y, add);
                 else
-                    wg_plain_epilogue<BN, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias, y);
+                    wg_plain_epilogue<BN, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias, y,
+                                                  add);
             }
         }
     }

@@ -20,7 +20,7 @@
  * split and the channel take shifts. These kernels are the ones measured
  * before other strides folded, and their SASS is unchanged by the general
  * form (results/notes.md, "Session 24"); the general form divides.
- * KSPLIT: split-K's parts add their sums (wg_store). */
+ * KSPLIT: split-K's parts add their sums where `add` (wg_store). */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
@@ -30,7 +30,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
                                                  const phase_desc &ph, const wg_phase_flat &fl,
                                                  const float (&d)[BN / 2], float *stage_w, int fw,
                                                  int co_w, int lane, const float *__restrict__ bias,
-                                                 float *__restrict__ y)
+                                                 float *__restrict__ y, bool add)
 {
     const poly_args &a = wa.p;
     const convt_fold &f = wa.fold;
@@ -74,7 +74,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
                                   c.col - fl.lead + ph.q_min[2], &off)) {
                 float *yq = y_ch + c.n * image + off;
                 for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
-                    wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col]);
+                    wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);
             }
             c.col += step;
             convt_wg_cursor_carry(&c, &ph, &fl);

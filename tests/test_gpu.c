@@ -53,7 +53,7 @@ static char dir[256];
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
-    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3], \"co_block\": [0, 256]}," \
+    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}"
@@ -281,6 +281,12 @@ static void variants_against_gpu_reference(void **state)
                   step_split = ok_runs_described(doc, "polyphase_wgmma_splitk_tf32", " step");
         printf("octet steps: %d runs ok, %d split-K\n", step, step_split);
         assert_true(step >= 25 && step_split >= 5);
+        /* stream-K (ksplit 0): the blocks' shares of the stages, crossing
+         * tiles, on the random shapes as the parts run there */
+        const int stream = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 0),
+                  parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
+        printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
+        assert_true(stream >= 100 && parts >= 50);
     }
     cJSON_Delete(doc);
 }

@@ -2,13 +2,24 @@
  * 0 to 300 stages and every ksplit from 1 to the most, the parts take every
  * stage exactly once, in order, and differ in length by one at most; and
  * the (tap row, first channel) a part starts at is where the kernels' walk
- * (channel chunks of bk, then the next row) stands at that stage. */
+ * (channel chunks of bk, then the next row) stands at that stage.
+ *
+ * The blocks' work list (convt_split_plan), on random tile lists (empty
+ * tiles among them) and block counts: every stage of every tile is taken
+ * exactly once; parts reproduce the walk the kernels computed themselves
+ * before the list; stream-K gives every block the same share of the split
+ * stages to one stage, at most two partial segments a block, and the whole
+ * tiles evenly round-robin. A planted fault (a stage dropped) is caught by
+ * the same check. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "hostdevice.h"
 #include "split_k.h"
 
 static void parts_take_every_stage_once(void **state)
@@ -53,11 +64,184 @@ static void a_part_starts_where_the_walk_stands(void **state)
         }
 }
 
+
+/* 0 when the list takes every stage of every tile exactly once, each
+ * segment non-empty, `whole` exactly where it is the tile's whole walk,
+ * begin[] in order from 0 to n; else the first rule broken (1 to 5). */
+static int takes_every_stage_once(const int *stages, int tiles, int blocks,
+                                  const convt_split_segment *seg, const int *begin, int n)
+{
+    if (begin[0] != 0 || begin[blocks] != n)
+        return 1;
+    for (int b = 0; b < blocks; b++)
+        if (begin[b] > begin[b + 1])
+            return 1;
+    int64_t total = 0;
+    for (int t = 0; t < tiles; t++)
+        total += stages[t];
+    unsigned char *seen = calloc((size_t)(total ? total : 1), 1);
+    int64_t *first = calloc((size_t)tiles + 1, sizeof *first); /* each tile's first stage in seen */
+    for (int t = 0; t < tiles; t++)
+        first[t + 1] = first[t] + stages[t];
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        const convt_split_segment g = seg[i];
+        if (g.tile < 0 || g.tile >= tiles || g.kt0 < 0 || g.kt0 >= g.kt1 || g.kt1 > stages[g.tile])
+            rc = 2;
+        else if (g.whole != (g.kt0 == 0 && g.kt1 == stages[g.tile]))
+            rc = 3;
+        else
+            for (int kt = g.kt0; kt < g.kt1 && !rc; kt++)
+                if (seen[first[g.tile] + kt]++)
+                    rc = 4;
+    }
+    for (int64_t s = 0; s < total && !rc; s++)
+        if (!seen[s])
+            rc = 5;
+    free(seen);
+    free(first);
+    return rc;
+}
+
+/* A random tile list: walks of 0 to max_stages stages, a quarter empty. */
+static void random_stages(uint64_t *rng, int *stages, int tiles, int max_stages)
+{
+    for (int t = 0; t < tiles; t++)
+        stages[t] = convt_next_in(rng, 0, 3) == 0 ? 0 : (int)convt_next_in(rng, 1, max_stages);
+}
+
+static void work_list_takes_every_stage_once(void **state)
+{
+    (void)state;
+    uint64_t rng = 2028;
+    int stages[700];
+    for (int trial = 0; trial < 400; trial++) {
+        const int tiles = (int)convt_next_in(&rng, 0, 600), blocks = (int)convt_next_in(&rng, 1, 140);
+        const int ksplit = trial % 2 ? CONVT_SPLIT_STREAM : (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX);
+        random_stages(&rng, stages, tiles, 70);
+        const int64_t cap = convt_split_segments_max(tiles, blocks, ksplit);
+        convt_split_segment *seg = malloc((size_t)(cap ? cap : 1) * sizeof *seg);
+        int *begin = malloc(((size_t)blocks + 1) * sizeof *begin);
+        int n = convt_split_plan(stages, tiles, blocks, ksplit, seg, begin);
+        assert_true(n >= 0 && n <= cap);
+        assert_int_equal(takes_every_stage_once(stages, tiles, blocks, seg, begin, n), 0);
+        if (n > 0) { /* planted: the last segment's last stage dropped is caught */
+            if (seg[n - 1].kt1 - seg[n - 1].kt0 > 1) {
+                seg[n - 1].kt1--;
+                seg[n - 1].whole = 0;
+            } else {
+                begin[blocks] = --n;
+            }
+            assert_int_equal(takes_every_stage_once(stages, tiles, blocks, seg, begin, n), 5);
+        }
+        free(seg);
+        free(begin);
+    }
+}
+
+/* ksplit >= 2: block b's segments are, in order, the parts the kernels
+ * walked before the list: entries L = b, b + blocks, ... of the tiles x
+ * ksplit parts, tile L % tiles, part L / tiles, empty ones skipped. */
+static void parts_are_the_kernels_former_walk(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    int stages[300];
+    for (int trial = 0; trial < 200; trial++) {
+        const int tiles = (int)convt_next_in(&rng, 1, 300), blocks = (int)convt_next_in(&rng, 1, 132);
+        const int ksplit = (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX);
+        random_stages(&rng, stages, tiles, 40);
+        convt_split_segment *seg = malloc((size_t)convt_split_segments_max(tiles, blocks, ksplit) * sizeof *seg);
+        int begin[133];
+        assert_true(convt_split_plan(stages, tiles, blocks, ksplit, seg, begin) >= 0);
+        for (int b = 0; b < blocks; b++) {
+            int i = begin[b];
+            for (int L = b; L < tiles * ksplit; L += blocks) {
+                const int t = L % tiles;
+                const int kt0 = convt_split_begin(stages[t], ksplit, L / tiles);
+                const int kt1 = convt_split_begin(stages[t], ksplit, L / tiles + 1);
+                if (kt1 == kt0)
+                    continue;
+                assert_true(i < begin[b + 1]);
+                assert_int_equal(seg[i].tile, t);
+                assert_int_equal(seg[i].kt0, kt0);
+                assert_int_equal(seg[i].kt1, kt1);
+                i++;
+            }
+            assert_int_equal(i, begin[b + 1]);
+        }
+        free(seg);
+    }
+}
+
+/* Stream-K: the whole tiles go round-robin, the same count to every block
+ * but a one-tile difference; the split stages give every block the same
+ * share to one stage, in at most two partial segments; and where the busy
+ * tiles are fewer than two rounds, nothing goes whole unless a block's
+ * share happens to be exactly a tile. */
+static void stream_shares_the_stages_evenly(void **state)
+{
+    (void)state;
+    uint64_t rng = 99;
+    int stages[700];
+    for (int trial = 0; trial < 300; trial++) {
+        const int tiles = (int)convt_next_in(&rng, 0, 600), blocks = (int)convt_next_in(&rng, 1, 140);
+        random_stages(&rng, stages, tiles, 90);
+        int busy = 0;
+        for (int t = 0; t < tiles; t++)
+            busy += stages[t] > 0;
+        const int whole_rounds = busy >= 2 * blocks ? busy / blocks - 1 : 0;
+        convt_split_segment *seg =
+            malloc((size_t)convt_split_segments_max(tiles, blocks, CONVT_SPLIT_STREAM) * sizeof *seg);
+        int *begin = malloc(((size_t)blocks + 1) * sizeof *begin);
+        assert_true(convt_split_plan(stages, tiles, blocks, CONVT_SPLIT_STREAM, seg, begin) >= 0);
+        int64_t lo = INT64_MAX, hi = 0;
+        for (int b = 0; b < blocks; b++) {
+            int64_t tail = 0;
+            int partial = 0, whole_first = 0;
+            for (int i = begin[b]; i < begin[b + 1]; i++) {
+                if (i - begin[b] < whole_rounds) {
+                    /* the round-robin tiles come first */
+                    assert_true(seg[i].whole);
+                    whole_first++;
+                    continue;
+                }
+                tail += seg[i].kt1 - seg[i].kt0;
+                partial += !seg[i].whole;
+            }
+            assert_int_equal(whole_first, begin[b + 1] - begin[b] < whole_rounds
+                                              ? begin[b + 1] - begin[b] : whole_rounds);
+            assert_true(partial <= 2);
+            lo = tail < lo ? tail : lo;
+            hi = tail > hi ? tail : hi;
+        }
+        assert_true(hi - lo <= 1);
+        free(seg);
+        free(begin);
+    }
+}
+
+static void work_list_refuses_what_it_cannot_cut(void **state)
+{
+    (void)state;
+    int stages[3] = {4, 0, 2}, begin[3];
+    convt_split_segment seg[16];
+    assert_int_equal(convt_split_plan(stages, 3, 2, 1, seg, begin), -1);
+    assert_int_equal(convt_split_plan(stages, 3, 2, CONVT_SPLIT_K_MAX + 1, seg, begin), -1);
+    assert_int_equal(convt_split_plan(stages, 3, 0, 2, seg, begin), -1);
+    stages[1] = -1;
+    assert_int_equal(convt_split_plan(stages, 3, 2, CONVT_SPLIT_STREAM, seg, begin), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parts_take_every_stage_once),
         cmocka_unit_test(a_part_starts_where_the_walk_stands),
+        cmocka_unit_test(work_list_takes_every_stage_once),
+        cmocka_unit_test(parts_are_the_kernels_former_walk),
+        cmocka_unit_test(stream_shares_the_stages_evenly),
+        cmocka_unit_test(work_list_refuses_what_it_cannot_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

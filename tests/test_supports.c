@@ -299,7 +299,8 @@ static void refusals_name_their_reason(void **state)
         /* a short layer of many channels (32 x 16 positions, 1024 -> 512,
          * k 4 stride 2): folded, 1024 channels in 8 blocks x 3 stretches of
          * 17 x 32 positions; unfolded, 2 phases x 4 blocks x a few stretches:
-         * well under 4 rounds of 132 SMs, split either way, every ksplit */
+         * well under 4 rounds of 132 SMs, split either way, every ksplit,
+         * stream-K (0) among them */
         convt_problem music = convt_problem_default(1);
         music.n = 32, music.cin = 1024, music.cout = 512, music.in[0] = 16;
         music.k[0] = 4, music.stride[0] = 2, music.pad[0] = 1;
@@ -307,7 +308,9 @@ static void refusals_name_their_reason(void **state)
         convt_launch l = convt_launch_first_default(wgs);
         char why[512] = "";
         for (int fold = 0; fold <= 1; fold++)
-            for (int ks = 2; ks <= 8; ks++) {
+            for (int ks = 0; ks <= 8; ks++) {
+                if (ks == 1)
+                    continue; /* no split: refused below */
                 l.value[convt_knob_index(wgs, "fold")] = fold;
                 l.value[convt_knob_index(wgs, "ksplit")] = ks;
                 if (!wgs->supports(&music, &l, &ctx, why, sizeof why))
@@ -329,8 +332,11 @@ static void refusals_name_their_reason(void **state)
             "co_block = 256 is for more than 128 output channels per group (folded: the stride "
             "phases x the channels); this shape has 128");
     /* split-K: its knobs, and shapes whose tiles fill the SMs */
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, ws, "ksplit = 1 must be 2 to 8");
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 2 to 8");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, ws,
+            "ksplit = 1 must be 0 (stream-K: the SMs share the last tiles' stages) or 2 to 8");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 0");
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 0, "persist", 0, ws,
+             "ksplit = 0 (stream-K) shares the stages between persistent blocks: it needs persist = 1");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with split-K");
@@ -414,9 +420,15 @@ static void refusals_name_their_reason(void **state)
     }
     /* vocoder (16 x 1024 positions a phase, 8 phases, 128 channels): over
      * 2000 tiles at bn 64, 15 rounds of 132 SMs */
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws,
-            "split-K is for shapes of few tiles: this one has");
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, ws, "more than 50% of the device's 132 SMs");
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 2, ws,
+             "split-K is for shapes of few tiles: this one has");
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 2, ws,
+             "more than 50% of the device's 132 SMs");
+    /* stream-K takes up to 4 rounds of tiles, not 15 */
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 0, ws,
+             "stream-K (ksplit = 0) is for shapes of a few rounds of tiles: this one has");
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 0, ws,
+             "more than 4 rounds of the device's 132 SMs");
     if (wgf) {
         /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
         convt_context ctx = ctx_with(ws);

@@ -1,14 +1,15 @@
 /* Split-K (polyphase_wgmma_splitk_tf32, kernels/cuda_polyphase_igemm.cu):
  * a tile's walk over K, ktiles pipeline stages (tap rows, then chunks of
- * bk input channels within a row), cut into ksplit parts, each part the
+ * bk input channels within a row), cut into ksplit parts (or, stream-K,
+ * into the blocks' even shares of the last tiles' stages), each part the
  * work of one block, the parts' sums added into the output by atomics.
  * For short layers of many channels, whose tiles are too few to fill the
  * SMs (a 16-long sequence of 1024 -> 512 channels: 72 tiles on 132 SMs).
  *
  * Part p of a tile takes stages [convt_split_begin(p), convt_split_begin(p
  * + 1)): together the parts take every stage once, and two parts differ by
- * one stage at most. The kernel, its host side and tests/test_split_k.c
- * share what is here. */
+ * one stage at most. The kernel, its host side (src/lib/split_k.c makes
+ * the blocks' work list) and tests/test_split_k.c share what is here. */
 #ifndef CONVT_SRC_LIB_SPLIT_K_H
 #define CONVT_SRC_LIB_SPLIT_K_H
 
@@ -44,14 +45,53 @@ typedef struct convt_split_part {
     int kt0, kt1, row, ci0;
 } convt_split_part;
 
-CONVT_HD convt_split_part convt_split_part_of(int ktiles, int chunks, int bk, int ksplit, int part)
+CONVT_HD convt_split_part convt_split_part_at(int kt0, int kt1, int chunks, int bk)
 {
     convt_split_part s;
-    s.kt0 = convt_split_begin(ktiles, ksplit, part);
-    s.kt1 = convt_split_begin(ktiles, ksplit, part + 1);
-    convt_split_stage(s.kt0, chunks, bk, &s.row, &s.ci0);
+    s.kt0 = kt0;
+    s.kt1 = kt1;
+    convt_split_stage(kt0, chunks, bk, &s.row, &s.ci0);
     return s;
 }
+
+/* ---------------------------------------------------------------------------
+ * The blocks' work list (session 28). The split-K kernels walk a list made
+ * on the host rather than compute their parts: block b takes segments
+ * [begin[b], begin[b + 1]), each a stretch of one tile's stages. Two ways
+ * to cut the tiles (knob ksplit):
+ *
+ * - ksplit >= 2, parts: every tile cut into ksplit parts
+ *   (convt_split_begin), part p of tile t entry p x tiles + t of a list the
+ *   blocks take round-robin (block b entries b, b + blocks, ...): the walk
+ *   the kernels computed themselves before.
+ * - ksplit = 0, stream (stream-K): the stages of the last tiles, between
+ *   one and two rounds' worth, are shared evenly between the blocks, each
+ *   block a contiguous stretch of them that may cross tiles; the tiles
+ *   before them go whole, round-robin, as unsplit tiles do. Parts of equal
+ *   tiles take rounds as tiles do (bigvgan_up1: 54 tiles at ksplit 2 are
+ *   108 parts, 24 of 132 SMs idle); a block's share of the stages does not.
+ *
+ * A segment that is a tile's whole walk is `whole`: its sums are stored,
+ * not added. Empty tiles (stages 0) and empty parts make no segment. */
+typedef struct convt_split_segment {
+    int tile;     /* the tile: its index in the kernel's tile list */
+    int kt0, kt1; /* its stages [kt0, kt1), kt0 < kt1 */
+    int whole;    /* 1: kt0 = 0 and kt1 = the tile's stages */
+} convt_split_segment;
+
+/* knob ksplit's value for stream-K */
+#define CONVT_SPLIT_STREAM 0
+
+/* The most segments convt_split_plan writes for these arguments. */
+int64_t convt_split_segments_max(int tiles, int blocks, int ksplit);
+
+/* Fills seg (room for convt_split_segments_max) and begin[0..blocks] for
+ * `blocks` blocks over tiles whose walks have stages[t] stages (0: an
+ * empty tile), cut by ksplit (2 to CONVT_SPLIT_K_MAX, or
+ * CONVT_SPLIT_STREAM). Returns the segments' count, or -1 for arguments
+ * out of range. */
+int convt_split_plan(const int *stages, int tiles, int blocks, int ksplit,
+                     convt_split_segment *seg, int *begin);
 
 #ifdef __cplusplus
 }
