@@ -1036,12 +1036,12 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
  * rounds on, which let those launches be timed for nothing. */
 enum { WG_SPLITK_MAX_TILES_PER_100_SMS = 50 };
 
-/* Stream-K (ksplit = 0) only up to this many rounds of tiles: past them
- * the last round's idle SMs are a small share of the time (at most a
- * fifth from 4 rounds on), and each launch still pays the output's
- * prefill. A bound on the sweep's time (KernelBench's layers run to
- * thousands of tiles), not a measured crossover. */
-enum { WG_STREAM_MAX_ROUNDS = 4 };
+/* Stream-K (ksplit = 0) only up to one round of tiles: beyond it, on the
+ * H100 (session 28, results/notes.md), it lost to the unsplit kernels by
+ * 1.3 to 2x (vocoder_up1's 144 tiles, med3d's 326 to 525): the output's
+ * prefill and the atomic adds cost more than the last round's idle SMs.
+ * Within it, it beat ksplit 2 and 4 on vol3d_k3_s2_4cube (0.0666 ms
+ * against 0.0728) and vae_dec_k3_s2_8x8 (0.0509 against 0.0591). */
 
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
@@ -1347,8 +1347,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (kind == WG_SPLITK_TF32) {
         /* before bn's and bk's checks: the compiled widths and chunks depend on it */
         if (k.ksplit != CONVT_SPLIT_STREAM && (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX)) {
-            snprintf(why, why_len, "ksplit = %lld must be 0 (stream-K: the SMs share the last "
-                     "tiles' stages) or 2 to %d (parts of a tile's K walk)",
+            snprintf(why, why_len, "ksplit = %lld must be 0 (stream-K: the SMs share the tiles' "
+                     "stages) or 2 to %d (parts of a tile's K walk)",
                      (long long)k.ksplit, CONVT_SPLIT_K_MAX);
             return false;
         }
@@ -1457,11 +1457,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     /* split-K pays only where the tiles leave most SMs idle */
     const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
-    if (k.ksplit == CONVT_SPLIT_STREAM && gm.tiles > WG_STREAM_MAX_ROUNDS * sms) {
+    if (k.ksplit == CONVT_SPLIT_STREAM && gm.tiles > sms) {
         snprintf(why, why_len,
-                 "stream-K (ksplit = 0) is for shapes of a few rounds of tiles: this one has %lld "
-                 "at bn %d, more than %d rounds of the device's %lld SMs",
-                 (long long)gm.tiles, gm.bn, (int)WG_STREAM_MAX_ROUNDS, (long long)sms);
+                 "stream-K (ksplit = 0) is for shapes of at most one round of tiles: this one has "
+                 "%lld at bn %d, more than the device's %lld SMs",
+                 (long long)gm.tiles, gm.bn, (long long)sms);
         return false;
     }
     if (k.ksplit > 1 && gm.tiles * 100 > WG_SPLITK_MAX_TILES_PER_100_SMS * sms) {
@@ -1750,7 +1750,7 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
  * as the kernel reads it (wg_tile_of): a tile past its phase's end has no
  * stages, the others their phase's tap rows x channel chunks. For the
  * grid's blocks; stream-K first takes as many blocks as the SMs (fewer
- * where there are fewer stages), so the grid may shrink. */
+ * where there are fewer stages). */
 static int wg_upload_work_list(wg_state *st, const wg_phase_flat *flat, int positions, int w_rows,
                                int64_t sms, convt_err *e)
 {
@@ -2112,7 +2112,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
-    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or the last tiles' stages shared evenly between the SMs (stream-K, ksplit 0), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
@@ -2140,10 +2140,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
               {.name = "ksplit",
                .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "
                        "block's, 2 to 8, refused where the tiles, at the launch's width, are "
-                       "more than half the SMs; or 0, stream-K: one block per SM, the last one "
-                       "to two rounds of tiles' stages shared evenly between them (a block's "
-                       "share may cross tiles), the tiles before those whole, refused past 4 "
-                       "rounds of tiles (src/lib/split_k.h)",
+                       "more than half the SMs; or 0, stream-K: one block per SM, the tiles' "
+                       "stages shared evenly between them (a block's share may cross tiles), "
+                       "refused where the tiles are more than the SMs (src/lib/split_k.h)",
                .n_defaults = 3,
                .defaults = {0, 2, 4}},
               {.name = "co_block",

@@ -7,10 +7,10 @@
  * The blocks' work list (convt_split_plan), on random tile lists (empty
  * tiles among them) and block counts: every stage of every tile is taken
  * exactly once; parts reproduce the walk the kernels computed themselves
- * before the list; stream-K gives every block the same share of the split
- * stages to one stage, at most two partial segments a block, and the whole
- * tiles evenly round-robin. A planted fault (a stage dropped) is caught by
- * the same check. */
+ * before the list; stream-K gives every block the same share of the
+ * stages to one stage, in at most two partial segments a block, in the
+ * list's order. A planted fault (a stage dropped) is caught by the same
+ * check. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,11 +174,9 @@ static void parts_are_the_kernels_former_walk(void **state)
     }
 }
 
-/* Stream-K: the whole tiles go round-robin, the same count to every block
- * but a one-tile difference; the split stages give every block the same
- * share to one stage, in at most two partial segments; and where the busy
- * tiles are fewer than two rounds, nothing goes whole unless a block's
- * share happens to be exactly a tile. */
+/* Stream-K: every block's share of the stages is the same to one stage,
+ * in at most two partial segments (its stretch's ends), and the blocks'
+ * stretches follow the list's order. */
 static void stream_shares_the_stages_evenly(void **state)
 {
     (void)state;
@@ -187,35 +185,27 @@ static void stream_shares_the_stages_evenly(void **state)
     for (int trial = 0; trial < 300; trial++) {
         const int tiles = (int)convt_next_in(&rng, 0, 600), blocks = (int)convt_next_in(&rng, 1, 140);
         random_stages(&rng, stages, tiles, 90);
-        int busy = 0;
-        for (int t = 0; t < tiles; t++)
-            busy += stages[t] > 0;
-        const int whole_rounds = busy >= 2 * blocks ? busy / blocks - 1 : 0;
         convt_split_segment *seg =
             malloc((size_t)convt_split_segments_max(tiles, blocks, CONVT_SPLIT_STREAM) * sizeof *seg);
         int *begin = malloc(((size_t)blocks + 1) * sizeof *begin);
-        assert_true(convt_split_plan(stages, tiles, blocks, CONVT_SPLIT_STREAM, seg, begin) >= 0);
+        const int n = convt_split_plan(stages, tiles, blocks, CONVT_SPLIT_STREAM, seg, begin);
+        assert_true(n >= 0);
         int64_t lo = INT64_MAX, hi = 0;
         for (int b = 0; b < blocks; b++) {
-            int64_t tail = 0;
-            int partial = 0, whole_first = 0;
+            int64_t share = 0;
+            int partial = 0;
             for (int i = begin[b]; i < begin[b + 1]; i++) {
-                if (i - begin[b] < whole_rounds) {
-                    /* the round-robin tiles come first */
-                    assert_true(seg[i].whole);
-                    whole_first++;
-                    continue;
-                }
-                tail += seg[i].kt1 - seg[i].kt0;
+                share += seg[i].kt1 - seg[i].kt0;
                 partial += !seg[i].whole;
             }
-            assert_int_equal(whole_first, begin[b + 1] - begin[b] < whole_rounds
-                                              ? begin[b + 1] - begin[b] : whole_rounds);
             assert_true(partial <= 2);
-            lo = tail < lo ? tail : lo;
-            hi = tail > hi ? tail : hi;
+            lo = share < lo ? share : lo;
+            hi = share > hi ? share : hi;
         }
         assert_true(hi - lo <= 1);
+        for (int i = 1; i < n; i++) /* in the list's order: tile, then stage */
+            assert_true(seg[i].tile > seg[i - 1].tile ||
+                        (seg[i].tile == seg[i - 1].tile && seg[i].kt0 == seg[i - 1].kt1));
         free(seg);
         free(begin);
     }

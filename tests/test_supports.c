@@ -333,7 +333,7 @@ static void refusals_name_their_reason(void **state)
             "phases x the channels); this shape has 128");
     /* split-K: its knobs, and shapes whose tiles fill the SMs */
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, ws,
-            "ksplit = 1 must be 0 (stream-K: the SMs share the last tiles' stages) or 2 to 8");
+            "ksplit = 1 must be 0 (stream-K: the SMs share the tiles' stages) or 2 to 8");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 0");
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 0, "persist", 0, ws,
              "ksplit = 0 (stream-K) shares the stages between persistent blocks: it needs persist = 1");
@@ -424,11 +424,11 @@ static void refusals_name_their_reason(void **state)
              "split-K is for shapes of few tiles: this one has");
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 2, ws,
              "more than 50% of the device's 132 SMs");
-    /* stream-K takes up to 4 rounds of tiles, not 15 */
+    /* stream-K takes one round of tiles at most */
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 0, ws,
-             "stream-K (ksplit = 0) is for shapes of a few rounds of tiles: this one has");
+             "stream-K (ksplit = 0) is for shapes of at most one round of tiles: this one has");
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 0, ws,
-             "more than 4 rounds of the device's 132 SMs");
+             "more than the device's 132 SMs");
     if (wgf) {
         /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
         convt_context ctx = ctx_with(ws);

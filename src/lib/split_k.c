@@ -40,43 +40,25 @@ static int plan_parts(const int *stages, int tiles, int blocks, int ksplit,
     return n;
 }
 
-/* Stream-K: whole tiles round-robin for all but the last one to two
- * rounds (so that the blocks running at once work on neighbouring tiles,
- * as unsplit ones do), then those rounds' stages split evenly. */
+/* Stream-K: every stage of the busy tiles, in the list's order, shared
+ * evenly between the blocks, each a contiguous stretch that may cross
+ * tiles (the host takes it for at most one round of tiles: past that the
+ * output's prefill and the atomic adds cost more than the idle SMs, H100,
+ * session 28). */
 static int plan_stream(const int *stages, int tiles, int blocks, convt_split_segment *seg,
                        int *begin)
 {
-    int busy = 0; /* tiles with stages */
+    int64_t total = 0;
     for (int t = 0; t < tiles; t++)
-        busy += stages[t] > 0;
-    const int whole_rounds = busy >= 2 * blocks ? busy / blocks - 1 : 0;
-    const int64_t whole_tiles = (int64_t)whole_rounds * blocks;
-    /* the busy tiles past the whole ones: the first tile index and their stages */
-    int tail_first = tiles;
-    int64_t tail_stages = 0;
-    for (int t = 0, j = 0; t < tiles; t++)
-        if (stages[t] > 0) {
-            if (j == whole_tiles)
-                tail_first = t;
-            if (j >= whole_tiles)
-                tail_stages += stages[t];
-            j++;
-        }
+        total += stages[t];
     int n = 0;
-    int t = tail_first, kt = 0; /* where the tail's walk stands */
+    int t = 0, kt = 0; /* where the walk stands */
     for (int b = 0; b < blocks; b++) {
         begin[b] = n;
-        /* whole tiles: the b-th, (b + blocks)-th, ... busy tile */
-        for (int u = 0, j = 0; u < tiles && j < whole_tiles; u++)
-            if (stages[u] > 0) {
-                if (j % blocks == b)
-                    n = add_segment(seg, n, u, 0, stages[u], stages[u]);
-                j++;
-            }
-        /* the block's share of the tail: stages [s0, s1) of it */
-        const int64_t s0 = tail_stages * b / blocks, s1 = tail_stages * (b + 1) / blocks;
+        /* the block's share: stages [s0, s1) of the walk */
+        const int64_t s0 = total * b / blocks, s1 = total * (b + 1) / blocks;
         for (int64_t left = s1 - s0; left > 0;) {
-            while (t < tiles && kt >= stages[t]) {
+            while (kt >= stages[t]) {
                 t++;
                 kt = 0;
             }

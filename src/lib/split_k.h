@@ -1,7 +1,7 @@
 /* Split-K (polyphase_wgmma_splitk_tf32, kernels/cuda_polyphase_igemm.cu):
  * a tile's walk over K, ktiles pipeline stages (tap rows, then chunks of
  * bk input channels within a row), cut into ksplit parts (or, stream-K,
- * into the blocks' even shares of the last tiles' stages), each part the
+ * into the blocks' even shares of all the tiles' stages), each part the
  * work of one block, the parts' sums added into the output by atomics.
  * For short layers of many channels, whose tiles are too few to fill the
  * SMs (a 16-long sequence of 1024 -> 512 channels: 72 tiles on 132 SMs).
@@ -64,12 +64,12 @@ CONVT_HD convt_split_part convt_split_part_at(int kt0, int kt1, int chunks, int 
  *   (convt_split_begin), part p of tile t entry p x tiles + t of a list the
  *   blocks take round-robin (block b entries b, b + blocks, ...): the walk
  *   the kernels computed themselves before.
- * - ksplit = 0, stream (stream-K): the stages of the last tiles, between
- *   one and two rounds' worth, are shared evenly between the blocks, each
- *   block a contiguous stretch of them that may cross tiles; the tiles
- *   before them go whole, round-robin, as unsplit tiles do. Parts of equal
- *   tiles take rounds as tiles do (bigvgan_up1: 54 tiles at ksplit 2 are
- *   108 parts, 24 of 132 SMs idle); a block's share of the stages does not.
+ * - ksplit = 0, stream (stream-K): all the tiles' stages shared evenly
+ *   between the blocks, each block a contiguous stretch of them that may
+ *   cross tiles. Parts of equal tiles take rounds as tiles do (vae 8 x 8:
+ *   48 tiles at ksplit 2 are 96 parts, 36 of 132 SMs idle); a block's
+ *   share of the stages does not. For shapes of at most one round of tiles
+ *   (kernels/cuda_polyphase_igemm.cu refuses the rest).
  *
  * A segment that is a tile's whole walk is `whole`: its sums are stored,
  * not added. Empty tiles (stages 0) and empty parts make no segment. */
