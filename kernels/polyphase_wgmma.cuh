@@ -780,40 +780,32 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if constexpr (NHWC) {
                     /* polyphase_wgmma_nhwc_tf32: x is the input channels
                      * last, each position's group padded to cin_gp
-                     * channels (wg_nhwc_channels, zeros past cin_g: no
+                     * channels (WG_NHWC_CHANNELS, zeros past cin_g: no
                      * chunk needs a test per channel), so a position's 4
                      * channels of a group are one 16-byte copy. Lane
                      * (position lane / 4 of each octet, channel group
                      * lane % 4 and lane % 4 + 4): a warp copies 8
                      * positions x 16 channels an instruction, where the
-                     * 4-byte gather copies 8 x 4. The row walk below's:
-                     * a row's setup, then per octet a pointer step and a
-                     * bound (session 28's first version stepped octet by
-                     * octet, STEP's walk, and lost 5 to 80% to the gather). */
+                     * 4-byte gather copies 8 x 4. The octet-step walk
+                     * (STEP's), every lane its own row's bounds each step. */
                     const int cin_gp = wg_nhwc_channels(a.cin_g);
                     const int64_t pitch = (int64_t)wa.groups * cin_gp; /* floats a position */
                     const float *x_g = x + (int64_t)tl.g * cin_gp + ci0 + 4 * (lane % 4);
+                    const int di0 = ph.q_min[0] - r.off[0], di1 = ph.q_min[1] - r.off[1];
                     const unsigned d0 = (unsigned)__cvta_generic_to_shared(st) + (lane % 4) * b_lbo +
                                         (8 * ob + lane / 4) * 16;
-                    for (int o = ob; o < oe;) {
-                        const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
-                        const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
-                        const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
-                                            (unsigned)i1 < (unsigned)a.in[1];
-                        int icol = c.col + c0;
+                    for (int o = ob; o < oe; o++) {
+                        const int i0 = c.q0 + di0, i1 = c.q1 + di1, icol = c.col + c0;
+                        const bool ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
+                                        (unsigned)i1 < (unsigned)a.in[1] && (unsigned)icol < (unsigned)a.in[2];
                         const float *sp =
-                            row_ok ? x_g + ((int64_t)c.n * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol) * pitch
-                                   : x;
-                        unsigned dp = d0 + (unsigned)(o - ob) * (8 * 16);
-#pragma unroll 4
-                        for (int j = 0; j < n_oct; j++, icol += 8, sp += 8 * pitch, dp += 8 * 16) {
-                            const bool ok = row_ok && (unsigned)icol < (unsigned)a.in[2];
+                            ok ? x_g + ((int64_t)c.n * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol) * pitch
+                               : x;
+                        const unsigned dp = d0 + (unsigned)(o - ob) * (8 * 16);
 #pragma unroll
-                            for (int h = 0; h < KG; h += 4)
-                                cp_async16_shared(dp + h * b_lbo, sp + 4 * h, ok);
-                        }
-                        o += n_oct;
-                        c.col += 8 * n_oct;
+                        for (int h = 0; h < KG; h += 4)
+                            cp_async16_shared(dp + h * b_lbo, sp + 4 * h, ok);
+                        c.col += 8;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
                 } else if constexpr (STEP) {
