@@ -921,7 +921,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
-extern "C" const convt_variant convt_variant_polyphase_wgmma_nhwc_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 
@@ -934,8 +933,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
  * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
  * every recorded launch key a new knob would change). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32,
-                  WG_NHWC_TF32 };
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -949,7 +947,6 @@ struct wg_knobs {
     int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
     int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
     int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
-    bool nhwc;         /* polyphase_wgmma_nhwc_tf32: positions as M, the input copied channels last */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -959,7 +956,6 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_SPLITK_TF32 ? &convt_variant_polyphase_wgmma_splitk_tf32
                              : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
-                             : kind == WG_NHWC_TF32    ? &convt_variant_polyphase_wgmma_nhwc_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
@@ -971,14 +967,14 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 ? 1 : convt_launch_get(v, l, "persist"),
-            has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_NHWC_TF32 ? 1 : 0,
+            has_pos_m ? convt_launch_get(v, l, "pos_m") : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
-            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_NHWC_TF32};
+            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows")};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1057,7 +1053,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1 || k.nhwc;
+    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1;
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -1265,55 +1261,6 @@ static unsigned wg_pack_threads(const wg_pack_args &pa)
     return (unsigned)round_up(pa.a_lbo_f / 4, 32);
 }
 
-/* polyphase_wgmma_nhwc_tf32's input, channels last: xcl[n][position][g][c]
- * = x[n][g * cin_g + c][position] for c < cin_g, zero up to cin_gp =
- * wg_nhwc_channels(cin_g), so that the kernel's producer copies a
- * position's 4 channels of a group in one 16-byte copy and no chunk of
- * bk channels needs a test per channel. A block transposes 32 positions
- * x 32 channels of one (image, group) through shared memory, reading
- * along the positions and writing along the channels (the grid's z loops
- * past 65535 images x groups). It runs before the weight repack, so that
- * the wgmma kernel still starts during the repack's last wave. */
-__global__ void input_channels_last(const float *__restrict__ x, float *__restrict__ xcl,
-                                    int64_t positions, int cin_g, int cin_gp, int groups, int images)
-{
-    __shared__ float tile[32][33];
-    const int64_t p0 = (int64_t)blockIdx.x * 32;
-    const int c0 = (int)blockIdx.y * 32;
-    for (int z = blockIdx.z; z < images * groups; z += gridDim.z) {
-        const int n = z / groups, g = z % groups;
-        const float *xz = x + (int64_t)z * cin_g * positions; /* image n, group g: (n * groups + g) * cin_g */
-#pragma unroll
-        for (int j = 0; j < 32; j += 8) {
-            const int c = c0 + (int)threadIdx.y + j;
-            const int64_t p = p0 + threadIdx.x;
-            tile[threadIdx.y + j][threadIdx.x] = c < cin_g && p < positions ? xz[(int64_t)c * positions + p] : 0.0f;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < 32; j += 8) {
-            const int64_t p = p0 + threadIdx.y + j;
-            if (p < positions)
-                xcl[(((int64_t)n * positions + p) * groups + g) * cin_gp + c0 + threadIdx.x] =
-                    tile[threadIdx.x][threadIdx.y + j];
-        }
-        __syncthreads();
-    }
-}
-
-/* Floats of polyphase_wgmma_nhwc_tf32's channels-last copy of p's input
- * (0 for the other variants): it follows the weight image in the
- * workspace. */
-static int64_t wg_nhwc_floats(const convt_problem *p, const wg_knobs &k)
-{
-    if (!k.nhwc)
-        return 0;
-    int64_t positions = 1;
-    for (int d = 0; d < p->dims; d++)
-        positions *= p->in[d];
-    return p->n * positions * p->groups * wg_nhwc_channels((int)(p->cin / p->groups));
-}
-
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
@@ -1322,8 +1269,7 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
     if (k.fold && convt_fold_check(p, why, sizeof why))
         return 0; /* supports() refuses it */
     const convt_problem q = wg_problem(p, k);
-    return sizeof(float) * (size_t)(wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total +
-                                    wg_nhwc_floats(p, k));
+    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1549,10 +1495,6 @@ typedef struct wg_state {
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
     bool step;    /* the producer steps an octet at a time (wg_steps) */
-    /* polyphase_wgmma_nhwc_tf32: the input's channels-last copy (input_channels_last),
-     * nhwc_at floats into the workspace, after the weight image; 0 floats otherwise */
-    int64_t nhwc_at, nhwc_floats, nhwc_positions;
-    dim3 nhwc_grid;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1714,10 +1656,6 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
         default: return wg_wide_kernel_bn160(bk);
         }
     }
-    if (k.nhwc)
-        return bn == 64 ? wg_nhwc_kernel_bn64(bk, w_rows)
-               : bn == 128 ? wg_nhwc_kernel_bn128(bk, w_rows)
-                           : wg_nhwc_kernel_bn256(bk, w_rows);
     if (k.pos_m)
         return bn == 64 ? wg_posm_kernel_bn64(bk, w_rows, parts)
                : bn == 128 ? wg_posm_kernel_bn128(bk, w_rows, parts)
@@ -1917,15 +1855,6 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
-        st->nhwc_floats = wg_nhwc_floats(p, k);
-        if (st->nhwc_floats) {
-            st->nhwc_at = st->pack.total; /* a multiple of 4 floats: tap_f is */
-            st->nhwc_positions = a.in_plane;
-            const int cin_gp = wg_nhwc_channels(a.cin_g);
-            const int64_t zs = p->n * p->groups;
-            st->nhwc_grid = dim3((unsigned)convt_ceil_div(a.in_plane, 32), (unsigned)(cin_gp / 32),
-                                 (unsigned)(zs < 65535 ? zs : 65535));
-        }
         /* split-K's parts add into an output that holds the bias (or
          * zero) first */
         st->base.prefill = w.pl.prefill || wg_split(k);
@@ -1990,18 +1919,6 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const wg_state *st = (const wg_state *)state;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    /* polyphase_wgmma_nhwc_tf32 reads the input channels last (timed: the
-     * input is data), copied before the repack so that the wgmma kernel
-     * still overlaps the repack's last wave */
-    const float *x_in = t->x;
-    if (st->nhwc_floats) {
-        float *xcl = wk + st->nhwc_at;
-        input_channels_last<<<st->nhwc_grid, dim3(32, 8), 0, s>>>(
-            t->x, xcl, st->nhwc_positions, st->args.p.cin_g, wg_nhwc_channels(st->args.p.cin_g),
-            st->args.groups, st->args.n);
-        CUDA_TRY_LAUNCH(e);
-        x_in = xcl;
-    }
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
@@ -2016,7 +1933,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, x_in, (const float *)wk,
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
@@ -2047,7 +1964,6 @@ WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
-WG_ENTRY_POINTS(nhwc, WG_NHWC_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2135,28 +2051,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               WG_KNOB_PLANE,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(tf32),
-};
-
-extern "C" const convt_variant convt_variant_polyphase_wgmma_nhwc_tf32 = {
-    .name = "polyphase_wgmma_nhwc_tf32",
-    .summary = "polyphase_wgmma_tf32 with positions as M (pos_m 1, up to 32 output channels per group), its input first copied channels last (NHWC, each group padded to 32 channels) so that the producer stages 4 channels of a position per 16-byte copy instead of gathering 4-byte ones; the copy is timed; sm_90a builds",
-    .backend = CONVT_BACKEND_CUDA,
-    .tier = CONVT_TIER_TF32,
-    .deterministic = true,
-    .n_knobs = 7,
-    .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup, M blocks of 64 (64, 128 or 256), a "
-                       "stretch of the phase's rows laid out flat; 0: the width with the "
-                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 1,
-               .defaults = {0}},
-              WG_KNOB_BK_16_32,
-              WG_KNOB_STAGES,
-              WG_KNOB_KPAD,
-              WG_KNOB_PERSIST,
-              WG_KNOB_PLANE,
-              WG_KNOB_ROWS},
-    WG_VARIANT_FUNCTIONS(nhwc),
 };
 
 extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {

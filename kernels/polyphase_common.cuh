@@ -103,14 +103,6 @@ __device__ __forceinline__ void cp_async4_shared(unsigned dst, const float *src,
                  "r"(pred ? 4 : 0));
 }
 
-/* 16 bytes at a shared-memory address, zero-filled where !pred (both
- * addresses 16-byte aligned); through L2 only. */
-__device__ __forceinline__ void cp_async16_shared(unsigned dst, const float *src, bool pred)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(pred ? 16 : 0));
-}
-
 /* As cp_async4, 8 bytes (a complex float). */
 __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool pred)
 {

@@ -178,16 +178,6 @@ __host__ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L,
     return t;
 }
 
-/* polyphase_wgmma_nhwc_tf32's channels-last input: a group's channels
- * padded with zeros to a multiple of 32 (the widest chunk), so that every
- * chunk of bk 16 or 32 lies whole inside a position's group. The host's
- * copy (input_channels_last) and the kernel's producer share it. */
-enum { WG_NHWC_CHANNELS = 32 };
-__host__ __device__ __forceinline__ int wg_nhwc_channels(int cin_g)
-{
-    return (cin_g + WG_NHWC_CHANNELS - 1) / WG_NHWC_CHANNELS * WG_NHWC_CHANNELS;
-}
-
 /* Split-K's segment L of the work list (split_k.h: tile, kt0, kt1, whole),
  * one 16-byte load. */
 __device__ __forceinline__ int4 wg_segment(const wg_args &wa, int L)
@@ -607,8 +597,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * what a tile reads (pix2pix_dec1: 32 KB of weights and 16 KB of input a
  * stage, tap rows at bn 128). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false,
-          bool NHWC = false>
+          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -631,9 +620,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                   "clusters of two: TF32, channels as M, unsplit");
     static_assert(!STEP || (!NCOS && !SPLIT3 && !FOLD && MH == 1 && CLUSTER == 1),
                   "the producer's octet steps: TF32, channels as M, unfolded, one block");
-    static_assert(!NHWC || (NCOS && !SPLIT3 && !FOLD && !KSPLIT && CLUSTER == 1 && !STEP &&
-                            (BK == 16 || BK == 32)),
-                  "the channels-last input: TF32, positions as M, bk 16 or 32");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -777,38 +763,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
                 wg_cursor c = first;
-                if constexpr (NHWC) {
-                    /* polyphase_wgmma_nhwc_tf32: x is the input channels
-                     * last, each position's group padded to cin_gp
-                     * channels (WG_NHWC_CHANNELS, zeros past cin_g: no
-                     * chunk needs a test per channel), so a position's 4
-                     * channels of a group are one 16-byte copy. Lane
-                     * (position lane / 4 of each octet, channel group
-                     * lane % 4 and lane % 4 + 4): a warp copies 8
-                     * positions x 16 channels an instruction, where the
-                     * 4-byte gather copies 8 x 4. The octet-step walk
-                     * (STEP's), every lane its own row's bounds each step. */
-                    const int cin_gp = wg_nhwc_channels(a.cin_g);
-                    const int64_t pitch = (int64_t)wa.groups * cin_gp; /* floats a position */
-                    const float *x_g = x + (int64_t)tl.g * cin_gp + ci0 + 4 * (lane % 4);
-                    const int di0 = ph.q_min[0] - r.off[0], di1 = ph.q_min[1] - r.off[1];
-                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(st) + (lane % 4) * b_lbo +
-                                        (8 * ob + lane / 4) * 16;
-                    for (int o = ob; o < oe; o++) {
-                        const int i0 = c.q0 + di0, i1 = c.q1 + di1, icol = c.col + c0;
-                        const bool ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
-                                        (unsigned)i1 < (unsigned)a.in[1] && (unsigned)icol < (unsigned)a.in[2];
-                        const float *sp =
-                            ok ? x_g + ((int64_t)c.n * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol) * pitch
-                               : x;
-                        const unsigned dp = d0 + (unsigned)(o - ob) * (8 * 16);
-#pragma unroll
-                        for (int h = 0; h < KG; h += 4)
-                            cp_async16_shared(dp + h * b_lbo, sp + 4 * h, ok);
-                        c.col += 8;
-                        convt_wg_cursor_carry(&c, &ph, &fl);
-                    }
-                } else if constexpr (STEP) {
+                if constexpr (STEP) {
                     /* Tight rows (wgmma_flat.h): a row is one or two
                      * octets and the lanes of a warp are in different
                      * rows, so the row walk below, its setup paid per row
@@ -1198,21 +1153,6 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);
 WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
 #undef WG_DECLARE_POSM_WIDTH
-/* polyphase_wgmma_nhwc_tf32: positions as M, the input channels last
- * (NHWC), bk 16 or 32, of the pos_m widths: kernels/polyphase_wgmma_nhwc.cu. */
-#define WG_NHWC_OF_NCOS(BN, BK)                                                                    \
-    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, false, 8, false, 1, false, false, 1, false, true>  \
-     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, false, 16, false, 1, false, false, 1, false, true> \
-     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, false, 24, false, 1, false, false, 1, false, true> \
-                  : polyphase_wgmma_kernel<BN, BK, 2, false, 32, false, 1, false, false, 1, false, true>)
-#define WG_NHWC_KERNELS_OF_WIDTH(BN)                                                               \
-    wg_kernel_fn wg_nhwc_kernel_bn##BN(int bk, int ncos)                                          \
-    {                                                                                              \
-        return bk == 16 ? WG_NHWC_OF_NCOS(BN, 16) : WG_NHWC_OF_NCOS(BN, 32);                       \
-    }
-#define WG_DECLARE_NHWC_WIDTH(BN) wg_kernel_fn wg_nhwc_kernel_bn##BN(int bk, int ncos);
-WG_POSM_WIDTHS(WG_DECLARE_NHWC_WIDTH)
-#undef WG_DECLARE_NHWC_WIDTH
 /* The producer's octet steps (STEP: tight rows, src/lib/wgmma_flat.h),
  * for polyphase_wgmma_tf32 and unfolded split-K, bk 16 or 32, nseg 1 or
  * 2: kernels/polyphase_wgmma_step_bn*.cu and

@@ -42,7 +42,6 @@ static char dir[256];
  * shapes of few tiles, wide-check.json the 256-channel blocks' on shapes of
  * more than 128 channels a group: the sweep's many_channels shapes, 136 and
  * 260 channels in one or two groups, are where the wide launches here run),
- * nhwc-check.json the channels-last input's (here at one width and chunk),
  * cluster-check.json the clusters' (here at one width and chunk, folded or
  * not, and 256 channels a block on the many_channels shapes; in octet rows
  * and in tight ones, src/lib/wgmma_flat.h: the other variants take rows = 0,
@@ -57,8 +56,7 @@ static char dir[256];
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
-    "   \"rows\": [1, 2]}," \
-    "  \"polyphase_wgmma_nhwc_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}"
+    "   \"rows\": [1, 2]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,
@@ -289,12 +287,6 @@ static void variants_against_gpu_reference(void **state)
                   parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
         printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
         assert_true(stream >= 100 && parts >= 50);
-        /* the channels-last input (16-byte copies), tap rows and planes,
-         * on the random shapes of up to 32 output channels a group */
-        const int nhwc_rows = ok_runs(doc, "polyphase_wgmma_nhwc_tf32", "plane", 0),
-                  nhwc_planes = ok_runs(doc, "polyphase_wgmma_nhwc_tf32", "plane", 1);
-        printf("channels-last input: %d runs ok in tap rows, %d in tap planes\n", nhwc_rows, nhwc_planes);
-        assert_true(nhwc_rows >= 100 && nhwc_planes >= 100);
     }
     cJSON_Delete(doc);
 }

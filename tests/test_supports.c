@@ -230,21 +230,6 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_3xtf32", &one_d, "plane", 1, ws, "would stage what plane = 0 does");
     convt_problem many_per_group = p;
     many_per_group.cout = 40;
-    /* the channels-last input: positions as M alone (up to 32 output
-     * channels a group), bk 16 or 32; its workspace is the weight image of
-     * the kernel with positions as M and the copy, each group's channels
-     * padded to 32 (16 here) */
-    refuses("polyphase_wgmma_nhwc_tf32", &many_per_group, NULL, 0, ws, "up to 32 output channels per group");
-    refuses("polyphase_wgmma_nhwc_tf32", &p, "bk", 8, ws, "bk = 8 must be 16 or 32");
-    const convt_variant *wgn = convt_variant_find("polyphase_wgmma_nhwc_tf32");
-    if (wgn) {
-        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
-        convt_launch ln = convt_launch_first_default(wgn), lt = convt_launch_first_default(wgt);
-        lt.value[convt_knob_index(wgt, "pos_m")] = 1;
-        lt.value[convt_knob_index(wgt, "bk")] = ln.value[convt_knob_index(wgn, "bk")];
-        assert_int_equal(wgn->workspace_size(&p, &ln),
-                         wgt->workspace_size(&p, &lt) + (size_t)2 * 20 * 24 * 32 * sizeof(float));
-    }
     const convt_variant *wg3 = convt_variant_find("polyphase_wgmma_3xtf32");
     if (wg3) {
         convt_context ctx = ctx_with(ws);
