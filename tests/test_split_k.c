@@ -103,39 +103,57 @@ static int takes_every_stage_once(const int *stages, int tiles, int blocks,
     return rc;
 }
 
-/* A random tile list: walks of 0 to max_stages stages, a quarter empty. */
-static void random_stages(uint64_t *rng, int *stages, int tiles, int max_stages)
+/* A random case: up to 600 tiles (walks of 0 to max_stages stages, a
+ * quarter empty) and 1 to 140 blocks, and its work list cut by ksplit
+ * (n: the segments' count, -1 if refused). */
+typedef struct plan_case {
+    int tiles, blocks, ksplit, n;
+    int stages[600];
+    convt_split_segment *seg;
+    int *begin;
+} plan_case;
+
+static void plan_random(plan_case *c, uint64_t *rng, int ksplit, int max_stages)
 {
-    for (int t = 0; t < tiles; t++)
-        stages[t] = convt_next_in(rng, 0, 3) == 0 ? 0 : (int)convt_next_in(rng, 1, max_stages);
+    c->tiles = (int)convt_next_in(rng, 0, 600);
+    c->blocks = (int)convt_next_in(rng, 1, 140);
+    c->ksplit = ksplit;
+    for (int t = 0; t < c->tiles; t++)
+        c->stages[t] = convt_next_in(rng, 0, 3) == 0 ? 0 : (int)convt_next_in(rng, 1, max_stages);
+    const int64_t cap = convt_split_segments_max(c->tiles, c->blocks, ksplit);
+    c->seg = malloc((size_t)(cap ? cap : 1) * sizeof *c->seg);
+    c->begin = malloc(((size_t)c->blocks + 1) * sizeof *c->begin);
+    c->n = convt_split_plan(c->stages, c->tiles, c->blocks, ksplit, c->seg, c->begin);
+    assert_true(c->n >= 0 && c->n <= cap);
+}
+
+static void plan_free(plan_case *c)
+{
+    free(c->seg);
+    free(c->begin);
 }
 
 static void work_list_takes_every_stage_once(void **state)
 {
     (void)state;
     uint64_t rng = 2028;
-    int stages[700];
+    static plan_case c;
     for (int trial = 0; trial < 400; trial++) {
-        const int tiles = (int)convt_next_in(&rng, 0, 600), blocks = (int)convt_next_in(&rng, 1, 140);
-        const int ksplit = trial % 2 ? CONVT_SPLIT_STREAM : (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX);
-        random_stages(&rng, stages, tiles, 70);
-        const int64_t cap = convt_split_segments_max(tiles, blocks, ksplit);
-        convt_split_segment *seg = malloc((size_t)(cap ? cap : 1) * sizeof *seg);
-        int *begin = malloc(((size_t)blocks + 1) * sizeof *begin);
-        int n = convt_split_plan(stages, tiles, blocks, ksplit, seg, begin);
-        assert_true(n >= 0 && n <= cap);
-        assert_int_equal(takes_every_stage_once(stages, tiles, blocks, seg, begin, n), 0);
-        if (n > 0) { /* planted: the last segment's last stage dropped is caught */
-            if (seg[n - 1].kt1 - seg[n - 1].kt0 > 1) {
-                seg[n - 1].kt1--;
-                seg[n - 1].whole = 0;
-            } else {
-                begin[blocks] = --n;
+        plan_random(&c, &rng, trial % 2 ? CONVT_SPLIT_STREAM : (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX), 70);
+        assert_int_equal(takes_every_stage_once(c.stages, c.tiles, c.blocks, c.seg, c.begin, c.n), 0);
+        if (c.n > 0) { /* planted: the last segment's last stage dropped is caught */
+            convt_split_segment *last = &c.seg[c.n - 1];
+            if (last->kt1 - last->kt0 > 1) {
+                last->kt1--;
+                last->whole = 0;
+            } else { /* the segment dropped from its block and the (empty) ones after */
+                c.n--;
+                for (int b = 0; b <= c.blocks; b++)
+                    c.begin[b] = c.begin[b] > c.n ? c.n : c.begin[b];
             }
-            assert_int_equal(takes_every_stage_once(stages, tiles, blocks, seg, begin, n), 5);
+            assert_int_equal(takes_every_stage_once(c.stages, c.tiles, c.blocks, c.seg, c.begin, c.n), 5);
         }
-        free(seg);
-        free(begin);
+        plan_free(&c);
     }
 }
 
@@ -146,31 +164,26 @@ static void parts_are_the_kernels_former_walk(void **state)
 {
     (void)state;
     uint64_t rng = 7;
-    int stages[300];
+    static plan_case c;
     for (int trial = 0; trial < 200; trial++) {
-        const int tiles = (int)convt_next_in(&rng, 1, 300), blocks = (int)convt_next_in(&rng, 1, 132);
-        const int ksplit = (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX);
-        random_stages(&rng, stages, tiles, 40);
-        convt_split_segment *seg = malloc((size_t)convt_split_segments_max(tiles, blocks, ksplit) * sizeof *seg);
-        int begin[133];
-        assert_true(convt_split_plan(stages, tiles, blocks, ksplit, seg, begin) >= 0);
-        for (int b = 0; b < blocks; b++) {
-            int i = begin[b];
-            for (int L = b; L < tiles * ksplit; L += blocks) {
-                const int t = L % tiles;
-                const int kt0 = convt_split_begin(stages[t], ksplit, L / tiles);
-                const int kt1 = convt_split_begin(stages[t], ksplit, L / tiles + 1);
+        plan_random(&c, &rng, (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX), 40);
+        for (int b = 0; b < c.blocks; b++) {
+            int i = c.begin[b];
+            for (int L = b; L < c.tiles * c.ksplit; L += c.blocks) {
+                const int t = L % c.tiles;
+                const int kt0 = convt_split_begin(c.stages[t], c.ksplit, L / c.tiles);
+                const int kt1 = convt_split_begin(c.stages[t], c.ksplit, L / c.tiles + 1);
                 if (kt1 == kt0)
                     continue;
-                assert_true(i < begin[b + 1]);
-                assert_int_equal(seg[i].tile, t);
-                assert_int_equal(seg[i].kt0, kt0);
-                assert_int_equal(seg[i].kt1, kt1);
+                assert_true(i < c.begin[b + 1]);
+                assert_int_equal(c.seg[i].tile, t);
+                assert_int_equal(c.seg[i].kt0, kt0);
+                assert_int_equal(c.seg[i].kt1, kt1);
                 i++;
             }
-            assert_int_equal(i, begin[b + 1]);
+            assert_int_equal(i, c.begin[b + 1]);
         }
-        free(seg);
+        plan_free(&c);
     }
 }
 
@@ -181,33 +194,26 @@ static void stream_shares_the_stages_evenly(void **state)
 {
     (void)state;
     uint64_t rng = 99;
-    int stages[700];
+    static plan_case c;
     for (int trial = 0; trial < 300; trial++) {
-        const int tiles = (int)convt_next_in(&rng, 0, 600), blocks = (int)convt_next_in(&rng, 1, 140);
-        random_stages(&rng, stages, tiles, 90);
-        convt_split_segment *seg =
-            malloc((size_t)convt_split_segments_max(tiles, blocks, CONVT_SPLIT_STREAM) * sizeof *seg);
-        int *begin = malloc(((size_t)blocks + 1) * sizeof *begin);
-        const int n = convt_split_plan(stages, tiles, blocks, CONVT_SPLIT_STREAM, seg, begin);
-        assert_true(n >= 0);
+        plan_random(&c, &rng, CONVT_SPLIT_STREAM, 90);
         int64_t lo = INT64_MAX, hi = 0;
-        for (int b = 0; b < blocks; b++) {
+        for (int b = 0; b < c.blocks; b++) {
             int64_t share = 0;
             int partial = 0;
-            for (int i = begin[b]; i < begin[b + 1]; i++) {
-                share += seg[i].kt1 - seg[i].kt0;
-                partial += !seg[i].whole;
+            for (int i = c.begin[b]; i < c.begin[b + 1]; i++) {
+                share += c.seg[i].kt1 - c.seg[i].kt0;
+                partial += !c.seg[i].whole;
             }
             assert_true(partial <= 2);
             lo = share < lo ? share : lo;
             hi = share > hi ? share : hi;
         }
         assert_true(hi - lo <= 1);
-        for (int i = 1; i < n; i++) /* in the list's order: tile, then stage */
-            assert_true(seg[i].tile > seg[i - 1].tile ||
-                        (seg[i].tile == seg[i - 1].tile && seg[i].kt0 == seg[i - 1].kt1));
-        free(seg);
-        free(begin);
+        for (int i = 1; i < c.n; i++) /* in the list's order: tile, then stage */
+            assert_true(c.seg[i].tile > c.seg[i - 1].tile ||
+                        (c.seg[i].tile == c.seg[i - 1].tile && c.seg[i].kt0 == c.seg[i - 1].kt1));
+        plan_free(&c);
     }
 }
 
