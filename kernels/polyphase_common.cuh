@@ -25,9 +25,11 @@ struct poly_args {
     int in[3], out[3], stride[3], pad[3];
     int64_t in_plane, out_plane;
     int stages;
-    /* split-K's parts of each tile's K walk (polyphase_wgmma_splitk_tf32;
-     * 1 for every other kernel): in the struct's tail padding, so that no
-     * kernel's parameters move */
+    /* split-K's parts of each tile's K walk, or 0 for stream-K
+     * (polyphase_wgmma_splitk_tf32; 1 for every other kernel), read by the
+     * host alone since session 28 (the kernels walk its work list,
+     * wg_args.segs): in the struct's tail padding, so that no kernel's
+     * parameters move */
     int ksplit;
 };
 static_assert(offsetof(poly_args, ksplit) + sizeof(int) == sizeof(poly_args),
