@@ -1755,7 +1755,7 @@ static int wg_upload_work_list(wg_state *st, const wg_phase_flat *flat, int posi
                                int64_t sms, convt_err *e)
 {
     const wg_args &a = st->args;
-    const int tiles = a.tiles, chunks = (int)convt_ceil_div(a.p.cin_g, (int64_t)st->pack.bk);
+    const int tiles = a.tiles, chunks = st->pack.chunks;
     int *stages = (int *)calloc((size_t)(tiles ? tiles : 1), sizeof *stages);
     if (!stages)
         return convt_fail(e, "out of host memory");
@@ -1763,12 +1763,13 @@ static int wg_upload_work_list(wg_state *st, const wg_phase_flat *flat, int posi
     for (int L = 0; L < tiles; L++) {
         const wg_tile tl = wg_tile_of(a, L, positions, w_rows);
         const wg_phase_flat &fl = flat[tl.phase];
-        stages[L] = tl.f0 < fl.flat ? fl.nrows * chunks : 0;
+        stages[L] = wg_tile_past_end(tl, fl) ? 0 : wg_tile_stages(fl, chunks);
         total += stages[L];
     }
     const int ksplit = a.p.ksplit;
     if (ksplit == CONVT_SPLIT_STREAM) {
-        const int64_t blocks = sms < total ? sms : total;
+        /* a device that reports no SMs still gets one block */
+        const int64_t resident = sms > 0 ? sms : 1, blocks = resident < total ? resident : total;
         st->base.grid = dim3((unsigned)(blocks > 0 ? blocks : 0));
         st->launch.gridDim = st->base.grid;
     }

@@ -178,6 +178,19 @@ __host__ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L,
     return t;
 }
 
+/* A tile's K walk, in pipeline stages: its phase's tap rows x chunks of bk
+ * input channels. A tile that starts past its phase's end (a short phase
+ * among long ones) has none: the blocks skip it. The kernel's walks and
+ * the host's split-K work list (wg_upload_work_list) count both here. */
+__host__ __device__ __forceinline__ bool wg_tile_past_end(const wg_tile &t, const wg_phase_flat &fl)
+{
+    return t.f0 >= fl.flat;
+}
+__host__ __device__ __forceinline__ int wg_tile_stages(const wg_phase_flat &fl, int chunks)
+{
+    return fl.nrows * chunks;
+}
+
 /* Split-K's segment L of the work list (split_k.h: tile, kt0, kt1, whole),
  * one 16-byte load. */
 __device__ __forceinline__ int4 wg_segment(const wg_args &wa, int L)
@@ -719,13 +732,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * 4-byte copies stream through L1 (hit rate 16%, kb68) */
             const phase_desc ph = a.phases[tl.phase];
             const wg_phase_flat fl = wa.flat[tl.phase];
-            if (tl.f0 >= fl.flat) /* a cluster's blocks skip together */
+            if (wg_tile_past_end(tl, fl)) /* a cluster's blocks skip together */
                 continue;
             tl.f0 += crank * (NSEG * BN); /* a half past the phase's end gathers zeros, stores nothing */
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
-            const int ktiles = fl.nrows * chunks;
+            const int ktiles = wg_tile_stages(fl, chunks);
             /* split-K: this block's part of the tile's walk (the
              * consumers take the same); otherwise all of it */
             const convt_split_part sp = KSPLIT ? convt_split_part_at(sg.y, sg.z, chunks, BK)
@@ -862,10 +875,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
-        if (tl.f0 >= fl.flat)
+        if (wg_tile_past_end(tl, fl))
             continue;
         tl.f0 += crank * (NSEG * BN);
-        const int ktiles = fl.nrows * chunks;
+        const int ktiles = wg_tile_stages(fl, chunks);
         if constexpr (NCOS > 0) {
             const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
                                         wtap_bytes, w_part, a_lbo, b_lbo};
