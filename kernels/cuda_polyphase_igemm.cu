@@ -923,6 +923,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -933,7 +934,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
  * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
  * every recorded launch key a new knob would change). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32 };
+enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32, WG_COLSUM_TF32 };
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -947,6 +948,8 @@ struct wg_knobs {
     int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
     int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
     int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
+    bool colsum;       /* polyphase_wgmma_colsum_tf32 (positions as M, pos_m = 1 implied):
+                        * a row's taps on one A read, summed by column shift */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -956,6 +959,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_SPLITK_TF32 ? &convt_variant_polyphase_wgmma_splitk_tf32
                              : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
+                             : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
@@ -967,14 +971,14 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 ? 1 : convt_launch_get(v, l, "persist"),
-            has_pos_m ? convt_launch_get(v, l, "pos_m") : 0,
+            has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_COLSUM_TF32 ? 1 : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
-            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows")};
+            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1020,6 +1024,8 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
     if (k.cluster > 1)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
 #undef WG_IS
+    if (k.colsum)
+        return bn == 64 || bn == 128;
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
@@ -1053,7 +1059,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1;
+    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1 || k.colsum;
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -1075,6 +1081,9 @@ struct wg_geometry {
     int64_t co_blocks;    /* blocks of output channels per group */
     int64_t tiles;        /* units x phases x co_blocks x groups (wg_tile_of) */
     size_t smem;
+    /* polyphase_wgmma_colsum_tf32: the taps along a row, their column step
+     * and span; the rows a warpgroup stores (wg_colsum_out); 0 otherwise */
+    int col_taps, col_step, col_span, col_out;
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
@@ -1100,7 +1109,30 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t pipeline = (size_t)k.stages * (size_t)k.parts *
                             (kg * (gm->r_alloc * 16 + k.kpad) +
                              (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
-    gm->smem = (size_t)gm->tables_bytes + pipeline + WG_EPI_BYTES;
+    /* the epilogue's staging: the channels-as-M epilogue's per warp, or
+     * the column sets' rows per consumer warpgroup */
+    const size_t epilogue = k.colsum ? 2 * (size_t)bn * wg_colsum_pitch(gm->w_rows) * 4 : (size_t)WG_EPI_BYTES;
+    gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue;
+}
+
+/* polyphase_wgmma_colsum_tf32: the rows of bn a warpgroup stores, the
+ * rest (the column shifts' span, rounded up to 4 so that a tile of two
+ * warpgroups' rows is a multiple of 8: octet rows need tiles to start on
+ * one) feeding those; 0 where none would. */
+static int wg_colsum_out(int bn, int span)
+{
+    const int out = bn - (int)round_up(span, 4);
+    return out > 0 ? out : 0;
+}
+
+/* The flat positions a tile covers at width bn: with clusters a pair
+ * tile's (wg_tile_of's unit; each block one half), with column sets the
+ * two warpgroups' stored rows. */
+static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int bn)
+{
+    if (k.colsum)
+        return (int64_t)gm->nseg * wg_colsum_out(bn, gm->col_span);
+    return (int64_t)k.cluster * gm->nseg * bn;
 }
 
 /* bn = 0: the width with the least predicted time, over every compiled
@@ -1124,9 +1156,12 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         wg_size(k, span, bn, gm);
         if (gm->smem > dev->smem_per_block_optin)
             continue;
+        const int64_t positions = wg_tile_positions(k, gm, bn);
+        if (positions <= 0 || (k.colsum && !wg_colsum_fits(bn, (int)k.bk, gm->w_rows, gm->col_taps)))
+            continue;
         int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
-            blocks += (fl[i].flat + k.cluster * gm->nseg * bn - 1) / (k.cluster * gm->nseg * bn) * k.cluster;
+            blocks += (fl[i].flat + positions - 1) / positions * k.cluster;
         blocks *= co_blocks;
         /* split-K: each block a part of a tile; stream-K: the SMs share
          * the tiles' stages evenly, no round left part empty */
@@ -1167,6 +1202,12 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->w_rows = wg_block_rows(k, cout_g);
     gm->nseg = k.pos_m || gm->w_rows == WG_M ? 2 : 1;
     gm->co_rows = (int)round_up(cout_g, WG_M);
+    /* column sets: the taps along the innermost dimension (wg_colsum_check
+     * has their shifts), each a dilation further */
+    const int inner = p->dims - 1;
+    gm->col_taps = k.colsum ? (int)p->k[inner] : 0;
+    gm->col_step = k.colsum ? (int)p->dil[inner] : 0;
+    gm->col_span = k.colsum ? (gm->col_taps - 1) * gm->col_step : 0;
     int span = 0, ntw = 1; /* span: the widest tap shift, which a tile stages past its positions */
     for (int r = 0; r < row_begin[pl->nphases]; r++)
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
@@ -1196,7 +1237,13 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     const int64_t co_tiles = gm->co_blocks * p->groups;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
-    const int64_t unit_positions = (int64_t)k.cluster * gm->nseg * gm->bn;
+    gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
+    const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);
+    if (unit_positions <= 0) {
+        snprintf(why, why_len, "the column shifts span %d positions: bn = %d leaves no row to store",
+                 gm->col_span, gm->bn);
+        return -1;
+    }
     for (int i = 0; i < pl->nphases; i++) {
         const int64_t units = (fl[i].flat + unit_positions - 1) / unit_positions;
         gm->units = units > gm->units ? units : gm->units;
@@ -1311,6 +1358,42 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
     return 0;
 }
 
+/* polyphase_wgmma_colsum_tf32's precondition (polyphase_wgmma_colsum.cuh):
+ * every tap row or plane is groups of col_taps consecutive taps, each
+ * group at one offset along dimension 1, its j-th tap shifted (col_taps -
+ * 1 - j) x col_step positions further than its last (the shift's column
+ * part; convt_wg_tap_shift, the table the kernel reads). Stride 1 along
+ * the innermost dimension gives that: every phase has all of a row's taps. */
+static int wg_colsum_check(const wg_planned *w, char *why, size_t why_len)
+{
+    const int kw = w->gm.col_taps, step = w->gm.col_step;
+    for (int i = 0; i < w->pl.nphases; i++)
+        for (int r = w->row_begin[i]; r < w->row_begin[i + 1]; r++) {
+            const convt_phase_tap_row *row = &w->rows[r];
+            if (row->ntaps % kw != 0) {
+                snprintf(why, why_len, "a tap %s of phase %d has %d taps, no multiple of the %d "
+                         "along the innermost dimension", row->off1_min != row->off[1] ? "plane" : "row",
+                         i, row->ntaps, kw);
+                return -1;
+            }
+            for (int g = row->tap_begin; g < row->tap_begin + row->ntaps; g += kw) {
+                const convt_phase_tap *last = &w->pl.taps[g + kw - 1];
+                const int base = convt_wg_tap_shift(&w->flat[i], row, last->off[1], last->off[2]);
+                for (int j = 0; j < kw; j++) {
+                    const convt_phase_tap *t = &w->pl.taps[g + j];
+                    if (t->off[1] != last->off[1] ||
+                        convt_wg_tap_shift(&w->flat[i], row, t->off[1], t->off[2]) - base !=
+                            (kw - 1 - j) * step) {
+                        snprintf(why, why_len, "phase %d's taps are not whole rows of %d taps %d "
+                                 "apart along the innermost dimension", i, kw, step);
+                        return -1;
+                    }
+                }
+            }
+        }
+    return 0;
+}
+
 static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                         const convt_context *ctx, char *why, size_t why_len, wg_variant kind)
 {
@@ -1326,9 +1409,24 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     if (k.pos_m && p->cout / p->groups > WG_POSM_MAX_CO) {
-        snprintf(why, why_len, "pos_m = 1 takes up to %d output channels per group (wgmma's N); "
-                 "this shape has %lld", (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
+        snprintf(why, why_len, "%s takes up to %d output channels per group (wgmma's N); "
+                 "this shape has %lld", k.colsum ? "positions as M" : "pos_m = 1",
+                 (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
         return false;
+    }
+    if (k.colsum) {
+        const int inner = p->dims - 1;
+        if (p->stride[inner] != 1) {
+            snprintf(why, why_len, "column sets need stride 1 along the innermost dimension "
+                     "(every phase all of a row's taps); stride[%d] = %lld", inner,
+                     (long long)p->stride[inner]);
+            return false;
+        }
+        if (!wg_colsum_taps_compiled((int)p->k[inner])) {
+            snprintf(why, why_len, "column sets are compiled for 3, 5 or 7 taps along the innermost "
+                     "dimension (one accumulator set each); k[%d] = %lld", inner, (long long)p->k[inner]);
+            return false;
+        }
     }
     /* before bn's check: the widest width depends on co_block (wg_max_bn) */
     if (k.co_block != 0 && k.co_block != 256) {
@@ -1371,6 +1469,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                      "(the compiled widths)", (long long)k.bn,
                      k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256",
                      wg_split(k) ? "split-K" : "clusters");
+        else if (k.colsum)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64 or 128 with "
+                     "column sets (the compiled widths)", (long long)k.bn);
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
@@ -1428,6 +1529,19 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (wg_plan(p, k, ctx->dev, &w, why, why_len))
         return false;
     const wg_geometry gm = w.gm;
+    if (k.colsum && wg_colsum_check(&w, why, why_len)) {
+        wg_planned_free(&w);
+        return false;
+    }
+    if (k.colsum && !wg_colsum_fits(gm.bn, (int)k.bk, gm.w_rows, gm.col_taps)) {
+        wg_planned_free(&w);
+        snprintf(why, why_len, "bn = %d, bk = %lld with %d taps along a row and %d channels: %d "
+                 "column sets x %d accumulators a thread and the A fragments' %d registers, over %d "
+                 "and %d (take bn 64, or bk 16)", gm.bn, (long long)k.bk, gm.col_taps, gm.w_rows,
+                 gm.col_taps, gm.bn / 64 * gm.w_rows / 2,
+                 2 * gm.bn / 64 * (int)k.bk / 8 * 4, (int)WG_COLSUM_MAX_ACC, (int)WG_COLSUM_MAX_REGS);
+        return false;
+    }
     bool planes_differ = false; /* some tap plane holds two offsets along dimension 1 */
     for (int r = 0; k.plane && r < gm.rows_total; r++)
         planes_differ |= w.rows[r].off1_min != w.rows[r].off[1];
@@ -1512,6 +1626,8 @@ static void wg_describe(const void *state, char *buf, size_t len)
         snprintf(split, sizeof split, " ksplit=%d", st->args.p.ksplit);
     else if (st->launch.numAttrs > 1)
         snprintf(split, sizeof split, " cluster=%u", st->attrs[1].val.clusterDim.x);
+    if (st->args.col_taps)
+        snprintf(split, sizeof split, " cols=%d out=%d", st->args.col_taps, st->args.col_out);
     snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u%s", st->bn, st->nseg, st->args.tiles, split,
              st->base.grid.x, st->step ? " step" : "");
 }
@@ -1676,6 +1792,14 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
 #undef WG_CASE
     default: return wg_kernel_bn256(bk, nseg);
     }
+}
+
+/* polyphase_wgmma_colsum_tf32's kernel (null where none is compiled:
+ * wg_colsum_fits). */
+static wg_kernel_fn wg_colsum_kernel_for(const wg_geometry &gm, int bk)
+{
+    return gm.bn == 64 ? wg_colsum_kernel_bn64(bk, gm.w_rows, gm.col_taps)
+                       : wg_colsum_kernel_bn128(bk, gm.w_rows, gm.col_taps);
 }
 
 /* n elements of `size` bytes to a new device array (of at least one
@@ -1850,8 +1974,17 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->args.kpad = (int)k.kpad;
         st->args.fold = wg_fold(p_orig, k);
         st->args.p.ksplit = (int)k.ksplit; /* tiles x ksplit <= 2^30: wg_geometry_of */
+        st->args.col_taps = gm.col_taps;
+        st->args.col_step = gm.col_step;
+        st->args.col_out = gm.col_out;
         st->step = wg_steps(k, w.flat, w.pl.nphases, gm.w_rows);
-        st->kernel = wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
+        st->kernel = k.colsum ? wg_colsum_kernel_for(gm, (int)k.bk)
+                              : wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
+        if (!st->kernel) {
+            rc = convt_fail(e, "no compiled column-set kernel for bn %d, %d channels, %d taps (supports() admits none)",
+                            gm.bn, gm.w_rows, gm.col_taps);
+            goto done;
+        }
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
@@ -1965,6 +2098,7 @@ WG_ENTRY_POINTS(fold, WG_FOLD_TF32)
 WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
+WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2217,6 +2351,30 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
                .defaults = {0, 256}},
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(cluster),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
+    .name = "polyphase_wgmma_colsum_tf32",
+    .summary = "polyphase_wgmma_tf32 with positions as M (pos_m = 1: up to 32 output channels per group) and the taps along a row on one read of the staged input: each group of a row's taps loads its A fragments into registers once and multiplies them by every tap's weights into that tap's own accumulators, which the epilogue adds at their column shifts; for stride 1 along the innermost dimension and 3, 5 or 7 taps there (dense layers of few channels: kb70, kb71, kb78); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 7,
+    .knobs = {{.name = "bn",
+               .help = "staged positions per consumer warpgroup (wgmma's M blocks: 64 or 128), of "
+                       "which it stores bn less the taps' column span (rounded up to 4); 128 only "
+                       "where the column sets' accumulators and the A fragments fit in 160 "
+                       "registers a thread (3 taps; 5 with up to 16 channels; 7 with 16 at bk 16, "
+                       "8 at bk 32); 0: "
+                       "the width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 3,
+               .defaults = {0, 64, 128}},
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_PLANE,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(colsum),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD

@@ -153,6 +153,11 @@ struct wg_args {
      * segments [seg_begin[b], seg_begin[b + 1]); unused otherwise */
     const convt_split_segment *segs;
     const int *seg_begin;
+    /* polyphase_wgmma_colsum_tf32 (COLS, polyphase_wgmma_colsum.cuh): the
+     * taps along a row (kw) and their column step (the dilation), and the
+     * rows a warpgroup stores (BN less the shifts' span, rounded up to 4);
+     * unused otherwise */
+    int col_taps, col_step, col_out;
 };
 
 /* Tile L of the work list (L < tiles): output channels and groups vary
@@ -582,6 +587,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
 }
 
 #include "polyphase_wgmma_posm.cuh"
+#include "polyphase_wgmma_colsum.cuh"
 #include "polyphase_wgmma_fold.cuh"
 
 /* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
@@ -608,9 +614,12 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * other block still reads). The weights then come from L2 once for two
  * tiles: on layers of many channels and few positions they are most of
  * what a tile reads (pix2pix_dec1: 32 KB of weights and 16 KB of input a
- * stage, tap rows at bn 128). */
+ * stage, tap rows at bn 128). COLS (polyphase_wgmma_colsum_tf32, with NCOS):
+ * the taps along a row multiply one A read from shared memory, COLS sets
+ * of accumulators, summed at their column shifts in the epilogue
+ * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false>
+          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -633,6 +642,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                   "clusters of two: TF32, channels as M, unsplit");
     static_assert(!STEP || (!NCOS && !SPLIT3 && !FOLD && MH == 1 && CLUSTER == 1),
                   "the producer's octet steps: TF32, channels as M, unfolded, one block");
+    static_assert(!COLS || (NCOS && !SPLIT3 && !KSPLIT && CLUSTER == 1 && !STEP),
+                  "column sets: TF32, positions as M, unsplit, one block");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -725,7 +736,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
              L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
             const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-            wg_tile tl = wg_tile_of(wa, sg.x, CLUSTER * NSEG * BN, W_ROWS);
+            wg_tile tl = wg_tile_of(wa, sg.x, COLS ? NSEG * wa.col_out : CLUSTER * NSEG * BN, W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
@@ -871,7 +882,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
          L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
         const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-        wg_tile tl = wg_tile_of(wa, sg.x, CLUSTER * NSEG * BN, W_ROWS);
+        wg_tile tl = wg_tile_of(wa, sg.x, COLS ? NSEG * wa.col_out : CLUSTER * NSEG * BN, W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
@@ -882,8 +893,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         if constexpr (NCOS > 0) {
             const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
                                         wtap_bytes, w_part, a_lbo, b_lbo};
-            wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
-                                               full, empty, wg_seg, ctid, bias, y);
+            if constexpr (COLS > 0)
+                wg_colsum_tile<BN, BK, NCOS, COLS>(
+                    wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift, full, empty, wg_seg, ctid,
+                    (float *)(epi_base + (size_t)cw * (BN * wg_colsum_pitch(NCOS) * 4)), bias, y);
+            else
+                wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
+                                                   full, empty, wg_seg, ctid, bias, y);
         } else {
             /* split-K: the producer's part of the walk; a part without a
              * stage (fewer stages than parts) adds nothing */
@@ -1166,6 +1182,36 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);
 WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
 #undef WG_DECLARE_POSM_WIDTH
+/* polyphase_wgmma_colsum_tf32: the kernel of width BN (64 or 128) for bk
+ * (16 or 32), the channels ncos (8 to 32) and the taps along a row (3, 5
+ * or 7: wg_colsum_taps_compiled), or null where the column sets'
+ * accumulators do not fit (wg_colsum_fits), defined by
+ * WG_COLSUM_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_colsum_bn*.cu. */
+template <int BN, int BK, int NCOS, int KW>
+wg_kernel_fn wg_colsum_kernel_of()
+{
+    if constexpr (wg_colsum_fits(BN, BK, NCOS, KW))
+        return polyphase_wgmma_kernel<BN, BK, 2, false, NCOS, false, 1, false, false, 1, false, KW>;
+    else
+        return nullptr;
+}
+#define WG_COLSUM_OF_NCOS(BN, BK, KW)                                                              \
+    (ncos <= 8    ? wg_colsum_kernel_of<BN, BK, 8, KW>()                                           \
+     : ncos <= 16 ? wg_colsum_kernel_of<BN, BK, 16, KW>()                                          \
+     : ncos <= 24 ? wg_colsum_kernel_of<BN, BK, 24, KW>()                                          \
+                  : wg_colsum_kernel_of<BN, BK, 32, KW>())
+#define WG_COLSUM_OF_TAPS(BN, BK)                                                                  \
+    (kw == 3 ? WG_COLSUM_OF_NCOS(BN, BK, 3) : kw == 5 ? WG_COLSUM_OF_NCOS(BN, BK, 5)               \
+                                            : WG_COLSUM_OF_NCOS(BN, BK, 7))
+#define WG_COLSUM_KERNELS_OF_WIDTH(BN)                                                             \
+    wg_kernel_fn wg_colsum_kernel_bn##BN(int bk, int ncos, int kw)                                \
+    {                                                                                              \
+        return bk == 16 ? WG_COLSUM_OF_TAPS(BN, 16) : WG_COLSUM_OF_TAPS(BN, 32);                   \
+    }
+#define WG_COLSUM_WIDTHS(X) X(64) X(128)
+#define WG_DECLARE_COLSUM_WIDTH(BN) wg_kernel_fn wg_colsum_kernel_bn##BN(int bk, int ncos, int kw);
+WG_COLSUM_WIDTHS(WG_DECLARE_COLSUM_WIDTH)
+#undef WG_DECLARE_COLSUM_WIDTH
 /* The producer's octet steps (STEP: tight rows, src/lib/wgmma_flat.h),
  * for polyphase_wgmma_tf32 and unfolded split-K, bk 16 or 32, nseg 1 or
  * 2: kernels/polyphase_wgmma_step_bn*.cu and

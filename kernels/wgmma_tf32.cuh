@@ -123,6 +123,40 @@ WG_TF32(256, 128, 128, 129, 130)
 
 #undef WG_TF32
 
+/* The same with A in registers (polyphase_wgmma_colsum_tf32: one A read
+ * from shared memory feeds several wgmma): a[0..3] hold, for row
+ * g = 16 (warp % 4) + lane / 4 and column t = lane % 4 of the 64 x 8 A
+ * tile, (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) (PTX ISA, wgmma's
+ * register fragments for .tf32; the same as mma.m16n8k8's per warp).
+ * The registers must keep their values until the wgmma is done
+ * (wgmma.wait_group). N = 8 to 32. */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WG_TF32_RS(WIDTH, ACC, A0, A1, A2, A3, DB)                                          \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                            \
+                     "wgmma.mma_async.sync.aligned.m64n" #WIDTH "k8.f32.tf32.tf32 "         \
+                     "{" WG_NAMES_##ACC "}, "                                               \
+                     "{%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #DB ", p, 1, 1;\n}\n"   \
+                     : WG_OPS_##ACC                                                         \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                \
+    }
+#else
+#define WG_TF32_RS(WIDTH, ACC, A0, A1, A2, A3, DB)                                          \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        (void)d, (void)a, (void)db;                                                         \
+        __trap();                                                                           \
+    }
+#endif
+WG_TF32_RS(8, 4, 4, 5, 6, 7, 8)
+WG_TF32_RS(16, 8, 8, 9, 10, 11, 12)
+WG_TF32_RS(24, 12, 12, 13, 14, 15, 16)
+WG_TF32_RS(32, 16, 16, 17, 18, 19, 20)
+#undef WG_TF32_RS
+
 /* Orders this warpgroup's register and shared-memory accesses before the
  * wgmma that follow. */
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }

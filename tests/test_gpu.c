@@ -47,6 +47,7 @@ static char dir[256];
  * and in tight ones, src/lib/wgmma_flat.h: the other variants take rows = 0,
  * which lays out both kinds on the random shapes, but tight rows leave
  * many_channels' phases one tile each, which clusters refuse),
+ * colsum-check.json the column sets' (polyphase_wgmma_colsum_tf32),
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -56,7 +57,8 @@ static char dir[256];
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
-    "   \"rows\": [1, 2]}"
+    "   \"rows\": [1, 2]}," \
+    "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,
@@ -287,6 +289,12 @@ static void variants_against_gpu_reference(void **state)
                   parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
         printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
         assert_true(stream >= 100 && parts >= 50);
+        /* column sets: the random shapes with stride 1 and 2 to 7 taps
+         * along the innermost dimension, tap rows and planes */
+        const int cols_rows = ok_runs(doc, "polyphase_wgmma_colsum_tf32", "plane", 0),
+                  cols_planes = ok_runs(doc, "polyphase_wgmma_colsum_tf32", "plane", 1);
+        printf("column sets: %d runs ok by tap rows, %d by tap planes\n", cols_rows, cols_planes);
+        assert_true(cols_rows >= 25 && cols_planes >= 10);
     }
     cJSON_Delete(doc);
 }

@@ -244,6 +244,58 @@ static void refusals_name_their_reason(void **state)
         l.value[convt_knob_index(wg3, "bn")] = 256; /* 3xTF32's partial sums fit there */
         assert_true(wg3->supports(&p, &l, &ctx, why, sizeof why));
     }
+    /* column sets (polyphase_wgmma_colsum_tf32): positions as M, stride 1
+     * and 3, 5 or 7 taps along the innermost dimension, widths 64 and 128 where
+     * the sets' accumulators fit */
+    convt_problem dense = convt_problem_default(3); /* kb70 at a tenth of its size */
+    dense.n = 2, dense.cin = 48, dense.cout = 24, dense.in[0] = dense.in[1] = dense.in[2] = 10;
+    dense.k[0] = dense.k[1] = dense.k[2] = 3;
+    const convt_variant *wcs = convt_variant_find("polyphase_wgmma_colsum_tf32");
+    if (wcs) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wcs);
+        l.value[convt_knob_index(wcs, "bk")] = 16; /* at 32, a plane's 9 taps fill 227 KiB at bn 128 */
+        char why[512] = "";
+        for (int bn = 0; bn <= 128; bn += 64)
+            for (int plane = 0; plane <= 1; plane++) {
+                l.value[convt_knob_index(wcs, "bn")] = bn;
+                l.value[convt_knob_index(wcs, "plane")] = plane;
+                if (!wcs->supports(&dense, &l, &ctx, why, sizeof why))
+                    fail_msg("column sets refused kb70's class at bn %d plane %d: %s", bn, plane, why);
+            }
+        /* stride 2 along dimensions 0 and 1 leaves every row whole */
+        convt_problem outer = dense;
+        outer.stride[0] = outer.stride[1] = 2;
+        assert_true(wcs->supports(&outer, &l, &ctx, why, sizeof why));
+        /* its weight image is polyphase_wgmma_tf32's with positions as M */
+        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
+        convt_launch lt = convt_launch_first_default(wgt);
+        lt.value[convt_knob_index(wgt, "pos_m")] = 1;
+        lt.value[convt_knob_index(wgt, "bk")] = l.value[convt_knob_index(wcs, "bk")];
+        assert_int_equal(wcs->workspace_size(&dense, &l), wgt->workspace_size(&dense, &lt));
+    }
+    convt_problem inner_strided = dense;
+    inner_strided.stride[2] = 2;
+    refuses("polyphase_wgmma_colsum_tf32", &inner_strided, NULL, 0, ws,
+            "column sets need stride 1 along the innermost dimension (every phase all of a row's "
+            "taps); stride[2] = 2");
+    convt_problem taps4 = dense, taps9 = dense;
+    taps4.k[2] = 4, taps9.k[2] = 9;
+    refuses("polyphase_wgmma_colsum_tf32", &taps4, NULL, 0, ws,
+            "column sets are compiled for 3, 5 or 7 taps along the innermost dimension (one "
+            "accumulator set each); k[2] = 4");
+    refuses("polyphase_wgmma_colsum_tf32", &taps9, NULL, 0, ws, "k[2] = 9");
+    convt_problem wide_co = dense;
+    wide_co.cout = 48;
+    refuses("polyphase_wgmma_colsum_tf32", &wide_co, NULL, 0, ws,
+            "positions as M takes up to 32 output channels per group");
+    convt_problem row7 = dense; /* 7 sets x 2 blocks x 12 accumulators: 168 */
+    row7.k[2] = 7;
+    refuses("polyphase_wgmma_colsum_tf32", &row7, "bn", 128, ws,
+            "with 7 taps along a row and 24 channels: 7 column sets x 24 accumulators a thread");
+    refuses("polyphase_wgmma_colsum_tf32", &dense, "bn", 256, ws,
+            "bn = 256 must be 0 (chosen for the shape), 64 or 128 with column sets");
+    refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 8, ws, "bk = 8 must be 16 or 32");
     /* the phases folded into the channels: k a whole number of strides */
     convt_problem vocoder = convt_problem_default(1);
     vocoder.n = 16, vocoder.cin = 256, vocoder.cout = 128, vocoder.in[0] = 1024;
