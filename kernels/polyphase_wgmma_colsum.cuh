@@ -138,9 +138,18 @@ __device__ __forceinline__ void wg_colsum_tile(const wg_args &wa, const wg_tile 
             for (int i = 0; i < NA; i++)
                 acc[c][b][i] = 0.0f;
     /* two register sets for the A fragments, taken in turn: a group's
-     * loads wait only for the group two before, which read the same set */
+     * loads wait only for the group two before, which read the same set.
+     * The second set's loads go through an address the compiler cannot
+     * prove equal to the first's (in + zero): with the same address in
+     * both branches, it hoisted the first K step's loads out of them into
+     * one register set that both shared (SASS, call 1 of session 29),
+     * which a group's loads then overwrote while the group before still
+     * read it: 219 of 1436 launches wrong, all of them tap planes, whose
+     * groups follow each other within a stage. */
     uint32_t a0[MB][KS][4], a1[MB][KS][4];
     bool odd = false;
+    int zero;
+    asm volatile("mov.b32 %0, 0;" : "=r"(zero));
     /* the thread's A row (its warp's 16 of each m64 block, lane / 4) and
      * column (lane % 4) in a staged stretch */
     const int a_off = (seg0 + 16 * warp4 + lane / 4) * 16 + (lane % 4) * 4;
@@ -160,7 +169,7 @@ __device__ __forceinline__ void wg_colsum_tile(const wg_args &wa, const wg_tile 
             const unsigned char *w_g = st + sl.in_bytes + g * COLS * sl.wtap_bytes;
             wgmma_wait_prev();
             if (odd)
-                wg_colsum_group<MB, KS, NA, COLS>(a1, acc, in_g, w_g, sl);
+                wg_colsum_group<MB, KS, NA, COLS>(a1, acc, in_g + zero, w_g, sl);
             else
                 wg_colsum_group<MB, KS, NA, COLS>(a0, acc, in_g, w_g, sl);
             odd = !odd;
