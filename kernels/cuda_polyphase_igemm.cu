@@ -2366,12 +2366,19 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
                        "registers a thread (3 taps; 5 with up to 16 channels; 7 with 16 at bk 16, "
                        "8 at bk 32); 0: "
                        "the width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 3,
-               .defaults = {0, 64, 128}},
+               .n_defaults = 2,
+               .defaults = {0, 128}},
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles; 0: one block per tile. "
+                       "Default 1 alone, and bn 0 and 128: on the H100 (session 29, "
+                       "probe/colsum-probe.json) bn 64 won one layer of eleven (vid3d, where 128 "
+                       "did not fit), and a block per tile pays where phases have one tap, "
+                       "which this variant's shapes never have",
+               .n_defaults = 1,
+               .defaults = {1}},
               WG_KNOB_PLANE,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(colsum),
