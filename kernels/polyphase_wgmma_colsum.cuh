@@ -223,37 +223,8 @@ __device__ __forceinline__ void wg_colsum_tile(const wg_args &wa, const wg_tile 
         wg_group_sync(cw);
     }
 
-    /* Stored from the fragments, as wg_posm_tile stores: the rows below
-     * seg_out, each position found by its own cursor. */
-    float bv[NCOS / 8][2];
-#pragma unroll
-    for (int j = 0; j < NCOS / 8; j++)
-#pragma unroll
-        for (int e = 0; e < 2; e++) {
-            const int co = 8 * j + 2 * (lane % 4) + e;
-            bv[j][e] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
-        }
-    float *y_g = y + (int64_t)tl.g * a.cout_g * a.out_plane;
-#pragma unroll
-    for (int b = 0; b < MB; b++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int m = 64 * b + 16 * warp4 + lane / 4 + 8 * h;
-            if (m >= wa.col_out)
-                continue;
-            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, tl.f0 + seg0 + m);
-            if (!wg_is_output(wa, ph, fl, c))
-                continue;
-            float *yq = y_g + wg_output_offset(a, ph, fl, c);
-#pragma unroll
-            for (int j = 0; j < NCOS / 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int co = 8 * j + 2 * (lane % 4) + e;
-                    if (co < a.cout_g)
-                        yq[(int64_t)co * a.out_plane] = acc[0][b][4 * j + 2 * h + e] + bv[j][e];
-                }
-        }
+    /* the rows below col_out stored (the rest feed them) */
+    wg_posm_store<MB, NCOS, true>(wa, tl, ph, fl, acc[0], seg0, wa.col_out, ctid, bias, y);
 }
 #endif /* CONVT_HAVE_WGMMA */
 

@@ -35,6 +35,55 @@ struct wg_stage_layout {
     int a_lbo, b_lbo;         /* weights', input's distance between K core matrices */
 };
 
+/* The epilogue with positions as M: the warpgroup's rows (flat positions
+ * tl.f0 + seg + row; CLIP: only rows below `rows`), each found by its own cursor, their
+ * channels' sums plus the bias stored from the fragments. Register
+ * 4j + 2h + e of a thread holds row 16 (warp % 4) + lane / 4 + 8h of its
+ * m64 block and channel 8j + 2 (lane % 4) + e. For one register the
+ * lanes of a warp hold 8 neighbouring positions of 4 channels: where the
+ * phase's outputs are contiguous (stride 1), 4 whole 32-byte sectors per
+ * store. wg_posm_tile stores all BN rows; wg_colsum_tile (column sets)
+ * the first col_out (CLIP). */
+template <int MB, int NCOS, bool CLIP>
+__device__ __forceinline__ void wg_posm_store(const wg_args &wa, const wg_tile &tl,
+                                              const phase_desc &ph, const wg_phase_flat &fl,
+                                              const float (&acc)[MB][NCOS / 2], int seg, int rows,
+                                              int ctid, const float *__restrict__ bias,
+                                              float *__restrict__ y)
+{
+    const poly_args &a = wa.p;
+    const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
+    float bv[NCOS / 8][2];
+#pragma unroll
+    for (int j = 0; j < NCOS / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int co = 8 * j + 2 * (lane % 4) + e;
+            bv[j][e] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
+        }
+    float *y_g = y + (int64_t)tl.g * a.cout_g * a.out_plane;
+#pragma unroll
+    for (int b = 0; b < MB; b++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            if (CLIP && 64 * b + 16 * warp4 + lane / 4 + 8 * h >= rows)
+                continue;
+            const int p = seg + 64 * b + 16 * warp4 + lane / 4 + 8 * h;
+            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, tl.f0 + p);
+            if (!wg_is_output(wa, ph, fl, c))
+                continue;
+            float *yq = y_g + wg_output_offset(a, ph, fl, c);
+#pragma unroll
+            for (int j = 0; j < NCOS / 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int co = 8 * j + 2 * (lane % 4) + e;
+                    if (co < a.cout_g)
+                        yq[(int64_t)co * a.out_plane] = acc[b][4 * j + 2 * h + e] + bv[j][e];
+                }
+        }
+}
+
 /* One tile of the work list with positions as M: the K loop over the
  * stages (the same stages, barriers and ring as the channels-as-M
  * consumer), then the epilogue. */
@@ -122,36 +171,8 @@ __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &t
             mbar_arrive(&empty[prev_buf]);
     }
 
-    /* Epilogue: each of the thread's 2 MB positions found by its own
-     * cursor, its channels' values stored from the fragments. */
-    const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
-    float bv[NCOS / 8][2];
-#pragma unroll
-    for (int j = 0; j < NCOS / 8; j++)
-#pragma unroll
-        for (int e = 0; e < 2; e++) {
-            const int co = 8 * j + 2 * (lane % 4) + e;
-            bv[j][e] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
-        }
-    float *y_g = y + (int64_t)tl.g * a.cout_g * a.out_plane;
-#pragma unroll
-    for (int b = 0; b < MB; b++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int p = wg_seg * BN + 64 * b + 16 * warp4 + lane / 4 + 8 * h;
-            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, tl.f0 + p);
-            if (!wg_is_output(wa, ph, fl, c))
-                continue;
-            float *yq = y_g + wg_output_offset(a, ph, fl, c);
-#pragma unroll
-            for (int j = 0; j < NCOS / 8; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int co = 8 * j + 2 * (lane % 4) + e;
-                    if (co < a.cout_g)
-                        yq[(int64_t)co * a.out_plane] = acc[b][4 * j + 2 * h + e] + bv[j][e];
-                }
-        }
+    /* Epilogue: the warpgroup's BN positions */
+    wg_posm_store<MB, NCOS, false>(wa, tl, ph, fl, acc, wg_seg * BN, BN, ctid, bias, y);
 }
 #endif /* CONVT_HAVE_WGMMA */
 
