@@ -113,7 +113,7 @@ __device__ __forceinline__ void wg_colsum_group(uint32_t (&a)[MB][KS][4], float 
 /* One tile of the work list: the K loop over the stages (the producer's
  * stages, barriers and ring, as wg_posm_tile), the column sets summed at
  * their shifts through ys (this warpgroup's BN x wg_colsum_pitch floats),
- * then the first seg_out rows stored. */
+ * then the first col_out rows stored. */
 template <int BN, int BK, int NCOS, int COLS>
 __device__ __forceinline__ void wg_colsum_tile(const wg_args &wa, const wg_tile &tl,
                                                const phase_desc &ph, const wg_phase_flat &fl,
