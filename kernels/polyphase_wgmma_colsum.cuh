@@ -21,9 +21,9 @@
  *
  * The shift carries a set's rows up to span = (kw - 1) x step further
  * than the output's, so a warpgroup computes BN rows and stores the first
- * seg_out = BN - span (rounded up to 4) of them; the next warpgroup's, and
- * the next tile's, start seg_out further (the tile list's unit is
- * NSEG x seg_out positions). The producer stages the same stretch as for
+ * col_out = BN - span (rounded up to 4) of them; the next warpgroup's, and
+ * the next tile's, start col_out further (the tile list's unit is
+ * NSEG x col_out positions). The producer stages the same stretch as for
  * BN outputs a warpgroup: enough for these rows.
  *
  * The host (wg_colsum_check) admits a launch only where every tap row or
