@@ -1059,7 +1059,7 @@ enum { WG_POSM_MAX_CO = 32 };
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1 || k.colsum;
+    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1;
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -2368,7 +2368,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
                        "the width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
-              WG_KNOB_BK_16_32,
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (8, 16 or 32: 8 for few "
+                       "input channels a group, which a chunk of 16 would stage half empty)",
+               .n_defaults = 3,
+               .defaults = {16, 32, 8}},
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               {.name = "persist",

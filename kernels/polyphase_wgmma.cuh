@@ -1183,7 +1183,7 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
 #undef WG_DECLARE_POSM_WIDTH
 /* polyphase_wgmma_colsum_tf32: the kernel of width BN (64 or 128) for bk
- * (16 or 32), the channels ncos (8 to 32) and the taps along a row (3, 5
+ * (8, 16 or 32), the channels ncos (8 to 32) and the taps along a row (3, 5
  * or 7: wg_colsum_taps_compiled), or null where the column sets'
  * accumulators do not fit (wg_colsum_fits), defined by
  * WG_COLSUM_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_colsum_bn*.cu. */
@@ -1206,7 +1206,9 @@ wg_kernel_fn wg_colsum_kernel_of()
 #define WG_COLSUM_KERNELS_OF_WIDTH(BN)                                                             \
     wg_kernel_fn wg_colsum_kernel_bn##BN(int bk, int ncos, int kw)                                \
     {                                                                                              \
-        return bk == 16 ? WG_COLSUM_OF_TAPS(BN, 16) : WG_COLSUM_OF_TAPS(BN, 32);                   \
+        return bk == 8    ? WG_COLSUM_OF_TAPS(BN, 8)                                               \
+               : bk == 16 ? WG_COLSUM_OF_TAPS(BN, 16)                                              \
+                          : WG_COLSUM_OF_TAPS(BN, 32);                                             \
     }
 #define WG_COLSUM_WIDTHS(X) X(64) X(128)
 #define WG_DECLARE_COLSUM_WIDTH(BN) wg_kernel_fn wg_colsum_kernel_bn##BN(int bk, int ncos, int kw);

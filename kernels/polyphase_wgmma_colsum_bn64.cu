@@ -1,6 +1,6 @@
 /* polyphase_wgmma_colsum_tf32's kernels of width 64 (kernels/
  * polyphase_wgmma_colsum.cuh): 8 to 32 channels x 3, 5 or 7 column sets x
- * bk 16 or 32. */
+ * bk 8, 16 or 32. */
 #include "polyphase_wgmma.cuh"
 
 #if CONVT_HAVE_WGMMA

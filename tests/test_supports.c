@@ -295,7 +295,7 @@ static void refusals_name_their_reason(void **state)
             "with 7 taps along a row and 24 channels: 7 column sets x 24 accumulators a thread");
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bn", 256, ws,
             "bn = 256 must be 0 (chosen for the shape), 64 or 128 with column sets");
-    refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
     /* the phases folded into the channels: k a whole number of strides */
     convt_problem vocoder = convt_problem_default(1);
     vocoder.n = 16, vocoder.cin = 256, vocoder.cout = 128, vocoder.in[0] = 1024;
