@@ -1157,7 +1157,9 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         if (gm->smem > dev->smem_per_block_optin)
             continue;
         const int64_t positions = wg_tile_positions(k, gm, bn);
-        if (positions <= 0 || (k.colsum && !wg_colsum_fits(bn, (int)k.bk, gm->w_rows, gm->col_taps)))
+        if (positions <= 0 ||
+            (k.colsum && (!wg_colsum_fits(bn, (int)k.bk, gm->w_rows, gm->col_taps) ||
+                          2 * wg_colsum_out(bn, gm->col_span) < bn)))
             continue;
         int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
@@ -1239,9 +1241,12 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
     const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);
-    if (unit_positions <= 0) {
-        snprintf(why, why_len, "the column shifts span %d positions: bn = %d leaves no row to store",
-                 gm->col_span, gm->bn);
+    if (k.colsum && 2 * gm->col_out < gm->bn) {
+        /* correct, but most rows computed for nothing (7 taps at dilation
+         * 10: 4 of 64 stored, each with 7 accumulator sets) */
+        snprintf(why, why_len, "the column shifts span %d positions (%d taps %d apart): a "
+                 "warpgroup of %d rows would store %d, fewer than half%s", gm->col_span, gm->col_taps,
+                 gm->col_step, gm->bn, gm->col_out, k.bn ? "" : " (bn = 0 tried 128 and 64)");
         return -1;
     }
     for (int i = 0; i < pl->nphases; i++) {
@@ -1535,11 +1540,18 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.colsum && !wg_colsum_fits(gm.bn, (int)k.bk, gm.w_rows, gm.col_taps)) {
         wg_planned_free(&w);
-        snprintf(why, why_len, "bn = %d, bk = %lld with %d taps along a row and %d channels: %d "
-                 "column sets x %d accumulators a thread and the A fragments' %d registers, over %d "
-                 "and %d (take bn 64, or bk 16)", gm.bn, (long long)k.bk, gm.col_taps, gm.w_rows,
-                 gm.col_taps, gm.bn / 64 * gm.w_rows / 2,
-                 2 * gm.bn / 64 * (int)k.bk / 8 * 4, (int)WG_COLSUM_MAX_ACC, (int)WG_COLSUM_MAX_REGS);
+        /* every width-64 launch fits (7 sets x 16 + 2 x 4 x 4 = 144) */
+        const int acc = gm.col_taps * (gm.bn / 64) * (gm.w_rows / 2);
+        const int a_regs = 2 * (gm.bn / 64) * ((int)k.bk / 8) * 4;
+        if (acc > WG_COLSUM_MAX_ACC)
+            snprintf(why, why_len, "bn = %d with %d taps along a row and %d channels: %d column sets "
+                     "x %d accumulators a thread, over %d (take bn 64)", gm.bn, gm.col_taps, gm.w_rows,
+                     gm.col_taps, acc / gm.col_taps, (int)WG_COLSUM_MAX_ACC);
+        else
+            snprintf(why, why_len, "bn = %d, bk = %lld with %d taps along a row and %d channels: %d "
+                     "accumulators and the A fragments' %d registers a thread, over %d (take bn 64 or "
+                     "a smaller bk)", gm.bn, (long long)k.bk, gm.col_taps, gm.w_rows, acc, a_regs,
+                     (int)WG_COLSUM_MAX_REGS);
         return false;
     }
     bool planes_differ = false; /* some tap plane holds two offsets along dimension 1 */
@@ -1981,8 +1993,9 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->kernel = k.colsum ? wg_colsum_kernel_for(gm, (int)k.bk)
                               : wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
         if (!st->kernel) {
-            rc = convt_fail(e, "no compiled column-set kernel for bn %d, %d channels, %d taps (supports() admits none)",
-                            gm.bn, gm.w_rows, gm.col_taps);
+            rc = convt_fail(e, "no compiled kernel for bn %d, bk %lld, %d channels a block%s (supports() "
+                            "admits none)", gm.bn, (long long)k.bk, gm.w_rows,
+                            k.colsum ? ", that many taps along a row" : "");
             goto done;
         }
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
@@ -2354,7 +2367,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
     .name = "polyphase_wgmma_colsum_tf32",
-    .summary = "polyphase_wgmma_tf32 with positions as M (pos_m = 1: up to 32 output channels per group) and the taps along a row on one read of the staged input: each group of a row's taps loads its A fragments into registers once and multiplies them by every tap's weights into that tap's own accumulators, which the epilogue adds at their column shifts; for stride 1 along the innermost dimension and 3, 5 or 7 taps there (dense layers of few channels: kb70, kb71, kb78); sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 with positions as M (pos_m = 1: up to 32 output channels per group) and the taps along a row on one read of the staged input: each group of a row's taps loads its A fragments into registers once and multiplies them by every tap's weights into that tap's own accumulators, which the epilogue adds at their column shifts; for stride 1 along the innermost dimension and 3, 5 or 7 taps there: on the H100 (session 29) 1.03 to 1.27x pos_m 1 on small 2-D and 3-D layers of few channels by tap planes, slower on KernelBench's large dense ones (kb70 0.91x, kb78 0.74x), which the input's gather bounds; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
@@ -2363,8 +2376,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
                .help = "staged positions per consumer warpgroup (wgmma's M blocks: 64 or 128), of "
                        "which it stores bn less the taps' column span (rounded up to 4); 128 only "
                        "where the column sets' accumulators and the A fragments fit in 160 "
-                       "registers a thread (3 taps; 5 with up to 16 channels; 7 with 16 at bk 16, "
-                       "8 at bk 32); 0: "
+                       "registers a thread (3 taps; 5 with up to 16 channels; 7 with 16 channels up "
+                       "to bk 16, 8 at any bk); and where it stores at least half its rows; 0: "
                        "the width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
@@ -2378,7 +2391,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles; 0: one block per tile. "
                        "Default 1 alone, and bn 0 and 128: on the H100 (session 29, "
-                       "probe/colsum-probe.json) bn 64 won one layer of eleven (vid3d, where 128 "
+                       "results/h100-2026-11-26-colsum-probe-s29.config.json) bn 64 won one layer of eleven (vid3d, where 128 "
                        "did not fit), and a block per tile pays where phases have one tap, "
                        "which this variant's shapes never have",
                .n_defaults = 1,

@@ -164,7 +164,9 @@ struct wg_args {
  * fastest, so that the blocks running at once share input stretches; then
  * the phases, as in polyphase_kernel, so that they share input rows and
  * fill each other's output sectors; then the units of NSEG x BN flat
- * positions. f0 may lie past a short phase's end: such a tile is empty. */
+ * positions (the caller's `positions`: with column sets NSEG x col_out,
+ * with clusters a pair tile's). f0 may lie past a short phase's end: such
+ * a tile is empty. */
 struct wg_tile {
     int phase, f0, co_blk, g;
     int cob; /* co_blk / w_rows: the block of output channels */

@@ -145,7 +145,9 @@ __device__ __forceinline__ void wg_colsum_tile(const wg_args &wa, const wg_tile 
      * one register set that both shared (SASS, call 1 of session 29),
      * which a group's loads then overwrote while the group before still
      * read it: 219 of 1436 launches wrong, all of them tap planes, whose
-     * groups follow each other within a stage. */
+     * groups follow each other within a stage. This rests on what the
+     * compiler does with the branches, not on a rule it must keep: after a
+     * toolkit update, run configs/colsum-check.json (tap planes) again. */
     uint32_t a0[MB][KS][4], a1[MB][KS][4];
     bool odd = false;
     int zero;

@@ -292,7 +292,18 @@ static void refusals_name_their_reason(void **state)
     convt_problem row7 = dense; /* 7 sets x 2 blocks x 12 accumulators: 168 */
     row7.k[2] = 7;
     refuses("polyphase_wgmma_colsum_tf32", &row7, "bn", 128, ws,
-            "with 7 taps along a row and 24 channels: 7 column sets x 24 accumulators a thread");
+            "bn = 128 with 7 taps along a row and 24 channels: 7 column sets x 24 accumulators a "
+            "thread, over 112 (take bn 64)");
+    convt_problem row7_16 = row7; /* 7 x 2 x 8 = 112 accumulators fit; at bk 32 + 64 registers do not */
+    row7_16.cout = 16;
+    refuses2("polyphase_wgmma_colsum_tf32", &row7_16, "bn", 128, "bk", 32, ws,
+             "bn = 128, bk = 32 with 7 taps along a row and 16 channels: 112 accumulators and the A "
+             "fragments' 64 registers a thread, over 160 (take bn 64 or a smaller bk)");
+    convt_problem row7_dil10 = row7; /* 7 taps 10 apart: a span of 60 positions */
+    row7_dil10.dil[2] = 10;
+    refuses("polyphase_wgmma_colsum_tf32", &row7_dil10, NULL, 0, ws,
+            "the column shifts span 60 positions (7 taps 10 apart): a warpgroup of 64 rows would "
+            "store 4, fewer than half (bn = 0 tried 128 and 64)");
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bn", 256, ws,
             "bn = 256 must be 0 (chosen for the shape), 64 or 128 with column sets");
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
