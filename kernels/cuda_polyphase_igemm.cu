@@ -1111,7 +1111,7 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
                              (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
-    const size_t epilogue = k.colsum ? 2 * (size_t)bn * wg_colsum_pitch(gm->w_rows) * 4 : (size_t)WG_EPI_BYTES;
+    const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
     gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue;
 }
 

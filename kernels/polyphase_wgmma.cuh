@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if constexpr (COLS > 0)
                 wg_colsum_tile<BN, BK, NCOS, COLS>(
                     wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift, full, empty, wg_seg, ctid,
-                    (float *)(epi_base + (size_t)cw * (BN * wg_colsum_pitch(NCOS) * 4)), bias, y);
+                    (float *)(epi_base + (size_t)cw * wg_colsum_group_bytes(BN, NCOS)), bias, y);
             else
                 wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
                                                    full, empty, wg_seg, ctid, bias, y);

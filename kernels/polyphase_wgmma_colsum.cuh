@@ -52,6 +52,13 @@ __host__ __device__ constexpr int wg_colsum_pitch(int ncos)
     return ncos <= 8 ? 8 : 40;
 }
 
+/* A consumer warpgroup's share of the epilogue's staging: its BN rows of
+ * the sets (the host sizes the block's shared memory with two). */
+__host__ __device__ constexpr int wg_colsum_group_bytes(int bn, int ncos)
+{
+    return bn * wg_colsum_pitch(ncos) * 4;
+}
+
 /* Whether kernels are compiled for kw taps along a row: 3, 5 or 7, one
  * column set each. Exactly: with sets to spare, each behind a test of the
  * run-time kw, ptxas closed a wgmma group at every test (tools/wgmma-sass.sh:
