@@ -1125,14 +1125,20 @@ static int wg_colsum_out(int bn, int span)
     return out > 0 ? out : 0;
 }
 
-/* The flat positions a tile covers at width bn: with clusters a pair
- * tile's (wg_tile_of's unit; each block one half), with column sets the
- * two warpgroups' stored rows. */
+/* Whether a warpgroup of bn rows stores at least half of them: beyond,
+ * most rows are computed for nothing (7 taps at dilation 10: 4 of 64
+ * stored, each with 7 accumulator sets), and the launch is refused. */
+static bool wg_colsum_stores_half(int bn, int span)
+{
+    return 2 * wg_colsum_out(bn, span) >= bn;
+}
+
+/* The flat positions a unit of the tile list covers at width bn
+ * (wg_unit_positions, as the kernel computes them). */
 static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int bn)
 {
-    if (k.colsum)
-        return (int64_t)gm->nseg * wg_colsum_out(bn, gm->col_span);
-    return (int64_t)k.cluster * gm->nseg * bn;
+    return wg_unit_positions(k.colsum, gm->nseg, bn, k.cluster,
+                             k.colsum ? wg_colsum_out(bn, gm->col_span) : 0);
 }
 
 /* bn = 0: the width with the least predicted time, over every compiled
@@ -1159,7 +1165,7 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         const int64_t positions = wg_tile_positions(k, gm, bn);
         if (positions <= 0 ||
             (k.colsum && (!wg_colsum_fits(bn, (int)k.bk, gm->w_rows, gm->col_taps) ||
-                          2 * wg_colsum_out(bn, gm->col_span) < bn)))
+                          !wg_colsum_stores_half(bn, gm->col_span))))
             continue;
         int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
@@ -1241,9 +1247,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
     const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);
-    if (k.colsum && 2 * gm->col_out < gm->bn) {
-        /* correct, but most rows computed for nothing (7 taps at dilation
-         * 10: 4 of 64 stored, each with 7 accumulator sets) */
+    if (k.colsum && !wg_colsum_stores_half(gm->bn, gm->col_span)) {
         snprintf(why, why_len, "the column shifts span %d positions (%d taps %d apart): a "
                  "warpgroup of %d rows would store %d, fewer than half%s", gm->col_span, gm->col_taps,
                  gm->col_step, gm->bn, gm->col_out, k.bn ? "" : " (bn = 0 tried 128 and 64)");
@@ -1631,16 +1635,16 @@ static void wg_describe(const void *state, char *buf, size_t len)
     const wg_state *st = (const wg_state *)state;
     /* ksplit only where it splits: compare matches records by this detail,
      * and the other variants' must read as their earlier runs' did */
-    char split[24] = "";
+    char mode[24] = ""; /* split-K, clusters or column sets: at most one */
     if (st->args.p.ksplit == CONVT_SPLIT_STREAM)
-        snprintf(split, sizeof split, " stream");
+        snprintf(mode, sizeof mode, " stream");
     else if (st->args.p.ksplit > 1)
-        snprintf(split, sizeof split, " ksplit=%d", st->args.p.ksplit);
+        snprintf(mode, sizeof mode, " ksplit=%d", st->args.p.ksplit);
     else if (st->launch.numAttrs > 1)
-        snprintf(split, sizeof split, " cluster=%u", st->attrs[1].val.clusterDim.x);
-    if (st->args.col_taps)
-        snprintf(split, sizeof split, " cols=%d out=%d", st->args.col_taps, st->args.col_out);
-    snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u%s", st->bn, st->nseg, st->args.tiles, split,
+        snprintf(mode, sizeof mode, " cluster=%u", st->attrs[1].val.clusterDim.x);
+    else if (st->args.col_taps)
+        snprintf(mode, sizeof mode, " cols=%d out=%d", st->args.col_taps, st->args.col_out);
+    snprintf(buf, len, "bn=%d nseg=%d tiles=%d%s blocks=%u%s", st->bn, st->nseg, st->args.tiles, mode,
              st->base.grid.x, st->step ? " step" : "");
 }
 

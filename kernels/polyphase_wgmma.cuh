@@ -185,6 +185,16 @@ __host__ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L,
     return t;
 }
 
+/* The flat positions one unit of the tile list covers (wg_tile_of's
+ * `positions`), for the kernel and the host alike: NSEG tiles of BN,
+ * CLUSTER such for a cluster's pair tile, or with column sets
+ * (polyphase_wgmma_colsum.cuh) the NSEG warpgroups' stored rows. */
+__host__ __device__ __forceinline__ int wg_unit_positions(bool colsum, int nseg, int bn, int cluster,
+                                                          int col_out)
+{
+    return colsum ? nseg * col_out : cluster * nseg * bn;
+}
+
 /* A tile's K walk, in pipeline stages: its phase's tap rows x chunks of bk
  * input channels. A tile that starts past its phase's end (a short phase
  * among long ones) has none: the blocks skip it. The kernel's walks and
@@ -738,7 +748,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
              L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
             const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-            wg_tile tl = wg_tile_of(wa, sg.x, COLS ? NSEG * wa.col_out : CLUSTER * NSEG * BN, W_ROWS);
+            wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out), W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
@@ -884,7 +894,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
          L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
         const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-        wg_tile tl = wg_tile_of(wa, sg.x, COLS ? NSEG * wa.col_out : CLUSTER * NSEG * BN, W_ROWS);
+        wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out), W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
