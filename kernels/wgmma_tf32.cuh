@@ -43,10 +43,12 @@
 #define WG_NAMES_8 WG_S0
 #define WG_NAMES_12 WG_S0 ", %8, %9, %10, %11"
 #define WG_NAMES_16 WG_S0 ", " WG_S1
+#define WG_NAMES_24 WG_S0 ", " WG_S1 ", " WG_S2
 #define WG_OPS_4 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 #define WG_OPS_8 WG_D8(0)
 #define WG_OPS_12 WG_D8(0), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
 #define WG_OPS_16 WG_D8(0), WG_D8(8)
+#define WG_OPS_24 WG_D8(0), WG_D8(8), WG_D8(16)
 #define WG_NAMES_32 WG_S0 ", " WG_S1 ", " WG_S2 ", " WG_S3
 #define WG_NAMES_40 WG_NAMES_32 ", " WG_S4
 #define WG_NAMES_48 WG_NAMES_40 ", " WG_S5
@@ -129,7 +131,8 @@ WG_TF32(256, 128, 128, 129, 130)
  * tile, (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) (PTX ISA, wgmma's
  * register fragments for .tf32; the same as mma.m16n8k8's per warp).
  * The registers must keep their values until the wgmma is done
- * (wgmma.wait_group). N = 8 to 32. */
+ * (wgmma.wait_group). N = 8 to 32, 48 and 64 (rows_tma_tf32's sets of
+ * up to 64 output channels). */
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_TF32_RS(WIDTH, ACC, A0, A1, A2, A3, DB)                                          \
     __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
@@ -155,6 +158,8 @@ WG_TF32_RS(8, 4, 4, 5, 6, 7, 8)
 WG_TF32_RS(16, 8, 8, 9, 10, 11, 12)
 WG_TF32_RS(24, 12, 12, 13, 14, 15, 16)
 WG_TF32_RS(32, 16, 16, 17, 18, 19, 20)
+WG_TF32_RS(48, 24, 24, 25, 26, 27, 28)
+WG_TF32_RS(64, 32, 32, 33, 34, 35, 36)
 #undef WG_TF32_RS
 
 /* Orders this warpgroup's register and shared-memory accesses before the

@@ -139,10 +139,10 @@ static void every_default_launch_is_accepted(void **state)
     convt_problem whole = p; /* a kernel of whole strides: polyphase_wgmma_fold_tf32 takes it */
     whole.k[0] = 4;
     int variants = 0;
-    convt_problem unit = p; /* stride 1: fft_overlap_save takes only that */
+    convt_problem unit = p; /* stride 1: fft_overlap_save and rows_tma_tf32 take only that */
     unit.stride[0] = 1, unit.out_pad[0] = 0;
     for (const convt_variant *const *v = convt_variants; *v; v++) {
-        if (!strcmp((*v)->name, "fft_overlap_save")) {
+        if (!strcmp((*v)->name, "fft_overlap_save") || !strcmp((*v)->name, "rows_tma_tf32")) {
             accepts_every_default(*v, &unit);
             variants++;
             continue;
@@ -307,6 +307,59 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bn", 256, ws,
             "bn = 256 must be 0 (chosen for the shape), 64 or 128 with column sets");
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
+    /* rows_tma_tf32: stride 1 along every dimension, 3, 5 or 7 taps along
+     * the row, rows a multiple of 4 floats; the channel blocks as wide as
+     * the sets' registers allow */
+    convt_problem rtd = dense; /* kb70's class with rows of 12 */
+    rtd.in[2] = 12;
+    const convt_variant *rt = convt_variant_find("rows_tma_tf32");
+    if (rt) {
+        convt_context ctx = ctx_with(ws);
+        char why[512] = "";
+        convt_problem sq = convt_problem_default(2); /* kb57 at a sixteenth of its rows */
+        sq.n = 2, sq.cin = sq.cout = 64, sq.in[0] = 64, sq.in[1] = 1024, sq.k[0] = sq.k[1] = 3;
+        convt_problem k7 = sq; /* kb65's class: 7 sets of 64 channels would need 224 accumulators */
+        k7.k[1] = 7;
+        convt_problem g3 = rtd; /* 3 groups of 16 input channels */
+        g3.groups = 3;
+        convt_problem wide = sq; /* 130 channels: three blocks of 48 */
+        wide.cout = 130;
+        const convt_problem *takes[] = {&sq, &k7, &rtd, &g3, &wide};
+        for (int i = 0; i < 5; i++) {
+            convt_launch l = convt_launch_first_default(rt);
+            l.value[convt_knob_index(rt, "bm")] = 64;
+            l.value[convt_knob_index(rt, "bk")] = 16;
+            if (!rt->supports(takes[i], &l, &ctx, why, sizeof why))
+                fail_msg("rows_tma_tf32 refused stride-1 shape %d: %s", i, why);
+        }
+        /* the weight image: a stage's bytes for each channel block, outer
+         * tap and chunk; kb57's class at bk 16: one block of 64 channels, 3
+         * outer taps (k 1 x 3), 4 chunks, each stage 3 taps x 4 K core
+         * matrices of 64 x 16 bytes and 64 of padding */
+        convt_launch l = convt_launch_first_default(rt);
+        l.value[convt_knob_index(rt, "bm")] = 64;
+        l.value[convt_knob_index(rt, "bk")] = 16;
+        assert_int_equal(rt->workspace_size(&sq, &l), (size_t)3 * 4 * 3 * 4 * (64 * 16 + 64));
+    }
+    convt_problem rt_strided = rtd;
+    rt_strided.stride[0] = 2;
+    refuses("rows_tma_tf32", &rt_strided, NULL, 0, ws, "stride 2x1x1: takes stride 1 along every dimension");
+    convt_problem rt_k4 = rtd;
+    rt_k4.k[2] = 4;
+    refuses("rows_tma_tf32", &rt_k4, NULL, 0, ws, "4 taps along the innermost dimension");
+    convt_problem rt_odd_row = rtd;
+    rt_odd_row.in[2] = 10 + 1;
+    refuses("rows_tma_tf32", &rt_odd_row, NULL, 0, ws, "input rows of 11 floats");
+    convt_problem rt_g5 = rtd; /* 4 groups of 12 input channels */
+    rt_g5.groups = 4, rt_g5.cout = 24;
+    refuses2("rows_tma_tf32", &rt_g5, "bm", 64, "bk", 8, ws, "bk = 8 does not divide the 12 input channels");
+    convt_problem rt_k7 = rtd; /* 7 sets of 24 channels over 128 positions */
+    rt_k7.k[2] = 7;
+    refuses2("rows_tma_tf32", &rt_k7, "bm", 128, "cob", 24, ws, "try cob = 0");
+    convt_problem rt_span = rtd; /* 7 taps 10 apart: 60 of 64 positions */
+    rt_span.k[2] = 7, rt_span.dil[2] = 10, rt_span.cout = 8;
+    refuses2("rows_tma_tf32", &rt_span, "bm", 64, "bk", 8, ws, "would store 4 of its 64");
+    refuses("rows_tma_tf32", &rtd, "cob", 40, ws, "cob = 40 must be 0, 8, 16, 24, 32, 48 or 64");
     /* the phases folded into the channels: k a whole number of strides */
     convt_problem vocoder = convt_problem_default(1);
     vocoder.n = 16, vocoder.cin = 256, vocoder.cout = 128, vocoder.in[0] = 1024;

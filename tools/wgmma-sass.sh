@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SASS structure of polyphase_wgmma_tf32's and _3xtf32's kernels, without a GPU: how
+# The SASS structure of the wgmma kernels (polyphase_wgmma_*, rows_tma_tf32), without a GPU: how
 # the consumers' HGMMA are grouped between WARPGROUP.DEPBAR waits. One line
 # per instantiation:
 #   HGMMA      wgmma instructions in the SASS
@@ -34,7 +34,7 @@ fi
 # the kernels' instantiations (kernels/polyphase_wgmma_*.cu) as the
 # library's build compiles them: their objects carry sm_90a's cubin
 ninja -C "$build" >&2
-objs=$(find "$build" -name '*polyphase_wgmma_*.cu.o' | sort)
+objs=$(find "$build" \( -name '*polyphase_wgmma_*.cu.o' -o -name '*rows_tma_tf32.cu.o' \) | sort)
 [ -n "$objs" ] || { echo "wgmma-sass: $build has no kernels/polyphase_wgmma_*.cu objects" >&2; exit 1; }
 ninja -C "$build" -t commands | grep -- "kernels/polyphase_wgmma_bn" | grep -q "sm_90a" ||
   { echo "wgmma-sass: $build is not an sm_90a build (meson setup $build -Dsm=90a)" >&2; exit 1; }
@@ -47,7 +47,7 @@ for obj in $objs; do "$cuobjdump" -sass "$obj"; done | awk -v filter="$filter" '
   }
   /Function : / {
     report()
-    name = ($3 ~ /polyphase_wgmma_kernel/) ? $3 : ""
+    name = ($3 ~ /polyphase_wgmma_kernel|rows_tma_kernel/) ? $3 : ""
     hgmma = groups = empty = arrive = depbar = local = 0
     next
   }
