@@ -27,7 +27,7 @@ static const int64_t rt_ncs[] = {8, 16, 24, 32, 48, 64};
 /* A launch's geometry: the channel blocks, the window and box, the stage
  * and the shared memory. */
 typedef struct rt_geometry {
-    int64_t mb, bk, nc, kw, cobs, blocks, chunks, span, col_out, boxw, segs, rows, tiles;
+    int64_t mb, bk, nc, kw, cobs, blocks, chunks, span, lead, col_out, boxw, segs, rows, tiles;
     int64_t lbo, in_bytes, w_bytes, stage_bytes, ys_at, smem, image_bytes;
 } rt_geometry;
 
@@ -75,14 +75,20 @@ static rt_geometry rt_geometry_of(const convt_problem *p, const convt_shape3 &s,
     g.kw = s.k[2];
     g.chunks = (cin_g + bk - 1) / bk;
     g.span = (s.k[2] - 1) * s.dil[2];
-    /* the box: the two warpgroups' windows, the second col_out after the
-     * first; its pitch 8 past a multiple of 16 floats (conflict-free
-     * fragment loads), at most TMA's 256 (col_out shrinks to fit) */
-    g.col_out = bm - g.span;
-    g.boxw = (g.col_out + bm + 7) / 16 * 16 + 8;
+    /* The box starts 16-byte aligned (the TMA engine faulted with an
+     * illegal instruction wherever its first position was not a multiple
+     * of 4: 504 of 714 launches, session 30), lead positions before the
+     * first window: col_out a multiple of 4 keeps every tile's start
+     * aligned, so lead is the same for all. The box holds both consumer
+     * warpgroups' windows, the second col_out after the first; its pitch is
+     * 8 past a multiple of 16 floats (conflict-free fragment loads), at
+     * most TMA's 256 (col_out shrinks to fit). */
+    g.lead = ((s.pad[2] - g.span) % 4 + 4) % 4;
+    g.col_out = (bm - g.span) / 4 * 4;
+    g.boxw = (g.lead + g.col_out + bm + 7) / 16 * 16 + 8;
     if (g.boxw > RT_MAX_BOXW) {
         g.boxw = RT_MAX_BOXW - 8;
-        g.col_out = g.boxw - bm;
+        g.col_out = (g.boxw - bm - g.lead) / 4 * 4;
     }
     g.segs = g.col_out > 0 ? (s.out[2] + 2 * g.col_out - 1) / (2 * g.col_out) : 0;
     g.rows = p->n * s.out[0] * s.out[1];
@@ -354,6 +360,7 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.chunks = (int)g.chunks;
     a.segs = (int)g.segs;
     a.col_out = (int)g.col_out;
+    a.lead = (int)g.lead;
     a.tiles = (int)g.tiles;
     a.boxw = (int)g.boxw;
     a.lbo = (int)g.lbo;
@@ -394,8 +401,8 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
         return -1;
     }
     snprintf(st->detail, sizeof st->detail,
-             "nc=%lld blocks=%lld col_out=%lld boxw=%lld segs=%lld tiles=%lld stage=%lld smem=%lld",
-             (long long)g.nc, (long long)g.blocks, (long long)g.col_out, (long long)g.boxw,
+             "nc=%lld blocks=%lld col_out=%lld lead=%lld boxw=%lld segs=%lld tiles=%lld stage=%lld smem=%lld",
+             (long long)g.nc, (long long)g.blocks, (long long)g.col_out, (long long)g.lead, (long long)g.boxw,
              (long long)g.segs, (long long)g.tiles, (long long)g.stage_bytes, (long long)g.smem);
     if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
         free(st);

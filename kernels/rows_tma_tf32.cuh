@@ -26,7 +26,9 @@
  * N = the block's output channels; the epilogue sums the sets at their
  * shifts through shared memory and stores whole rows of each channel. A
  * warpgroup's 64 MB positions yield col_out = 64 MB - (kw - 1) dil2
- * outputs (fewer where the box would pass 256 positions, TMA's limit).
+ * outputs, rounded down to 4 (fewer where the box would pass 256
+ * positions, TMA's limit); the box starts up to 3 positions before the
+ * first window, at a multiple of 4.
  *
  * A block: a producer warpgroup (one thread issues each stage's two copies:
  * the input box, and the stage's weights, all kw taps, as one bulk copy of
@@ -60,7 +62,8 @@ struct rt_args {
     int blocks;        /* groups x cobs */
     int chunks;        /* chunks of BK input channels a group */
     int segs;          /* tiles along an output row: 2 col_out outputs each */
-    int col_out;       /* outputs a consumer warpgroup stores */
+    int col_out;       /* outputs a consumer warpgroup stores (a multiple of 4) */
+    int lead;          /* positions of the box before the first window (its start aligned) */
     int tiles;         /* rows x segs x blocks */
     int boxw;          /* the input box's positions: its rows' pitch in shared memory */
     int lbo;           /* the weights' K core matrices' distance (bytes) */
@@ -243,7 +246,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         for (int t = blockIdx.x; t < a.tiles; t += gridDim.x) {
             const rt_tile tl = rt_tile_of(a, t);
             const int blk = tl.g * a.cobs + tl.cob;
-            const int xin = tl.x0 + a.pad[2] - (KW - 1) * a.dil[2];
+            const int xin = tl.x0 + a.pad[2] - (KW - 1) * a.dil[2] - a.lead;
             for (int kz = 0; kz < a.kd; kz++) {
                 const int i0 = rt_input_at(a, 0, tl.o0, kz);
                 if (i0 < 0)
@@ -275,7 +278,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     float *ys = (float *)(rt_smem + a.ys_at) + cw * NC * rt_epilogue_pitch(MB);
     /* the thread's first A element in a stage's box: channel lane % 4,
      * position 16 (warp % 4) + lane / 4 of this warpgroup's window */
-    const int a_at = (lane % 4) * a.boxw + cw * a.col_out + 16 * warp4 + lane / 4;
+    const int a_at = (lane % 4) * a.boxw + a.lead + cw * a.col_out + 16 * warp4 + lane / 4;
     /* two register sets for the A fragments, taken in turn, the second
      * behind an offset the compiler cannot prove zero: as in
      * wg_colsum_tile, whose comment tells what went wrong without it */
