@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "build_config.h"
 
@@ -28,7 +29,7 @@ static const int64_t rt_ncs[] = {8, 16, 24, 32, 48, 64};
  * and the shared memory. */
 typedef struct rt_geometry {
     int64_t mb, bk, nc, kw, cobs, blocks, chunks, span, lead, col_out, boxw, segs, rows, tiles;
-    int64_t lbo, in_bytes, w_bytes, stage_bytes, ys_at, smem, image_bytes;
+    int64_t lbo, in_bytes, w_bytes, stage_bytes, res_bytes, stages_at, ys_at, smem, image_bytes;
 } rt_geometry;
 
 /* The narrowest compiled N that holds `channels`. */
@@ -64,7 +65,7 @@ static int64_t rt_cap_of(int64_t cob, int64_t cout_g, int64_t bm, int64_t bk, in
 }
 
 static rt_geometry rt_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t bm,
-                                  int64_t bk, int64_t stages, int64_t cob)
+                                  int64_t bk, int64_t stages, int64_t cob, int64_t resident)
 {
     rt_geometry g;
     const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
@@ -98,22 +99,26 @@ static rt_geometry rt_geometry_of(const convt_problem *p, const convt_shape3 &s,
     g.lbo = g.nc * 16 + 64;
     g.in_bytes = bk * g.boxw * 4;
     g.w_bytes = g.kw * (bk / 4) * g.lbo;
-    g.stage_bytes = g.in_bytes + g.w_bytes;
-    g.ys_at = WG_BARRIER_BYTES + stages * g.stage_bytes;
+    /* resident: a channel block's weights, every outer tap and chunk, once */
+    g.res_bytes = resident ? s.k[0] * s.k[1] * g.chunks * g.w_bytes : 0;
+    g.stage_bytes = g.in_bytes + (resident ? 0 : g.w_bytes);
+    g.stages_at = WG_BARRIER_BYTES + g.res_bytes;
+    g.ys_at = g.stages_at + stages * g.stage_bytes;
     g.smem = g.ys_at + 2 * g.nc * rt_epilogue_pitch((int)g.mb) * 4;
     g.image_bytes = g.blocks * s.k[0] * s.k[1] * g.chunks * g.w_bytes;
     return g;
 }
 
 struct rt_knobs {
-    int64_t bm, bk, stages, cob;
+    int64_t bm, bk, stages, cob, resident;
 };
 
 static rt_knobs rt_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_rows_tma_tf32;
     return {convt_launch_get(v, l, "bm"), convt_launch_get(v, l, "bk"),
-            convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "cob")};
+            convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "cob"),
+            convt_launch_get(v, l, "resident")};
 }
 
 static bool rt_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
@@ -121,11 +126,12 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
 {
     const rt_knobs k = rt_knobs_of(l);
     static const int64_t bms[] = {64, 128}, bks[] = {8, 16, 32}, depths[] = {2, 3, 4, 5},
-                         cobs[] = {0, 8, 16, 24, 32, 48, 64};
+                         cobs[] = {0, 8, 16, 24, 32, 48, 64}, flags[] = {0, 1};
     if (!dg_knob_compiled("bm", k.bm, bms, 2, why, why_len) ||
         !dg_knob_compiled("bk", k.bk, bks, 3, why, why_len) ||
         !dg_knob_compiled("stages", k.stages, depths, 4, why, why_len) ||
-        !dg_knob_compiled("cob", k.cob, cobs, 7, why, why_len))
+        !dg_knob_compiled("cob", k.cob, cobs, 7, why, why_len) ||
+        !dg_knob_compiled("resident", k.resident, flags, 2, why, why_len))
         return false;
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "needs an sm_90 device (wgmma and the TMA engine); this is sm_%d%d",
@@ -158,7 +164,7 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
                  (long long)s.in[2]);
         return false;
     }
-    const rt_geometry g = rt_geometry_of(p, s, k.bm, k.bk, k.stages, k.cob);
+    const rt_geometry g = rt_geometry_of(p, s, k.bm, k.bk, k.stages, k.cob, k.resident);
     if (!wg_colsum_fits((int)k.bm, (int)k.bk, (int)g.nc, (int)g.kw)) {
         snprintf(why, why_len, "%lld sets of %lld output channels over bm = %lld positions, with "
                  "bk = %lld channels of A fragments twice, need more registers than a thread "
@@ -176,10 +182,17 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     if ((size_t)g.smem > ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory (%lld stages of %lld bytes, the "
-                 "epilogue's %lld), the device allows %.1f KiB: try fewer stages or a smaller bk",
-                 g.smem / 1024.0, (long long)k.stages, (long long)g.stage_bytes,
-                 (long long)(g.smem - g.ys_at), ctx->dev->smem_per_block_optin / 1024.0);
+        snprintf(why, why_len, "needs %.1f KiB of shared memory (%s%lld stages of %lld bytes, the "
+                 "epilogue's %lld), the device allows %.1f KiB: try fewer stages%s",
+                 g.smem / 1024.0, k.resident ? "the resident weights' " : "",
+                 (long long)k.stages, (long long)g.stage_bytes, (long long)(g.smem - g.ys_at),
+                 ctx->dev->smem_per_block_optin / 1024.0,
+                 k.resident ? ", or resident = 0 (the weights staged with each input box)" : " or a smaller bk");
+        if (k.resident) {
+            const size_t len = strlen(why);
+            snprintf(why + len, why_len - len, "; the resident weights take %lld bytes",
+                     (long long)g.res_bytes);
+        }
         return false;
     }
     const int64_t widest = dg_widest_extent(s);
@@ -195,7 +208,7 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
 static size_t rt_workspace(const convt_problem *p, const convt_launch *l)
 {
     const rt_knobs k = rt_knobs_of(l);
-    return (size_t)rt_geometry_of(p, convt_problem_as_3d(p), k.bm, k.bk, k.stages, k.cob).image_bytes;
+    return (size_t)rt_geometry_of(p, convt_problem_as_3d(p), k.bm, k.bk, k.stages, k.cob, k.resident).image_bytes;
 }
 
 typedef void (*rt_kernel_fn)(const __grid_constant__ CUtensorMap, rt_args, const unsigned char *,
@@ -339,7 +352,7 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
     (void)workspace;
     const rt_knobs k = rt_knobs_of(l);
     const convt_shape3 s = convt_problem_as_3d(p);
-    const rt_geometry g = rt_geometry_of(p, s, k.bm, k.bk, k.stages, k.cob);
+    const rt_geometry g = rt_geometry_of(p, s, k.bm, k.bk, k.stages, k.cob, k.resident);
     rt_state *st = (rt_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
@@ -368,6 +381,8 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.w_bytes = (int)g.w_bytes;
     a.stage_bytes = (int)g.stage_bytes;
     a.stages = (int)k.stages;
+    a.resident = (int)k.resident;
+    a.stages_at = (int)g.stages_at;
     a.ys_at = (int)g.ys_at;
     rt_pack_args &pa = st->pack;
     pa.floats = g.image_bytes / 4;
@@ -394,7 +409,10 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
                           (long long)k.bm, (long long)k.bk, (long long)g.nc, (long long)g.kw);
     }
     const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
-    st->grid = (unsigned)(g.tiles < sms ? g.tiles : sms);
+    /* resident: a multiple of the channel blocks, so that each block's
+     * tiles keep its channel block */
+    const int64_t grid = g.tiles < sms ? g.tiles : sms;
+    st->grid = (unsigned)(k.resident && grid >= g.blocks ? grid / g.blocks * g.blocks : grid);
     st->smem = (size_t)g.smem;
     if (rt_encode_map(st, t->x, g, e)) {
         free(st);
@@ -422,7 +440,7 @@ static int rt_launch(const convt_problem *p, const convt_launch *l, const convt_
     const cudaStream_t stream = (cudaStream_t)ctx->stream;
     if (t->x != st->map_of) {
         const rt_knobs k = rt_knobs_of(l);
-        if (rt_encode_map(st, t->x, rt_geometry_of(p, convt_problem_as_3d(p), k.bm, k.bk, k.stages, k.cob), e))
+        if (rt_encode_map(st, t->x, rt_geometry_of(p, convt_problem_as_3d(p), k.bm, k.bk, k.stages, k.cob, k.resident), e))
             return -1;
     }
     if (st->grid == 0)
@@ -446,7 +464,7 @@ extern "C" const convt_variant convt_variant_rows_tma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 4,
+    .n_knobs = 5,
     .knobs = {{.name = "bm",
                .help = "input positions a consumer warpgroup multiplies (64 or 128); it stores "
                        "bm - (kw - 1) x dilation of them. 128 needs the sets' accumulators to "
@@ -466,7 +484,13 @@ extern "C" const convt_variant convt_variant_rows_tma_tf32 = {
                        "whose kw sets of accumulators fit the registers). A group's channels "
                        "beyond it take more blocks, each staging the input again",
                .n_defaults = 1,
-               .defaults = {0}}},
+               .defaults = {0}},
+              {.name = "resident",
+               .help = "1: the block's weights (every tap and chunk of its channel block) loaded "
+                       "into shared memory once, the stages holding the input alone; 0: each "
+                       "stage's weights copied with its input box (from L2, for every tile)",
+               .n_defaults = 2,
+               .defaults = {1, 0}}},
     .supports = rt_supports,
     .workspace_size = rt_workspace,
     .prepare = rt_prepare,

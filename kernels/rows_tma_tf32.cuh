@@ -68,7 +68,10 @@ struct rt_args {
     int boxw;          /* the input box's positions: its rows' pitch in shared memory */
     int lbo;           /* the weights' K core matrices' distance (bytes) */
     int in_bytes, w_bytes, stage_bytes, stages;
-    int ys_at;         /* the epilogue's staging, bytes from the dynamic shared memory's start */
+    int resident;      /* the block's weights loaded once into shared memory, not per stage */
+    int stages_at;     /* the stages, bytes from the dynamic shared memory's start (after the
+                        * resident weights, if any) */
+    int ys_at;         /* the epilogue's staging */
 };
 
 /* The input index along dimension d that output o reads at tap k (stride
@@ -227,13 +230,20 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(wg_colsum_fits(64 * MB, BK, NC, KW), "the column sets' accumulators and A fragments");
     extern __shared__ __align__(128) unsigned char rt_smem[];
     uint64_t *full = (uint64_t *)rt_smem, *empty = full + WG_MAX_STAGES;
-    unsigned char *stages0 = rt_smem + WG_BARRIER_BYTES;
+    uint64_t *w_ready = empty + WG_MAX_STAGES; /* the resident weights landed */
+    /* Resident (a.resident): the block's channel block is the same for all
+     * its tiles (the grid a multiple of a.blocks, tile t's block t %
+     * a.blocks), so its weights, every outer tap and chunk in the weight
+     * image's order, are copied once, and the stages hold the input alone. */
+    const unsigned char *w_res = rt_smem + WG_BARRIER_BYTES;
+    unsigned char *stages0 = rt_smem + a.stages_at;
     const int tid = threadIdx.x;
     if (tid == 0) {
         for (int s = 0; s < a.stages; s++) {
             mbar_init(&full[s], 1);  /* the producer's arrive.expect_tx; the copies' bytes */
             mbar_init(&empty[s], 2); /* each consumer warpgroup */
         }
+        mbar_init(w_ready, 1);
         fence_proxy_async();
     }
     __syncthreads();
@@ -242,6 +252,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         wg_regs_dec<WG_PRODUCER_REGS>();
         if (tid != 0)
             return;
+        if (a.resident && blockIdx.x < a.tiles) {
+            const int blk = blockIdx.x % a.blocks, slots = a.kd * a.kh * a.chunks;
+            mbar_arrive_expect_tx(w_ready, (unsigned)(slots * a.w_bytes));
+            bulk_copy_to_shared((void *)w_res, wimg + rt_weight_slot(blk, 0, 0, 0, a.kd, a.kh, a.chunks) * a.w_bytes,
+                                (unsigned)(slots * a.w_bytes), w_ready);
+        }
+        const unsigned stage_tx = (unsigned)(a.in_bytes + (a.resident ? 0 : a.w_bytes));
         wg_ring ring = {0, 0u, false};
         for (int t = blockIdx.x; t < a.tiles; t += gridDim.x) {
             const rt_tile tl = rt_tile_of(a, t);
@@ -259,12 +276,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         if (ring.wrapped)
                             mbar_wait(&empty[ring.buf], ring.phase ^ 1u);
                         unsigned char *st = stages0 + (size_t)ring.buf * a.stage_bytes;
-                        mbar_arrive_expect_tx(&full[ring.buf], (unsigned)(a.in_bytes + a.w_bytes));
+                        mbar_arrive_expect_tx(&full[ring.buf], stage_tx);
                         tma_load_box5(st, &in_map, xin, i1, i0, tl.g * a.cin_g + ch * BK, tl.n,
                                       &full[ring.buf]);
-                        const int64_t slot = rt_weight_slot(blk, kz, ky, ch, a.kd, a.kh, a.chunks);
-                        bulk_copy_to_shared(st + a.in_bytes, wimg + slot * a.w_bytes,
-                                            (unsigned)a.w_bytes, &full[ring.buf]);
+                        if (!a.resident) {
+                            const int64_t slot = rt_weight_slot(blk, kz, ky, ch, a.kd, a.kh, a.chunks);
+                            bulk_copy_to_shared(st + a.in_bytes, wimg + slot * a.w_bytes,
+                                                (unsigned)a.w_bytes, &full[ring.buf]);
+                        }
                         wg_ring_step(ring, a.stages);
                     }
                 }
@@ -285,6 +304,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     uint32_t a0[MB][KS][4], a1[MB][KS][4];
     int zero;
     asm volatile("mov.b32 %0, 0;" : "=r"(zero));
+    if (a.resident)
+        mbar_wait(w_ready, 0);
     wg_ring ring = {0, 0u, false};
     for (int t = blockIdx.x; t < a.tiles; t += gridDim.x) {
         const rt_tile tl = rt_tile_of(a, t);
@@ -312,10 +333,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     mbar_wait(&full[buf], ring.phase);
                     const unsigned char *st = stages0 + (size_t)buf * a.stage_bytes;
                     const float *win = (const float *)st + a_at;
+                    const unsigned char *w =
+                        a.resident ? w_res + rt_weight_slot(0, kz, ky, ch, a.kd, a.kh, a.chunks) * a.w_bytes
+                                   : st + a.in_bytes;
                     if (odd)
-                        rt_stage<MB, KS, NA, KW>(a1, acc, win + zero, st + a.in_bytes, a.boxw, a.lbo);
+                        rt_stage<MB, KS, NA, KW>(a1, acc, win + zero, w, a.boxw, a.lbo);
                     else
-                        rt_stage<MB, KS, NA, KW>(a0, acc, win, st + a.in_bytes, a.boxw, a.lbo);
+                        rt_stage<MB, KS, NA, KW>(a0, acc, win, w, a.boxw, a.lbo);
                     odd = !odd;
                     /* the stage before done: its buffer is free, and so is
                      * the register set the next stage loads */

@@ -329,8 +329,17 @@ static void refusals_name_their_reason(void **state)
             convt_launch l = convt_launch_first_default(rt);
             l.value[convt_knob_index(rt, "bm")] = 64;
             l.value[convt_knob_index(rt, "bk")] = 16;
+            l.value[convt_knob_index(rt, "resident")] = 0;
             if (!rt->supports(takes[i], &l, &ctx, why, sizeof why))
                 fail_msg("rows_tma_tf32 refused stride-1 shape %d: %s", i, why);
+            /* resident weights: kb57's class fits (157 KiB of weights, 4
+             * stages of 8.5 KiB); kb65's 21 taps of 2 x 32 channels do not */
+            l.value[convt_knob_index(rt, "resident")] = 1;
+            const bool ok = rt->supports(takes[i], &l, &ctx, why, sizeof why);
+            if (takes[i] == &sq && !ok)
+                fail_msg("rows_tma_tf32 refused kb57's class with resident weights: %s", why);
+            if (takes[i] == &k7 && (ok || !strstr(why, "or resident = 0")))
+                fail_msg("rows_tma_tf32 on kb65's class with resident weights: %s", ok ? "accepted" : why);
         }
         /* the weight image: a stage's bytes for each channel block, outer
          * tap and chunk; kb57's class at bk 16: one block of 64 channels, 3
