@@ -58,7 +58,7 @@ static int64_t rt_cap_of(int64_t cob, int64_t cout_g, int64_t bm, int64_t bk, in
     for (int i = (int)(sizeof rt_ncs / sizeof rt_ncs[0]) - 1; i > 0; i--) {
         int64_t cobs, nc;
         rt_channel_blocks(cout_g, rt_ncs[i], &cobs, &nc);
-        if (wg_colsum_fits((int)bm, (int)bk, (int)nc, (int)kw))
+        if (rt_fits((int)(bm / 64), (int)bk, (int)nc, (int)kw))
             return rt_ncs[i];
     }
     return rt_ncs[0];
@@ -79,19 +79,13 @@ static rt_geometry rt_geometry_of(const convt_problem *p, const convt_shape3 &s,
     /* The box starts 16-byte aligned (the TMA engine faulted with an
      * illegal instruction wherever its first position was not a multiple
      * of 4: 504 of 714 launches, session 30), lead positions before the
-     * first window: col_out a multiple of 4 keeps every tile's start
-     * aligned, so lead is the same for all. The box holds both consumer
-     * warpgroups' windows, the second col_out after the first; its pitch is
-     * 8 past a multiple of 16 floats (conflict-free fragment loads), at
-     * most TMA's 256 (col_out shrinks to fit). */
+     * window: col_out a multiple of 4 keeps every tile's start aligned, so
+     * lead is the same for all. The box's pitch is 8 past a multiple of 16
+     * floats (conflict-free fragment loads). */
     g.lead = ((s.pad[2] - g.span) % 4 + 4) % 4;
     g.col_out = (bm - g.span) / 4 * 4;
-    g.boxw = (g.lead + g.col_out + bm + 7) / 16 * 16 + 8;
-    if (g.boxw > RT_MAX_BOXW) {
-        g.boxw = RT_MAX_BOXW - 8;
-        g.col_out = (g.boxw - bm - g.lead) / 4 * 4;
-    }
-    g.segs = g.col_out > 0 ? (s.out[2] + 2 * g.col_out - 1) / (2 * g.col_out) : 0;
+    g.boxw = (g.lead + bm + 7) / 16 * 16 + 8;
+    g.segs = g.col_out > 0 ? (s.out[2] + g.col_out - 1) / g.col_out : 0;
     g.rows = p->n * s.out[0] * s.out[1];
     g.tiles = g.rows * g.segs * g.blocks;
     /* the weights' K core matrices 64 bytes past a multiple of 128 apart
@@ -102,7 +96,7 @@ static rt_geometry rt_geometry_of(const convt_problem *p, const convt_shape3 &s,
     /* resident: a channel block's weights, every outer tap and chunk, once */
     g.res_bytes = resident ? s.k[0] * s.k[1] * g.chunks * g.w_bytes : 0;
     g.stage_bytes = g.in_bytes + (resident ? 0 : g.w_bytes);
-    g.stages_at = WG_BARRIER_BYTES + g.res_bytes;
+    g.stages_at = RT_BARRIER_BYTES + g.res_bytes;
     g.ys_at = g.stages_at + stages * g.stage_bytes;
     g.smem = g.ys_at + 2 * g.nc * rt_epilogue_pitch((int)g.mb) * 4;
     g.image_bytes = g.blocks * s.k[0] * s.k[1] * g.chunks * g.w_bytes;
@@ -125,11 +119,11 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
                         char *why, size_t why_len)
 {
     const rt_knobs k = rt_knobs_of(l);
-    static const int64_t bms[] = {64, 128}, bks[] = {8, 16, 32}, depths[] = {2, 3, 4, 5},
+    static const int64_t bms[] = {64, 128}, bks[] = {8, 16, 32}, depths[] = {2, 3, 4, 5, 6, 7, 8},
                          cobs[] = {0, 8, 16, 24, 32, 48, 64}, flags[] = {0, 1};
     if (!dg_knob_compiled("bm", k.bm, bms, 2, why, why_len) ||
         !dg_knob_compiled("bk", k.bk, bks, 3, why, why_len) ||
-        !dg_knob_compiled("stages", k.stages, depths, 4, why, why_len) ||
+        !dg_knob_compiled("stages", k.stages, depths, 7, why, why_len) ||
         !dg_knob_compiled("cob", k.cob, cobs, 7, why, why_len) ||
         !dg_knob_compiled("resident", k.resident, flags, 2, why, why_len))
         return false;
@@ -165,7 +159,7 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     const rt_geometry g = rt_geometry_of(p, s, k.bm, k.bk, k.stages, k.cob, k.resident);
-    if (!wg_colsum_fits((int)k.bm, (int)k.bk, (int)g.nc, (int)g.kw)) {
+    if (!rt_fits((int)g.mb, (int)k.bk, (int)g.nc, (int)g.kw)) {
         snprintf(why, why_len, "%lld sets of %lld output channels over bm = %lld positions, with "
                  "bk = %lld channels of A fragments twice, need more registers than a thread "
                  "has (%d accumulators at most, %d with the fragments)%s",
@@ -219,7 +213,7 @@ typedef void (*rt_kernel_fn)(const __grid_constant__ CUtensorMap, rt_args, const
 template <int MB, int BK, int NC, int KW>
 static rt_kernel_fn rt_pick()
 {
-    if constexpr (wg_colsum_fits(64 * MB, BK, NC, KW))
+    if constexpr (rt_fits(MB, BK, NC, KW))
         return rows_tma_kernel<MB, BK, NC, KW>;
     else
         return NULL;
@@ -466,9 +460,9 @@ extern "C" const convt_variant convt_variant_rows_tma_tf32 = {
     .deterministic = true,
     .n_knobs = 5,
     .knobs = {{.name = "bm",
-               .help = "input positions a consumer warpgroup multiplies (64 or 128); it stores "
-                       "bm - (kw - 1) x dilation of them. 128 needs the sets' accumulators to "
-                       "fit twice: few output channels",
+               .help = "input positions a tile multiplies (64 or 128), one consumer "
+                       "warpgroup's; it stores bm - (kw - 1) x dilation of them, rounded down "
+                       "to 4. 128 needs the sets' accumulators to fit twice: few output channels",
                .n_defaults = 2,
                .defaults = {64, 128}},
               {.name = "bk",
@@ -476,9 +470,10 @@ extern "C" const convt_variant convt_variant_rows_tma_tf32 = {
                .n_defaults = 3,
                .defaults = {16, 32, 8}},
               {.name = "stages",
-               .help = "the pipeline's depth (2 to 5), as shared memory allows",
+               .help = "the pipeline's depth (2 to 8), as shared memory allows: the input "
+                       "boxes in flight that hide the TMA engine's latency",
                .n_defaults = 2,
-               .defaults = {4, 3}},
+               .defaults = {6, 4}},
               {.name = "cob",
                .help = "output channels a block at most (8 to 64, as compiled; 0: the widest "
                        "whose kw sets of accumulators fit the registers). A group's channels "

@@ -26,15 +26,18 @@
  * N = the block's output channels; the epilogue sums the sets at their
  * shifts through shared memory and stores whole rows of each channel. A
  * warpgroup's 64 MB positions yield col_out = 64 MB - (kw - 1) dil2
- * outputs, rounded down to 4 (fewer where the box would pass 256
- * positions, TMA's limit); the box starts up to 3 positions before the
- * first window, at a multiple of 4.
+ * outputs, rounded down to 4; the box starts up to 3 positions before the
+ * window, at a multiple of 4.
  *
- * A block: a producer warpgroup (one thread issues each stage's two copies:
- * the input box, and the stage's weights, all kw taps, as one bulk copy of
- * an image repacked beforehand into the stage's very bytes) and two
- * consumer warpgroups, side by side along the row. Blocks are persistent;
- * the producer runs ahead into the next tile while the consumers store. */
+ * A block: a producer warpgroup (one thread issues each stage's copies: the
+ * input box, and, unless the block's weights are resident, the stage's
+ * weights, all kw taps, as one bulk copy of an image repacked beforehand
+ * into the stage's very bytes) and two consumer warpgroups that take the
+ * block's tiles in turn (ping-pong): one's epilogue runs while the other
+ * multiplies, and the ring of stages serves both in the producer's order.
+ * Blocks are persistent. With both warpgroups on one tile, side by side
+ * along the row (call 3 of session 30), kb57's tensor pipe idled through
+ * every tile's epilogue and pipeline fill: 4.27 ms at 4 stages, 7.2 at 2. */
 #ifndef CONVT_KERNELS_ROWS_TMA_TF32_CUH
 #define CONVT_KERNELS_ROWS_TMA_TF32_CUH
 
@@ -45,14 +48,25 @@
 
 #if CONVT_HAVE_WGMMA
 enum {
-    RT_MAX_BOXW = 256, /* TMA's largest box extent */
-    RT_MAX_NC = 64,    /* output channels a block: wgmma's N for one set */
+    RT_MAX_BOXW = 256,   /* TMA's largest box extent */
+    RT_MAX_NC = 64,      /* output channels a block: wgmma's N for one set */
+    RT_MAX_STAGES = 8,
+    RT_BARRIER_BYTES = 256, /* full and empty barriers of up to 8 stages, and w_ready */
 };
 
 /* The epilogue's rows (one output channel each): 4 past a multiple of 16
  * floats, so that a warp's stores of its fragments (2 x lane % 4 channels
  * apart, lane / 4 positions) hit 32 different banks. */
 __host__ __device__ constexpr int rt_epilogue_pitch(int mb) { return 64 * mb + 4; }
+
+/* Whether the sets' accumulators and the A fragments' two register sets
+ * fit (wg_colsum_fits), and, with 7 sets over 128 positions, the 7 x bk / 8
+ * weight descriptors too: at bk 32 that kernel kept 49 local loads and
+ * stores (tools/wgmma-sass.sh, session 30). */
+__host__ __device__ constexpr bool rt_fits(int mb, int bk, int nc, int kw)
+{
+    return wg_colsum_fits(64 * mb, bk, nc, kw) && (kw < 7 || mb == 1 || bk <= 16);
+}
 
 struct rt_args {
     int in[3], out[3], pad[3], dil[3];
@@ -61,7 +75,7 @@ struct rt_args {
     int cobs;          /* channel blocks of NC a group */
     int blocks;        /* groups x cobs */
     int chunks;        /* chunks of BK input channels a group */
-    int segs;          /* tiles along an output row: 2 col_out outputs each */
+    int segs;          /* tiles along an output row: col_out outputs each */
     int col_out;       /* outputs a consumer warpgroup stores (a multiple of 4) */
     int lead;          /* positions of the box before the first window (its start aligned) */
     int tiles;         /* rows x segs x blocks */
@@ -97,12 +111,24 @@ __device__ __forceinline__ rt_tile rt_tile_of(const rt_args &a, int t)
     const int seg = r % a.segs, row = r / a.segs;
     tl.g = blk / a.cobs;
     tl.cob = blk - tl.g * a.cobs;
-    tl.x0 = seg * 2 * a.col_out;
+    tl.x0 = seg * a.col_out;
     tl.o1 = row % a.out[1];
     const int r2 = row / a.out[1];
     tl.o0 = r2 % a.out[0];
     tl.n = r2 / a.out[0];
     return tl;
+}
+
+/* A tile's stages: its outer taps whose input rows exist, times the chunks
+ * (the producer's and its consumer's walks skip the same taps). */
+__device__ __forceinline__ int rt_tile_stages(const rt_args &a, const rt_tile &tl)
+{
+    int rows = 0;
+    for (int kz = 0; kz < a.kd; kz++)
+        if (rt_input_at(a, 0, tl.o0, kz) >= 0)
+            for (int ky = 0; ky < a.kh; ky++)
+                rows += rt_input_at(a, 1, tl.o1, ky) >= 0;
+    return rows * a.chunks;
 }
 
 /* Where stage (kz, ky, chunk) of channel block blk sits in the weight image. */
@@ -202,7 +228,7 @@ __device__ __forceinline__ void rt_epilogue(const rt_args &a, const rt_tile &tl,
          * after the last, before they are stored) */
         wg_group_sync(cw);
     }
-    const int xs = tl.x0 + cw * a.col_out;
+    const int xs = tl.x0;
     const int n_here = min(a.col_out, a.out[2] - xs);
     for (int co = warp4; co < NC; co += 4) {
         const int col = tl.cob * NC + co;
@@ -227,21 +253,21 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 {
     constexpr int KS = BK / 8, NA = NC / 2;
     static_assert(NC % 8 == 0 && NC <= RT_MAX_NC && BK % 8 == 0, "wgmma's N and K steps");
-    static_assert(wg_colsum_fits(64 * MB, BK, NC, KW), "the column sets' accumulators and A fragments");
+    static_assert(rt_fits(MB, BK, NC, KW), "the column sets' accumulators and A fragments");
     extern __shared__ __align__(128) unsigned char rt_smem[];
-    uint64_t *full = (uint64_t *)rt_smem, *empty = full + WG_MAX_STAGES;
-    uint64_t *w_ready = empty + WG_MAX_STAGES; /* the resident weights landed */
+    uint64_t *full = (uint64_t *)rt_smem, *empty = full + RT_MAX_STAGES;
+    uint64_t *w_ready = empty + RT_MAX_STAGES; /* the resident weights landed */
     /* Resident (a.resident): the block's channel block is the same for all
      * its tiles (the grid a multiple of a.blocks, tile t's block t %
      * a.blocks), so its weights, every outer tap and chunk in the weight
      * image's order, are copied once, and the stages hold the input alone. */
-    const unsigned char *w_res = rt_smem + WG_BARRIER_BYTES;
+    const unsigned char *w_res = rt_smem + RT_BARRIER_BYTES;
     unsigned char *stages0 = rt_smem + a.stages_at;
     const int tid = threadIdx.x;
     if (tid == 0) {
         for (int s = 0; s < a.stages; s++) {
             mbar_init(&full[s], 1);  /* the producer's arrive.expect_tx; the copies' bytes */
-            mbar_init(&empty[s], 2); /* each consumer warpgroup */
+            mbar_init(&empty[s], 1); /* the consumer warpgroup whose tile it is */
         }
         mbar_init(w_ready, 1);
         fence_proxy_async();
@@ -297,7 +323,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     float *ys = (float *)(rt_smem + a.ys_at) + cw * NC * rt_epilogue_pitch(MB);
     /* the thread's first A element in a stage's box: channel lane % 4,
      * position 16 (warp % 4) + lane / 4 of this warpgroup's window */
-    const int a_at = (lane % 4) * a.boxw + a.lead + cw * a.col_out + 16 * warp4 + lane / 4;
+    const int a_at = (lane % 4) * a.boxw + a.lead + 16 * warp4 + lane / 4;
     /* two register sets for the A fragments, taken in turn, the second
      * behind an offset the compiler cannot prove zero: as in
      * wg_colsum_tile, whose comment tells what went wrong without it */
@@ -307,8 +333,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     if (a.resident)
         mbar_wait(w_ready, 0);
     wg_ring ring = {0, 0u, false};
-    for (int t = blockIdx.x; t < a.tiles; t += gridDim.x) {
+    for (int t = blockIdx.x, i = 0; t < a.tiles; t += gridDim.x, i++) {
         const rt_tile tl = rt_tile_of(a, t);
+        if ((i & 1) != cw) {
+            /* the other warpgroup's tile: its stages passed over */
+            for (int n = rt_tile_stages(a, tl); n > 0; n--)
+                wg_ring_step(ring, a.stages);
+            continue;
+        }
         float acc[KW][MB][NA];
 #pragma unroll
         for (int c = 0; c < KW; c++)
