@@ -48,6 +48,7 @@ static char dir[256];
  * which lays out both kinds on the random shapes, but tight rows leave
  * many_channels' phases one tile each, which clusters refuse),
  * colsum-check.json the column sets' (polyphase_wgmma_colsum_tf32),
+ * rows-tma-check.json rows_tma_tf32's on stride-1 shapes,
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -58,7 +59,8 @@ static char dir[256];
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}," \
-    "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}"
+    "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}," \
+    "  \"rows_tma_tf32\": {\"bm\": [64], \"bk\": [16], \"stages\": [4], \"resident\": [1, 0]}"
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,
@@ -128,7 +130,7 @@ static bool known_vendor_failure(const cJSON *r)
  * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
  * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
 #define OWN_VARIANTS \
-    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\", \"direct_grouped*\", \"direct_window\", \"direct_periods\", \"row_mma_tf32\", \"fft_overlap_save\"]"
+    "[\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase*\", \"direct_grouped*\", \"direct_window\", \"direct_periods\", \"row_mma_tf32\", \"fft_overlap_save\", \"rows_tma*\"]"
 #define CUDNN_VARIANTS "[\"cudnn_*\"]"
 
 static cJSON *run_config_text(const char *text, const char *name, int *ok, int *total)
@@ -299,6 +301,15 @@ static void variants_against_gpu_reference(void **state)
                   cols_planes = ok_runs(doc, "polyphase_wgmma_colsum_tf32", "plane", 1);
         printf("column sets: %d runs ok by tap rows, %d by tap planes\n", cols_rows, cols_planes);
         assert_true(cols_rows >= 15 && cols_planes >= 2);
+        /* rows_tma_tf32: the random shapes with stride 1 along every
+         * dimension, 3, 5 or 7 taps along the row and rows a multiple of 4
+         * floats, its weights resident and staged: supports() takes 5 of
+         * the 300 (both launches: 10), counted on the host with the
+         * described H100 of tests/test_supports.c */
+        const int rows_res = ok_runs(doc, "rows_tma_tf32", "resident", 1),
+                  rows_staged = ok_runs(doc, "rows_tma_tf32", "resident", 0);
+        printf("rows_tma_tf32: %d runs ok with resident weights, %d staged\n", rows_res, rows_staged);
+        assert_true(rows_res >= 5 && rows_staged >= 5);
     }
     cJSON_Delete(doc);
 }
