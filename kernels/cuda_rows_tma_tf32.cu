@@ -416,12 +416,7 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
              "nc=%lld blocks=%lld col_out=%lld lead=%lld boxw=%lld segs=%lld tiles=%lld stage=%lld smem=%lld",
              (long long)g.nc, (long long)g.blocks, (long long)g.col_out, (long long)g.lead, (long long)g.boxw,
              (long long)g.segs, (long long)g.tiles, (long long)g.stage_bytes, (long long)g.smem);
-    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
-        free(st);
-        return -1;
-    }
-    *state = st;
-    return 0;
+    return dg_hand_over(st, ctx, state, e);
 }
 
 /* Per launch: the weight image (the weights are data), then the tiles. The
