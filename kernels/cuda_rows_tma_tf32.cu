@@ -176,17 +176,16 @@ static bool rt_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     if ((size_t)g.smem > ctx->dev->smem_per_block_optin) {
+        char res[64] = "";
+        if (k.resident)
+            snprintf(res, sizeof res, "; the resident weights take %lld bytes", (long long)g.res_bytes);
         snprintf(why, why_len, "needs %.1f KiB of shared memory (%s%lld stages of %lld bytes, the "
-                 "epilogue's %lld), the device allows %.1f KiB: try fewer stages%s",
+                 "epilogue's %lld), the device allows %.1f KiB: try fewer stages%s%s",
                  g.smem / 1024.0, k.resident ? "the resident weights' " : "",
                  (long long)k.stages, (long long)g.stage_bytes, (long long)(g.smem - g.ys_at),
                  ctx->dev->smem_per_block_optin / 1024.0,
-                 k.resident ? ", or resident = 0 (the weights staged with each input box)" : " or a smaller bk");
-        if (k.resident) {
-            const size_t len = strlen(why);
-            snprintf(why + len, why_len - len, "; the resident weights take %lld bytes",
-                     (long long)g.res_bytes);
-        }
+                 k.resident ? ", or resident = 0 (the weights staged with each input box)" : " or a smaller bk",
+                 res);
         return false;
     }
     const int64_t widest = dg_widest_extent(s);
@@ -294,6 +293,7 @@ struct rt_state {
     rt_kernel_fn kernel;
     CUtensorMap map;
     const float *map_of; /* the input the map describes */
+    unsigned box[5];     /* the map's box: boxw x 1 x 1 x bk x 1 */
     unsigned grid;
     size_t smem;
     int64_t in_extent[5];
@@ -302,7 +302,7 @@ struct rt_state {
 
 /* The input as TMA sees it: 5-D (x, o1, o0, channel, image; innermost
  * first), a box of boxw x 1 x 1 x bk x 1, zeros outside. */
-static int rt_encode_map(rt_state *st, const float *x, const rt_geometry &g, convt_err *e)
+static int rt_encode_map(rt_state *st, const float *x, convt_err *e)
 {
     if ((uintptr_t)x % 16)
         return convt_fail(e, "the input at %p is not 16-byte aligned, as the TMA engine needs",
@@ -326,7 +326,7 @@ static int rt_encode_map(rt_state *st, const float *x, const rt_geometry &g, con
             strides[d - 1] = stride;
         stride *= dims[d];
     }
-    const cuuint32_t box[5] = {(cuuint32_t)g.boxw, 1, 1, (cuuint32_t)g.bk, 1};
+    const cuuint32_t *box = st->box;
     const cuuint32_t elem[5] = {1, 1, 1, 1, 1};
     const CUresult r = encode(&st->map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, (void *)x, dims, strides,
                               box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
@@ -335,7 +335,7 @@ static int rt_encode_map(rt_state *st, const float *x, const rt_geometry &g, con
         return convt_fail(e, "cuTensorMapEncodeTiled failed (CUresult %d) for the input %lldx%lldx"
                              "%lldx%lldx%lld (x, o1, o0, channels, images), box %lldx%lld",
                           (int)r, (long long)dims[0], (long long)dims[1], (long long)dims[2],
-                          (long long)dims[3], (long long)dims[4], (long long)g.boxw, (long long)g.bk);
+                          (long long)dims[3], (long long)dims[4], (long long)box[0], (long long)box[3]);
     st->map_of = x;
     return 0;
 }
@@ -408,7 +408,9 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
     const int64_t grid = g.tiles < sms ? g.tiles : sms;
     st->grid = (unsigned)(k.resident && grid >= g.blocks ? grid / g.blocks * g.blocks : grid);
     st->smem = (size_t)g.smem;
-    if (rt_encode_map(st, t->x, g, e)) {
+    const unsigned box[5] = {(unsigned)g.boxw, 1, 1, (unsigned)k.bk, 1};
+    memcpy(st->box, box, sizeof box);
+    if (rt_encode_map(st, t->x, e)) {
         free(st);
         return -1;
     }
@@ -424,14 +426,11 @@ static int rt_prepare(const convt_problem *p, const convt_launch *l, const convt
 static int rt_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                      void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
-    (void)p;
+    (void)p, (void)l;
     rt_state *st = (rt_state *)state;
     const cudaStream_t stream = (cudaStream_t)ctx->stream;
-    if (t->x != st->map_of) {
-        const rt_knobs k = rt_knobs_of(l);
-        if (rt_encode_map(st, t->x, rt_geometry_of(p, convt_problem_as_3d(p), k.bm, k.bk, k.stages, k.cob, k.resident), e))
-            return -1;
-    }
+    if (t->x != st->map_of && rt_encode_map(st, t->x, e))
+        return -1;
     if (st->grid == 0)
         return 0;
     const int64_t fl = st->pack.floats;
