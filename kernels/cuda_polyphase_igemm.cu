@@ -924,6 +924,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -934,7 +935,16 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
  * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
  * every recorded launch key a new knob would change). */
-enum wg_variant { WG_TF32, WG_3XTF32, WG_FOLD_TF32, WG_SPLITK_TF32, WG_WIDE_TF32, WG_CLUSTER_TF32, WG_COLSUM_TF32 };
+enum wg_variant {
+    WG_TF32,
+    WG_3XTF32,
+    WG_FOLD_TF32,
+    WG_SPLITK_TF32,
+    WG_WIDE_TF32,
+    WG_CLUSTER_TF32,
+    WG_COLSUM_TF32,
+    WG_PINGPONG_TF32
+};
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -950,6 +960,8 @@ struct wg_knobs {
     int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
     bool colsum;       /* polyphase_wgmma_colsum_tf32 (positions as M, pos_m = 1 implied):
                         * a row's taps on one A read, summed by column shift */
+    bool pingpong;     /* polyphase_wgmma_pingpong_tf32: the consumer warpgroups take
+                        * whole tiles of up to 64 channels in turn (PING) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -960,17 +972,18 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_WIDE_TF32   ? &convt_variant_polyphase_wgmma_wide_tf32
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
                              : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
+                             : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
-     * the clusters always walk the list */
+     * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
     const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
-            kind == WG_CLUSTER_TF32 ? 1 : convt_launch_get(v, l, "persist"),
+            kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
             has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_COLSUM_TF32 ? 1 : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
@@ -978,7 +991,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                                              : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
-            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32};
+            kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
+            kind == WG_PINGPONG_TF32};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1018,6 +1032,7 @@ static int wg_max_bn(const wg_knobs &k)
  * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
+#define WG_IS_PP(BN) || bn == BN
 #define WG_IS(BN) || bn == BN
     if (wg_split(k))
         return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
@@ -1026,8 +1041,11 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 #undef WG_IS
     if (k.colsum)
         return bn == 64 || bn == 128;
+    if (k.pingpong)
+        return false WG_PINGPONG_WIDTHS(WG_IS_PP);
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
+#undef WG_IS_PP
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
 
@@ -1208,7 +1226,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
 {
     const int64_t cout_g = p->cout / p->groups;
     gm->w_rows = wg_block_rows(k, cout_g);
-    gm->nseg = k.pos_m || gm->w_rows == WG_M ? 2 : 1;
+    gm->nseg = k.pingpong ? 1 : k.pos_m || gm->w_rows == WG_M ? 2 : 1; /* ping-pong: a tile a warpgroup */
     gm->co_rows = (int)round_up(cout_g, WG_M);
     /* column sets: the taps along the innermost dimension (wg_colsum_check
      * has their shifts), each a dilation further */
@@ -1423,6 +1441,12 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
         return false;
     }
+    if (k.pingpong && p->cout / p->groups > WG_M) {
+        snprintf(why, why_len, "ping-pong takes up to %d output channels per group (a whole tile "
+                 "a consumer warpgroup, wgmma's M); this shape has %lld", (int)WG_M,
+                 (long long)(p->cout / p->groups));
+        return false;
+    }
     if (k.colsum) {
         const int inner = p->dims - 1;
         if (p->stride[inner] != 1) {
@@ -1484,6 +1508,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         else if (k.pos_m)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128 or 256 "
                      "with pos_m = 1 (the compiled widths)", (long long)k.bn);
+        else if (k.pingpong)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128, 192 or "
+                     "256 (ping-pong's compiled widths)", (long long)k.bn);
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1722,7 +1749,7 @@ WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CL
 enum { WG_STEP_PITCH_END = 16 };
 static bool wg_steps(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int w_rows)
 {
-    if (k.cluster > 1 || k.fold || k.pos_m || k.parts != 1 || w_rows == 4 * WG_M ||
+    if (k.cluster > 1 || k.fold || k.pos_m || k.pingpong || k.parts != 1 || w_rows == 4 * WG_M ||
         (k.bk != 16 && k.bk != 32))
         return false;
     for (int i = 0; i < nphases; i++)
@@ -1759,6 +1786,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.pingpong) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_pingpong_kernel_bn##BN(bk);
+            WG_PINGPONG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_pingpong_kernel_bn256(bk);
+        }
+    }
     if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
     if (k.fold && w_rows == 4 * WG_M) {
@@ -2116,6 +2152,7 @@ WG_ENTRY_POINTS(splitk, WG_SPLITK_TF32)
 WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
+WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2403,6 +2440,34 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
               WG_KNOB_PLANE,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(colsum),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
+    .name = "polyphase_wgmma_pingpong_tf32",
+    .summary = "polyphase_wgmma_tf32 with output channels as M for up to 64 per group, its two consumer warpgroups taking a block's tiles in turn (ping-pong): one stores its tile while the other's wgmma run, where polyphase_wgmma_tf32's two store at once and the tensor cores idle (Nsight Compute, session 31: the epilogue 24% of the consumers' warp samples on kb57, 38% on kb71); each tile stages its own input stretch and weights; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
+                       "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
+                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 2,
+               .defaults = {0, 128}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (8, 16 or 32: 8 for groups "
+                       "of 8 input channels or fewer)",
+               .n_defaults = 3,
+               .defaults = {16, 32, 8}},
+              {.name = "stages",
+               .help = "shared-memory buffers (3, 4 or 5), shared by both warpgroups' tiles in "
+                       "the producer's order: a stage holds one tile's input and weights",
+               .n_defaults = 2,
+               .defaults = {4, 3}},
+              WG_KNOB_KPAD,
+              WG_KNOB_PLANE,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(pingpong),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD

@@ -208,6 +208,18 @@ __host__ __device__ __forceinline__ int wg_tile_stages(const wg_phase_flat &fl, 
     return fl.nrows * chunks;
 }
 
+/* Whether a block whose walk steps by `step` has a tile after tile L that
+ * is not past its phase's end (units of `positions`). */
+__device__ __forceinline__ bool wg_tile_after(const wg_args &wa, int L, int step, int positions, int w_rows)
+{
+    for (L += step; L < wa.tiles; L += step) {
+        const wg_tile t = wg_tile_of(wa, L, positions, w_rows);
+        if (!wg_tile_past_end(t, wa.flat[t.phase]))
+            return true;
+    }
+    return false;
+}
+
 /* Split-K's segment L of the work list (split_k.h: tile, kt0, kt1, whole),
  * one 16-byte load. */
 __device__ __forceinline__ int4 wg_segment(const wg_args &wa, int L)
@@ -416,6 +428,27 @@ __device__ __forceinline__ void wg_release_buffer(uint64_t *empty, int buf, unsi
     mbar_arrive(&empty[buf]);
     if constexpr (CLUSTER > 1)
         mbar_arrive_remote(peer_empty + 8u * (unsigned)buf);
+}
+
+/* Two consumer warpgroups that take a block's tiles in turn (ping-pong:
+ * polyphase_wgmma_kernel's PING, rows_tma_kernel) meet on named barriers
+ * 3 and 4 (of both warpgroups' 256 threads; 1 and 2 are wg_group_sync's):
+ * warpgroup cw waits on barrier 3 + cw for the other's pass, which arrives
+ * there without waiting. A full barrier tells only its phase's parity:
+ * waited for before the other warpgroup has seen the previous tile's
+ * stages land, a stage a lap or more ahead of the producer reads as landed
+ * (an unused barrier's "previous phase" has completed), and the two then
+ * consume and release stages out of turn (call 4 of session 30: hangs
+ * under compute-sanitizer). After the wait every stage before the tile's
+ * first has landed, so each of the tile's waits is for its buffer's next
+ * phase. */
+__device__ __forceinline__ void wg_turn_wait(int cw)
+{
+    asm volatile("bar.sync %0, 256;" ::"r"(3 + cw) : "memory");
+}
+__device__ __forceinline__ void wg_turn_pass(int cw)
+{
+    asm volatile("bar.arrive %0, 256;" ::"r"(3 + (1 - cw)) : "memory");
 }
 
 /* Programmatic dependent launch (PTX griddepcontrol): a kernel launched
@@ -631,12 +664,13 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * of accumulators, summed at their column shifts in the epilogue
  * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
-          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0>
+          bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
+          bool PING = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
 {
-    constexpr int NCO = MH * 2 / NSEG;        /* 64-channel chunks per block */
+    constexpr int NCO = PING ? 1 : MH * 2 / NSEG; /* 64-channel chunks per block */
     constexpr int W_ROWS = NCOS ? NCOS : NCO * WG_M; /* output channels per block */
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
     constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
@@ -656,6 +690,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                   "the producer's octet steps: TF32, channels as M, unfolded, one block");
     static_assert(!COLS || (NCOS && !SPLIT3 && !KSPLIT && CLUSTER == 1 && !STEP),
                   "column sets: TF32, positions as M, unsplit, one block");
+    static_assert(!PING || (NSEG == 1 && MH == 1 && !SPLIT3 && !NCOS && !FOLD && !KSPLIT && CLUSTER == 1 &&
+                            !STEP && !COLS),
+                  "ping-pong: TF32, 64 channels as M, a tile a warpgroup, the row walk, one block");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -684,7 +721,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     if (tid == 0) {
         for (int s = 0; s < stages; s++) {
             mbar_init(&full[s], WG_PRODUCERS);
-            mbar_init(&empty[s], 2 * CLUSTER); /* each block's two consumer warpgroups */
+            /* each block's two consumer warpgroups; with ping-pong the one whose tile it holds */
+            mbar_init(&empty[s], PING ? 1 : 2 * CLUSTER);
         }
         /* the TMA engine completes transactions on the full barriers
          * (v13's bulk copies): their initialisation made visible to the
@@ -883,13 +921,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     }
 
     /* The two consumer warpgroups: for up to 64 output channels per group
-     * two neighbouring tiles, beyond that two 64-channel halves of one. */
+     * two neighbouring tiles, beyond that two 64-channel halves of one;
+     * with ping-pong (PING) the block's tiles in turn, each a whole tile
+     * of 64 channels, so that one's epilogue runs while the other's wgmma
+     * do (Nsight Compute, session 31: with both storing at once the
+     * epilogue took 24% of the consumers' warp samples on kb57, 38% on
+     * kb71, and the tensor cores idled through it). */
     wg_regs_inc<WG_CONSUMER_REGS>();
-    const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = cw % NSEG, wg_co = cw / NSEG;
+    const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = PING ? 0 : cw % NSEG, wg_co = PING ? 0 : cw / NSEG;
     const unsigned peer_empty = CLUSTER > 1 ? wg_cluster_address(empty, crank ^ 1) : 0u;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
+    int turn = 0; /* PING: the block's tiles so far (past-the-end ones not counted) */
     for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
          L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
@@ -902,6 +946,23 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             continue;
         tl.f0 += crank * (NSEG * BN);
         const int ktiles = wg_tile_stages(fl, chunks);
+        if constexpr (PING) {
+            /* the other warpgroup's tile: its stages passed over; this
+             * one's waited for once the other has seen the previous
+             * tile's stages land (wg_turn_wait) */
+            /* cw through a shuffle from lane 0: warp-uniform as ptxas
+             * sees it (derived from the thread's index, the branch had it
+             * serialise every wgmma: C7520) */
+            const bool mine = (turn & 1) == __shfl_sync(0xffffffffu, cw, 0);
+            turn++;
+            if (!mine) {
+                for (int n = ktiles; n > 0; n--)
+                    wg_ring_step(ring, stages);
+                continue;
+            }
+            if (turn > 1)
+                wg_turn_wait(cw);
+        }
         if constexpr (NCOS > 0) {
             const wg_stage_layout sl = {stages_base, stage_bytes, in_bytes, in_part,
                                         wtap_bytes, w_part, a_lbo, b_lbo};
@@ -990,6 +1051,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     k_row++;
                 }
             }
+            /* PING: every stage of this tile has landed: the other
+             * warpgroup's turn, if the block has a tile after this one;
+             * its wgmma start while this one's last run */
+            if constexpr (PING)
+                if (wg_tile_after(wa, L, (int)gridDim.x, BN, W_ROWS))
+                    wg_turn_pass(cw);
             if constexpr (!SPLIT3) {
                 wgmma_wait_all();
                 /* the tile's last stage is free too: the producer may fill it
@@ -1172,6 +1239,20 @@ WG_SPLITK_WIDE_WIDTHS(WG_DECLARE_SPLITK_WIDE_WIDTH)
 WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #undef WG_DECLARE_SPLITK_WIDE_WIDTH
 #undef WG_DECLARE_CLUSTER_WIDE_WIDTH
+/* Ping-pong (polyphase_wgmma_pingpong_tf32: PING, TF32, 64 output
+ * channels as M, each consumer warpgroup a whole tile in turn): the kernel
+ * of width BN (WG_PINGPONG_WIDTHS) for bk 8, 16 or 32, defined by
+ * WG_PINGPONG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong.cu. */
+#define WG_PING_OF(BN, BK) polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true>
+#define WG_PINGPONG_KERNELS_OF_WIDTH(BN)                                                           \
+    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk)                                                 \
+    {                                                                                              \
+        return bk == 8 ? WG_PING_OF(BN, 8) : bk == 16 ? WG_PING_OF(BN, 16) : WG_PING_OF(BN, 32);   \
+    }
+#define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
+#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk);
+WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
+#undef WG_DECLARE_PINGPONG_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

@@ -119,19 +119,6 @@ __device__ __forceinline__ rt_tile rt_tile_of(const rt_args &a, int t)
     return tl;
 }
 
-/* The consumer warpgroups' turns (named barriers 3 and 4, of both
- * warpgroups' 256 threads: 1 and 2 are wg_group_sync's): warpgroup cw
- * waits on barrier 3 + cw for the other's pass, which arrives there
- * without waiting. */
-__device__ __forceinline__ void wg_turn_wait(int cw)
-{
-    asm volatile("bar.sync %0, 256;" ::"r"(3 + cw) : "memory");
-}
-__device__ __forceinline__ void wg_turn_pass(int cw)
-{
-    asm volatile("bar.arrive %0, 256;" ::"r"(3 + (1 - cw)) : "memory");
-}
-
 /* A tile's stages: its outer taps whose input rows exist, times the chunks
  * (the producer's and its consumer's walks skip the same taps). */
 __device__ __forceinline__ int rt_tile_stages(const rt_args &a, const rt_tile &tl)
@@ -354,15 +341,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 wg_ring_step(ring, a.stages);
             continue;
         }
-        /* Tile i's stages waited for only once the other warpgroup has
-         * seen every stage of tile i - 1 land. A full barrier tells only
-         * its phase's parity: waited for earlier, a stage a lap or more
-         * ahead of the producer read as landed (an unused barrier's
-         * "previous phase" has completed), and the two warpgroups then
-         * consumed and released stages out of turn (call 4 of session 30:
-         * hangs under compute-sanitizer). Every stage before this tile's
-         * first has landed after this wait, so each of this tile's waits is
-         * for its buffer's next phase. */
+        /* tile i's stages waited for only once the other warpgroup has
+         * seen every stage of tile i - 1 land (wg_turn_wait) */
         if (i > 0)
             wg_turn_wait(cw);
         float acc[KW][MB][NA];

@@ -49,6 +49,7 @@ static char dir[256];
  * many_channels' phases one tile each, which clusters refuse),
  * colsum-check.json the column sets' (polyphase_wgmma_colsum_tf32),
  * rows-tma-check.json rows_tma_tf32's on stride-1 shapes,
+ * pingpong-check.json polyphase_wgmma_pingpong_tf32's,
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -60,6 +61,7 @@ static char dir[256];
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}," \
     "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}," \
+    "  \"polyphase_wgmma_pingpong_tf32\": {\"bn\": [0], \"bk\": [16], \"stages\": [4], \"plane\": [0]}," \
     "  \"rows_tma_tf32\": {\"bm\": [64], \"bk\": [16], \"stages\": [4], \"resident\": [1, 0]}"
 
 /* These tests check results, not times: one round of one unbatched launch
@@ -310,6 +312,12 @@ static void variants_against_gpu_reference(void **state)
                   rows_staged = ok_runs(doc, "rows_tma_tf32", "resident", 0);
         printf("rows_tma_tf32: %d runs ok with resident weights, %d staged\n", rows_res, rows_staged);
         assert_true(rows_res >= 5 && rows_staged >= 5);
+        /* ping-pong: the random shapes with up to 64 output channels a
+         * group, the two warpgroups taking each block's tiles in turn;
+         * configs/pingpong-check.json validates every knob on more */
+        const int pingpong = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "plane", 0);
+        printf("ping-pong: %d runs ok\n", pingpong);
+        assert_true(pingpong >= 50);
     }
     cJSON_Delete(doc);
 }

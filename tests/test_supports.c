@@ -307,6 +307,44 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bn", 256, ws,
             "bn = 256 must be 0 (chosen for the shape), 64 or 128 with column sets");
     refuses("polyphase_wgmma_colsum_tf32", &dense, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
+    /* ping-pong (polyphase_wgmma_pingpong_tf32): up to 64 output channels a
+     * group, a whole tile a consumer warpgroup, widths 64, 128, 192, 256 */
+    const convt_variant *wpp = convt_variant_find("polyphase_wgmma_pingpong_tf32");
+    if (wpp) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wpp);
+        char why[512] = "";
+        convt_problem sq = convt_problem_default(2); /* kb57's class, smaller */
+        sq.n = 2, sq.cin = sq.cout = 64, sq.in[0] = 64, sq.in[1] = 256, sq.k[0] = sq.k[1] = 3;
+        for (int bn = 0; bn <= 256; bn += 64)
+            for (int bk = 8; bk <= (bn == 256 ? 16 : 32); bk *= 2) { /* 256 x 32: 240 KiB at 4 stages */
+                l.value[convt_knob_index(wpp, "bn")] = bn;
+                l.value[convt_knob_index(wpp, "bk")] = bk;
+                if (!wpp->supports(&sq, &l, &ctx, why, sizeof why))
+                    fail_msg("ping-pong refused kb57's class at bn %d bk %d: %s", bn, bk, why);
+            }
+        l = convt_launch_first_default(wpp);
+        l.value[convt_knob_index(wpp, "plane")] = 1; /* kb70's class by tap planes */
+        assert_true(wpp->supports(&dense, &l, &ctx, why, sizeof why));
+        /* strided, grouped and with bias: plain() */
+        convt_problem grouped = plain();
+        grouped.groups = 2;
+        assert_true(wpp->supports(&grouped, &l, &ctx, why, sizeof why) ||
+                    strstr(why, "plane = 1 would stage what plane = 0 does"));
+        /* its weight image is polyphase_wgmma_tf32's (64 channels a block) */
+        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
+        convt_launch lp = convt_launch_first_default(wpp), lt = convt_launch_first_default(wgt);
+        lt.value[convt_knob_index(wgt, "bk")] = lp.value[convt_knob_index(wpp, "bk")];
+        assert_int_equal(wpp->workspace_size(&sq, &lp), wgt->workspace_size(&sq, &lt));
+    }
+    convt_problem co96 = dense;
+    co96.cout = 96;
+    refuses("polyphase_wgmma_pingpong_tf32", &co96, NULL, 0, ws,
+            "ping-pong takes up to 64 output channels per group (a whole tile a consumer "
+            "warpgroup, wgmma's M); this shape has 96");
+    refuses("polyphase_wgmma_pingpong_tf32", &dense, "bn", 80, ws,
+            "bn = 80 must be 0 (chosen for the shape), 64, 128, 192 or 256 (ping-pong's compiled widths)");
+    refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 6, ws, "stages = 6 must be 3, 4 or 5");
     /* rows_tma_tf32: stride 1 along every dimension, 3, 5 or 7 taps along
      * the row, rows a multiple of 4 floats; the channel blocks as wide as
      * the sets' registers allow */
