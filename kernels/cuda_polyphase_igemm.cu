@@ -2451,9 +2451,10 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
-                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 2,
-               .defaults = {0, 128}},
+                       "fewest predicted rounds of tiles over the SMs x (bn + 64); the default "
+                       "alone, as the probe of session 31 ran it",
+               .n_defaults = 1,
+               .defaults = {0}},
               {.name = "bk",
                .help = "input channels staged per pipeline stage (8, 16 or 32: 8 for groups "
                        "of 8 input channels or fewer)",
