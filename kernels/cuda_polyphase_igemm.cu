@@ -962,6 +962,8 @@ struct wg_knobs {
                         * a row's taps on one A read, summed by column shift */
     bool pingpong;     /* polyphase_wgmma_pingpong_tf32: the consumer warpgroups take
                         * whole tiles of up to 64 channels in turn (PING) */
+    int64_t seg;       /* its knob seg: 0, or the outputs a segment of a 2-D shape's rows
+                        * (convt_wg_segment_phases); 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -992,7 +994,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
-            kind == WG_PINGPONG_TF32};
+            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1066,6 +1068,10 @@ enum { WG_SPLITK_MAX_TILES_PER_100_SMS = 50 };
  * prefill and the atomic adds cost more than the last round's idle SMs.
  * Within it, it beat ksplit 2 and 4 on vol3d_k3_s2_4cube (0.0666 ms
  * against 0.0728) and vae_dec_k3_s2_8x8 (0.0509 against 0.0591). */
+
+/* The longest segment of a row (knob seg): past it a segment is a row of
+ * a few hundred outputs, which whole rows serve. */
+enum { WG_SEG_MAX = 1024 };
 
 /* With positions as M, the most output channels per group (wgmma's N). */
 enum { WG_POSM_MAX_CO = 32 };
@@ -1372,6 +1378,8 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
     memset(w, 0, sizeof *w);
     if (convt_phase_plan_make(p, WG_M, &w->pl, why, why_len))
         return -1;
+    if (k.seg > 0)
+        convt_wg_segment_phases(&w->pl, (int)k.seg); /* supports(): a 2-D shape */
     w->flat = (wg_phase_flat *)calloc((size_t)(w->pl.nphases ? w->pl.nphases : 1), sizeof *w->flat);
     if (!w->flat || convt_phase_plan_rows(&w->pl, (int)k.plane, &w->rows, &w->row_begin)) {
         wg_planned_free(w);
@@ -1439,6 +1447,16 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         snprintf(why, why_len, "%s takes up to %d output channels per group (wgmma's N); "
                  "this shape has %lld", k.colsum ? "positions as M" : "pos_m = 1",
                  (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
+        return false;
+    }
+    if (k.seg != 0 && (k.seg < 8 || k.seg > WG_SEG_MAX || k.seg % 8 != 0)) {
+        snprintf(why, why_len, "seg = %lld must be 0 (whole rows) or a multiple of 8 from 8 to %d "
+                 "(outputs a segment of a row)", (long long)k.seg, (int)WG_SEG_MAX);
+        return false;
+    }
+    if (k.seg != 0 && p->dims != 2) {
+        snprintf(why, why_len, "seg > 0 segments the rows of 2-D shapes (the lifted dimension 0 "
+                 "counts a row's segments); this shape is %d-D", p->dims);
         return false;
     }
     if (k.pingpong && p->cout / p->groups > WG_M) {
@@ -1789,10 +1807,10 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_pingpong_kernel_bn##BN(bk);
+    case BN: return wg_pingpong_kernel_bn##BN(bk, k.seg > 0);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_pingpong_kernel_bn256(bk);
+        default: return wg_pingpong_kernel_bn256(bk, k.seg > 0);
         }
     }
     if (wg_split(k))
@@ -2447,7 +2465,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 6,
+    .n_knobs = 7,
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -2467,7 +2485,15 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .defaults = {4, 3}},
               WG_KNOB_KPAD,
               WG_KNOB_PLANE,
-              WG_KNOB_ROWS},
+              WG_KNOB_ROWS,
+              {.name = "seg",
+               .help = "0: each output row laid out whole; a multiple of 8 (8 to 1024, 2-D "
+                       "shapes): the rows cut into segments of that many outputs, laid out "
+                       "segment by segment (src/lib/wgmma_flat.h), so that a tile spans a few rows "
+                       "of one segment and tap planes (plane = 1) stage each input row once for "
+                       "all the taps with a span of a few segment rows",
+               .n_defaults = 1,
+               .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(pingpong),
 };
 #undef WG_KNOB_STAGES

@@ -261,21 +261,28 @@ typedef convt_wg_cursor wg_cursor;
 /* Whether the cursor's position is one of its row's outputs (columns past
  * them are computed, not stored; an image past the last: a position past
  * the phase). */
+template <bool SEG = false>
 __device__ __forceinline__ bool wg_is_output(const wg_args &wa, const phase_desc &ph,
                                              const wg_phase_flat &fl, const wg_cursor &c)
 {
+    if constexpr (SEG)
+        return convt_wg_segment_is_output(&ph, &fl, &c, wa.n);
     return c.n < wa.n && (unsigned)(c.col - fl.lead) < (unsigned)ph.q_count[2] &&
            c.q1 < ph.q_count[1];
 }
 
 /* Where an output position goes: its offset from its channel's plane in
- * image 0 (image c.n, and its place in the plane). */
+ * image 0 (image c.n, and its place in the plane). SEG: segmented rows
+ * (wgmma_flat.h), dimension 0 the lifted one of a 2-D shape and q0 the
+ * segment. */
+template <bool SEG = false>
 __device__ __forceinline__ int64_t wg_output_offset(const poly_args &a, const phase_desc &ph,
                                                     const wg_phase_flat &fl, const wg_cursor &c)
 {
-    const int o0 = (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+    const int o0 = SEG ? 0 : (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
     const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
-    const int o2 = (c.col - fl.lead + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+    const int col = c.col - fl.lead + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
+    const int o2 = (col + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
     return (int64_t)c.n * a.cout * a.out_plane + (o0 * a.out[1] + o1) * a.out[2] + o2;
 }
 
@@ -595,7 +602,7 @@ __device__ __forceinline__ void wg_store(float *yq, float v, bool add)
  * step. v14's, with a cursor's fast divisions per chunk and a shuffle, an
  * add and a 64-bit product per value, took 31% of the consumers' warp
  * samples on kb57 and kb69 (Nsight Compute). */
-template <int BN, bool KSPLIT>
+template <int BN, bool KSPLIT, bool SEG = false>
 __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_tile &tl,
                                                   const phase_desc &ph, const wg_phase_flat &fl,
                                                   const float (&d)[BN / 2], float *stage_w, int fw,
@@ -618,8 +625,8 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
         __syncwarp();
         /* the lane's position: stored where it is one of its row's
          * outputs (an image past the last: a position past the phase) */
-        if (lane < cols && wg_is_output(wa, ph, fl, c)) {
-            float *yq = y_ch + wg_output_offset(a, ph, fl, c);
+        if (lane < cols && wg_is_output<SEG>(wa, ph, fl, c)) {
+            float *yq = y_ch + wg_output_offset<SEG>(a, ph, fl, c);
 #pragma unroll
             for (int row = 0; row < 16; row++, yq += a.out_plane)
                 if (row < rows_out)
@@ -665,7 +672,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false>
+          bool PING = false, bool SEG = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -693,6 +700,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!PING || (NSEG == 1 && MH == 1 && !SPLIT3 && !NCOS && !FOLD && !KSPLIT && CLUSTER == 1 &&
                             !STEP && !COLS),
                   "ping-pong: TF32, 64 channels as M, a tile a warpgroup, the row walk, one block");
+    static_assert(!SEG || PING, "segmented rows: the ping-pong kernel's");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -866,11 +874,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 for (int o = ob; o < oe;) {
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
-                    const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+                    /* SEG: q0 is the row's segment (wgmma_flat.h), its
+                     * columns a segment further along the input's row */
+                    const int i0 = SEG ? 0 : c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+                    const int icol = c.col + c0 + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
                     const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
                                         (unsigned)i1 < (unsigned)a.in[1];
                     const float *sp =
-                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + c.col + c0
+                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
@@ -879,10 +890,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     for (int h = 0; h < KG; h += NG) {
                         if (kg_have >= h + NG)
                             wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                     c.col + c0, a.in[2], row_ok, n_oct, NG);
+                                                     icol, a.in[2], row_ok, n_oct, NG);
                         else
                             wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                      c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
+                                                      icol, a.in[2], row_ok, n_oct, kg_have - h);
                     }
                     o += n_oct;
                     c.col += 8 * n_oct;
@@ -1082,8 +1093,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
                                                              ep_bias, y, add);
                 else
-                    wg_plain_epilogue<BN, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias, y,
-                                                  add);
+                    wg_plain_epilogue<BN, KSPLIT, SEG>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias,
+                                                       y, add);
             }
         }
     }
@@ -1241,16 +1252,20 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #undef WG_DECLARE_CLUSTER_WIDE_WIDTH
 /* Ping-pong (polyphase_wgmma_pingpong_tf32: PING, TF32, 64 output
  * channels as M, each consumer warpgroup a whole tile in turn): the kernel
- * of width BN (WG_PINGPONG_WIDTHS) for bk 8, 16 or 32, defined by
+ * of width BN (WG_PINGPONG_WIDTHS) for bk 8, 16 or 32, its rows whole or
+ * segmented (SEG, knob seg: wgmma_flat.h), defined by
  * WG_PINGPONG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong.cu. */
-#define WG_PING_OF(BN, BK) polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true>
+#define WG_PING_OF(BN, BK, SEG)                                                                    \
+    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG>
+#define WG_PING_SEG_OF(BN, SEG)                                                                    \
+    (bk == 8 ? WG_PING_OF(BN, 8, SEG) : bk == 16 ? WG_PING_OF(BN, 16, SEG) : WG_PING_OF(BN, 32, SEG))
 #define WG_PINGPONG_KERNELS_OF_WIDTH(BN)                                                           \
-    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk)                                                 \
+    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg)                                       \
     {                                                                                              \
-        return bk == 8 ? WG_PING_OF(BN, 8) : bk == 16 ? WG_PING_OF(BN, 16) : WG_PING_OF(BN, 32);   \
+        return seg ? WG_PING_SEG_OF(BN, true) : WG_PING_SEG_OF(BN, false);                         \
     }
 #define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
-#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk);
+#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg);
 WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
 #undef WG_DECLARE_PINGPONG_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the

@@ -337,6 +337,34 @@ static void refusals_name_their_reason(void **state)
         lt.value[convt_knob_index(wgt, "bk")] = lp.value[convt_knob_index(wpp, "bk")];
         assert_int_equal(wpp->workspace_size(&sq, &lp), wgt->workspace_size(&sq, &lt));
     }
+    /* segmented rows (knob seg): 2-D shapes, a multiple of 8 up to 1024 */
+    if (wpp) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wpp);
+        char why[512] = "";
+        convt_problem sq = convt_problem_default(2);
+        sq.n = 2, sq.cin = sq.cout = 64, sq.in[0] = 64, sq.in[1] = 1024, sq.k[0] = sq.k[1] = 3;
+        l.value[convt_knob_index(wpp, "seg")] = 56;
+        for (int plane = 0; plane <= 1; plane++) {
+            l.value[convt_knob_index(wpp, "plane")] = plane;
+            l.value[convt_knob_index(wpp, "stages")] = 3;
+            if (!wpp->supports(&sq, &l, &ctx, why, sizeof why))
+                fail_msg("segments refused kb57's class at plane %d: %s", plane, why);
+        }
+        /* a segment longer than the row: one segment a row */
+        l.value[convt_knob_index(wpp, "seg")] = 1024;
+        convt_problem narrow = sq;
+        narrow.in[1] = 40;
+        if (!wpp->supports(&narrow, &l, &ctx, why, sizeof why))
+            fail_msg("segments of 1024 refused rows of 42: %s", why);
+    }
+    refuses("polyphase_wgmma_pingpong_tf32", &dense, "seg", 56, ws,
+            "seg > 0 segments the rows of 2-D shapes (the lifted dimension 0 counts a row's "
+            "segments); this shape is 3-D");
+    convt_problem flat2 = plain();
+    refuses("polyphase_wgmma_pingpong_tf32", &flat2, "seg", 12, ws,
+            "seg = 12 must be 0 (whole rows) or a multiple of 8 from 8 to 1024");
+    refuses("polyphase_wgmma_pingpong_tf32", &flat2, "seg", 2048, ws, "seg = 2048 must be 0");
     convt_problem co96 = dense;
     co96.cout = 96;
     refuses("polyphase_wgmma_pingpong_tf32", &co96, NULL, 0, ws,

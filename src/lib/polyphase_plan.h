@@ -38,6 +38,8 @@ typedef struct convt_phase_tap {
 typedef struct convt_phase_plan {
     int nphases, ntaps_total, m_tiles; /* m_tiles: of the longest phase */
     bool prefill;
+    int seg; /* 0, or the outputs a segment of a row (convt_wg_segment_phases: a 2-D plan, its
+              * rows cut into segments that the lifted dimension 0 counts) */
     convt_phase_desc *phases;
     convt_phase_tap *taps;
 } convt_phase_plan;

@@ -30,14 +30,16 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
      * column 0 reads an input position that is a multiple of 8, and the
      * pitch a multiple of 8. Tight rows where asked, or (auto) where that
      * would waste a quarter of the layout or more (convt_wg_rows_tight). */
+    /* a row's outputs, or a segment's (a row shorter than seg is one segment) */
+    const int row_out = pl->seg && pl->seg < d->q_count[2] ? pl->seg : d->q_count[2];
     int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;
-    int64_t pitch = octet_pitch(lead, d->q_count[2], (int64_t)off2_max - off2_min);
+    int64_t pitch = octet_pitch(lead, row_out, (int64_t)off2_max - off2_min);
     if (mode == CONVT_WG_ROWS_TIGHT ||
         (mode == CONVT_WG_ROWS_AUTO &&
-         convt_wg_rows_tight(d->q_count[2], off2_max - off2_min, (int)lead,
+         convt_wg_rows_tight(row_out, off2_max - off2_min, (int)lead,
                              (int64_t)d->q_count[0] * d->q_count[1]))) {
         lead = 0;
-        pitch = (int64_t)d->q_count[2] + ((int64_t)off2_max - off2_min);
+        pitch = (int64_t)row_out + ((int64_t)off2_max - off2_min);
     }
     const int64_t rows1 = (int64_t)d->q_count[1] + span1;
     const int64_t flat = d->m_count ? p->n * (int64_t)d->q_count[0] * rows1 * pitch : 0;
@@ -55,4 +57,16 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
     fl->pitch_div = convt_fastdiv_make((uint32_t)pitch);
     fl->rows1_div = convt_fastdiv_make(rows1 > 0 ? (uint32_t)rows1 : 1u);
     return 0;
+}
+
+void convt_wg_segment_phases(convt_phase_plan *pl, int seg)
+{
+    pl->seg = seg;
+    for (int i = 0; i < pl->nphases; i++) {
+        convt_phase_desc *d = &pl->phases[i];
+        const int segs = d->q_count[2] > 0 ? (d->q_count[2] + seg - 1) / seg : 1;
+        d->q_count[0] = segs;
+        d->q_div[0] = convt_fastdiv_make((uint32_t)segs);
+        d->q_min[0] = seg;
+    }
 }

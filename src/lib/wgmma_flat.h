@@ -124,6 +124,39 @@ CONVT_HD int convt_wg_tap_shift(const convt_wg_flat *fl, const convt_phase_tap_r
     return (r->off[1] - off1) * fl->pitch + fl->off2_max - off2;
 }
 
+/* Segmented rows (polyphase_wgmma_pingpong_tf32's knob seg, 2-D shapes):
+ * each phase's rows cut into segments of seg outputs (seg a multiple of 8,
+ * so that every segment's octets keep their alignment), laid out in the
+ * order image, segment, row, column. A flat tile then spans a few rows of
+ * one segment, and a tap plane's stretch (a span of rows past the tile)
+ * is a few segment rows long where whole rows of a long image made it
+ * thousands. The lifted dimension 0 of a 2-D plan (one position, no tap
+ * offset) counts the segments: q_count[0] = segments, q_div[0] divides by
+ * it, and q_min[0] holds seg; so the cursor and its carry are unchanged
+ * and a cursor's q0 is its segment. pl->seg records it, and
+ * convt_wg_flat_make lays a row out seg outputs long (a phase's rows
+ * shorter than seg: their own length, one segment). */
+void convt_wg_segment_phases(convt_phase_plan *pl, int seg);
+
+/* The phase column (output q2 less q_min[2]) where a segmented cursor's
+ * segment starts: add it to every column the cursor maps to x or y. */
+CONVT_HD int convt_wg_segment_col0(const convt_phase_desc *d, const convt_wg_cursor *c)
+{
+    return c->q0 * d->q_min[0];
+}
+
+/* Whether a segmented cursor's position is one of its row's outputs: a
+ * column of its segment, in the row, a row of the phase (an image past the
+ * last: a position past the phase). */
+CONVT_HD bool convt_wg_segment_is_output(const convt_phase_desc *d, const convt_wg_flat *fl,
+                                         const convt_wg_cursor *c, int images)
+{
+    const int q = c->col - fl->lead;
+    return c->n < images && (unsigned)q < (unsigned)d->q_min[0] &&
+           (unsigned)(convt_wg_segment_col0(d, c) + q) < (unsigned)d->q_count[2] &&
+           c->q1 < d->q_count[1];
+}
+
 /* How a layout's rows are chosen (polyphase_wgmma's knob rows). */
 typedef enum convt_wg_rows {
     CONVT_WG_ROWS_AUTO = 0,   /* tight where convt_wg_rows_tight says, else octets */
@@ -147,9 +180,9 @@ typedef enum convt_wg_rows {
  *   80: 15% more positions). */
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image);
 
-/* Phase i's layout, its rows as `mode` says; 0, or -1 where it has
- * CONVT_WG_FLAT_LIMIT positions or more. rows and row_begin:
- * convt_phase_plan_rows (tap rows or planes). */
+/* Phase i's layout, its rows as `mode` says (a segmented plan's rows seg
+ * outputs long); 0, or -1 where it has CONVT_WG_FLAT_LIMIT positions or
+ * more. rows and row_begin: convt_phase_plan_rows (tap rows or planes). */
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
                        const convt_phase_tap_row *rows, const int *row_begin, int i,
                        convt_wg_rows mode, convt_wg_flat *fl);
