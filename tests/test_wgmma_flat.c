@@ -22,7 +22,7 @@
  *   caught.
  * All of it for tap rows (plane = 0) and tap planes (plane = 1, rows per
  * (image, q0) lengthened by the planes' span along dimension 1); and the
- * segmented rows of 2-D shapes (check_segmented).
+ * segmented rows of 2-D shapes (check_segmented_layout).
  * The kernel's own arithmetic is this arithmetic: it calls the same
  * functions. */
 #include <setjmp.h>
@@ -167,11 +167,67 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     }
 }
 
-static void check_problem(const convt_problem *p)
+/* Segmented rows (convt_wg_segment_phases, the knob seg of
+ * polyphase_wgmma_pingpong_tf32) on a 2-D plan's phase: every output is
+ * stored once (convt_wg_segment_is_output, its column a segment further:
+ * convt_wg_segment_col0), each segment's rows follow one another, and
+ * every tap from every stored output reads, through the producer's map
+ * (lifted row 0, staged column c of segment s at input c + c0 + s x seg),
+ * the input it reads by its definition; a column planted a segment off is
+ * caught. */
+static int64_t check_segmented_layout(const convt_phase_desc *d, const convt_phase_tap_row *rows,
+                                      const convt_wg_flat *fl, const convt_phase_plan *pl,
+                                      const convt_problem *p, int seg)
+{
+    int64_t planted_caught = 0;
+    assert_true(fl->pitch >= fl->lead + (seg < d->q_count[2] ? seg : d->q_count[2]));
+    assert_int_equal(d->q_count[0], d->q_count[2] ? (d->q_count[2] + seg - 1) / seg : 1);
+    const int64_t outputs = (int64_t)p->n * d->q_count[1] * d->q_count[2];
+    char *seen = calloc((size_t)(outputs ? outputs : 1), 1);
+    assert_non_null(seen);
+    const int c0 = d->q_min[2] - fl->lead - fl->off2_max;
+    for (int f = 0; f < fl->flat; f++) {
+        const convt_wg_cursor c = convt_wg_cursor_at(d, fl, f);
+        if (!convt_wg_segment_is_output(d, fl, &c, (int)p->n))
+            continue;
+        const int q2 = convt_wg_segment_col0(d, &c) + c.col - fl->lead;
+        const int64_t at = ((int64_t)c.n * d->q_count[1] + c.q1) * d->q_count[2] + q2;
+        assert_int_equal(seen[at], 0);
+        seen[at] = 1;
+        for (int r = fl->row_begin; r < fl->row_begin + fl->nrows; r++)
+            for (int t = rows[r].tap_begin; t < rows[r].tap_begin + rows[r].ntaps; t++) {
+                const int *off = pl->taps[t].off;
+                const int shift = convt_wg_tap_shift(fl, &rows[r], off[1], off[2]);
+                assert_true(shift >= 0 && shift <= fl->shift_max);
+                const convt_wg_cursor st = convt_wg_cursor_at(d, fl, f + shift);
+                assert_int_equal(st.n, c.n);
+                assert_int_equal(st.q0, c.q0); /* the same segment */
+                assert_int_equal(st.q1 + d->q_min[1] - rows[r].off[1], c.q1 + d->q_min[1] - off[1]);
+                const int want = q2 + d->q_min[2] - off[2];
+                assert_int_equal(st.col + c0 + convt_wg_segment_col0(d, &st), want);
+                /* the segment's column forgotten: another input */
+                planted_caught += c.q0 > 0 && st.col + c0 != want;
+            }
+    }
+    int64_t stored = 0;
+    for (int64_t k = 0; k < outputs; k++)
+        stored += seen[k];
+    assert_int_equal(stored, outputs);
+    free(seen);
+    return planted_caught;
+}
+
+/* Every phase of p's plan, by tap rows and tap planes, in every row mode;
+ * seg > 0: its rows segmented (check_segmented_layout). Returns the
+ * planted shifts that the segmented check caught. */
+static int64_t check_problem_seg(const convt_problem *p, int seg)
 {
     convt_phase_plan pl;
     char why[256];
+    int64_t caught = 0;
     assert_int_equal(convt_phase_plan_make(p, 64, &pl, why, sizeof why), 0);
+    if (seg > 0)
+        convt_wg_segment_phases(&pl, seg);
     for (int plane = 0; plane <= 1; plane++) {
         convt_phase_tap_row *rows;
         int *row_begin;
@@ -182,12 +238,21 @@ static void check_problem(const convt_problem *p)
                 assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, (convt_wg_rows)mode, &fl), 0);
                 assert_int_equal(fl.row_begin, row_begin[i]);
                 assert_int_equal(fl.nrows, row_begin[i + 1] - row_begin[i]);
-                check_layout(&pl.phases[i], rows, &fl, &pl, p->n, (convt_wg_rows)mode);
+                if (seg > 0)
+                    caught += check_segmented_layout(&pl.phases[i], rows, &fl, &pl, p, seg);
+                else
+                    check_layout(&pl.phases[i], rows, &fl, &pl, p->n, (convt_wg_rows)mode);
             }
         free(rows);
         free(row_begin);
     }
     convt_phase_plan_free(&pl);
+    return caught;
+}
+
+static void check_problem(const convt_problem *p)
+{
+    check_problem_seg(p, 0);
 }
 
 static void every_phase_lays_out_flat(void **state)
@@ -246,72 +311,6 @@ static void a_layout_past_2_31_is_refused(void **state)
     convt_phase_plan_free(&pl);
 }
 
-/* Segmented rows (convt_wg_segment_phases, the knob seg of
- * polyphase_wgmma_pingpong_tf32) on a 2-D plan's phase: every output is
- * stored once (convt_wg_segment_is_output, its column a segment further:
- * convt_wg_segment_col0), each segment's rows follow one another, and
- * every tap from every stored output reads, through the producer's map
- * (lifted row 0, staged column c of segment s at input c + c0 + s x seg),
- * the input it reads by its definition; a column planted a segment off is
- * caught. */
-static int64_t check_segmented(const convt_problem *p, int seg)
-{
-    convt_phase_plan pl;
-    char why[256];
-    assert_int_equal(convt_phase_plan_make(p, 64, &pl, why, sizeof why), 0);
-    convt_wg_segment_phases(&pl, seg);
-    int64_t planted_caught = 0;
-    for (int plane = 0; plane <= 1; plane++) {
-        convt_phase_tap_row *rows;
-        int *row_begin;
-        assert_int_equal(convt_phase_plan_rows(&pl, plane, &rows, &row_begin), 0);
-        for (int i = 0; i < pl.nphases; i++)
-            for (int mode = CONVT_WG_ROWS_AUTO; mode <= CONVT_WG_ROWS_TIGHT; mode++) {
-                const convt_phase_desc *d = &pl.phases[i];
-                convt_wg_flat fl;
-                assert_int_equal(convt_wg_flat_make(p, &pl, rows, row_begin, i, (convt_wg_rows)mode, &fl), 0);
-                assert_true(fl.pitch >= fl.lead + (seg < d->q_count[2] ? seg : d->q_count[2]));
-                assert_int_equal(d->q_count[0], d->q_count[2] ? (d->q_count[2] + seg - 1) / seg : 1);
-                const int64_t outputs = (int64_t)p->n * d->q_count[1] * d->q_count[2];
-                char *seen = calloc((size_t)(outputs ? outputs : 1), 1);
-                assert_non_null(seen);
-                const int c0 = d->q_min[2] - fl.lead - fl.off2_max;
-                for (int f = 0; f < fl.flat; f++) {
-                    const convt_wg_cursor c = convt_wg_cursor_at(d, &fl, f);
-                    if (!convt_wg_segment_is_output(d, &fl, &c, (int)p->n))
-                        continue;
-                    const int q2 = convt_wg_segment_col0(d, &c) + c.col - fl.lead;
-                    const int64_t at = ((int64_t)c.n * d->q_count[1] + c.q1) * d->q_count[2] + q2;
-                    assert_int_equal(seen[at], 0);
-                    seen[at] = 1;
-                    for (int r = fl.row_begin; r < fl.row_begin + fl.nrows; r++)
-                        for (int t = rows[r].tap_begin; t < rows[r].tap_begin + rows[r].ntaps; t++) {
-                            const int *off = pl.taps[t].off;
-                            const int shift = convt_wg_tap_shift(&fl, &rows[r], off[1], off[2]);
-                            assert_true(shift >= 0 && shift <= fl.shift_max);
-                            const convt_wg_cursor st = convt_wg_cursor_at(d, &fl, f + shift);
-                            assert_int_equal(st.n, c.n);
-                            assert_int_equal(st.q0, c.q0); /* the same segment */
-                            assert_int_equal(st.q1 + d->q_min[1] - rows[r].off[1], c.q1 + d->q_min[1] - off[1]);
-                            const int want = q2 + d->q_min[2] - off[2];
-                            assert_int_equal(st.col + c0 + convt_wg_segment_col0(d, &st), want);
-                            /* the segment's column forgotten: another input */
-                            planted_caught += c.q0 > 0 && st.col + c0 != want;
-                        }
-                }
-                int64_t stored = 0;
-                for (int64_t j = 0; j < outputs; j++)
-                    stored += seen[j];
-                assert_int_equal(stored, outputs);
-                free(seen);
-            }
-        free(rows);
-        free(row_begin);
-    }
-    convt_phase_plan_free(&pl);
-    return planted_caught;
-}
-
 static void segmented_rows_store_every_output_once(void **state)
 {
     (void)state;
@@ -321,12 +320,12 @@ static void segmented_rows_store_every_output_once(void **state)
         convt_problem p = convt_random_problem(93, (uint64_t)i, &spec);
         assert_int_equal(p.dims, 2);
         for (int seg = 8; seg <= 40; seg += 16)
-            caught += check_segmented(&p, seg);
+            caught += check_problem_seg(&p, seg);
     }
     /* kb57's kind, small: rows of 66 outputs in segments of 16, 3 x 3 taps */
     convt_problem p = convt_problem_default(2);
     p.n = 2, p.cin = p.cout = 1, p.in[0] = 9, p.in[1] = 64, p.k[0] = p.k[1] = 3;
-    caught += check_segmented(&p, 16);
+    caught += check_problem_seg(&p, 16);
     assert_true(caught > 0);
 }
 
