@@ -875,13 +875,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
                     /* SEG: q0 is the row's segment (wgmma_flat.h), its
-                     * columns a segment further along the input's row */
+                     * columns a segment further along the input's row:
+                     * icol. The unsegmented kernels keep their own sum
+                     * (c.col + c0, added to the row's 64-bit offset one
+                     * term at a time), so that their SASS is the one
+                     * measured before SEG existed; the segmented ones the
+                     * int sum they were validated with (8866e49). */
                     const int i0 = SEG ? 0 : c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
                     const int icol = c.col + c0 + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
                     const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
                                         (unsigned)i1 < (unsigned)a.in[1];
                     const float *sp =
-                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol
+                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] +
+                                     (SEG ? icol : c.col) + (SEG ? 0 : c0)
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
@@ -890,10 +896,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     for (int h = 0; h < KG; h += NG) {
                         if (kg_have >= h + NG)
                             wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                     icol, a.in[2], row_ok, n_oct, NG);
+                                                     SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, NG);
                         else
                             wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                      icol, a.in[2], row_ok, n_oct, kg_have - h);
+                                                      SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
                     }
                     o += n_oct;
                     c.col += 8 * n_oct;
