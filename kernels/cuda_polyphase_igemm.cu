@@ -1034,20 +1034,18 @@ static int wg_max_bn(const wg_knobs &k)
  * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
-#define WG_IS_PP(BN) || bn == BN
 #define WG_IS(BN) || bn == BN
     if (wg_split(k))
         return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
     if (k.cluster > 1)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
+    if (k.pingpong)
+        return false WG_PINGPONG_WIDTHS(WG_IS);
 #undef WG_IS
     if (k.colsum)
         return bn == 64 || bn == 128;
-    if (k.pingpong)
-        return false WG_PINGPONG_WIDTHS(WG_IS_PP);
     if (k.pos_m)
         return bn == 64 || bn == 128 || bn == 256;
-#undef WG_IS_PP
     return bn >= 64 && bn <= wg_max_bn(k) && bn % 16 == 0;
 }
 

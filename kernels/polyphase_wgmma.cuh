@@ -500,6 +500,14 @@ __device__ __forceinline__ void wg_ring_step(wg_ring &r, int stages)
     }
 }
 
+/* n stages on: past the other warpgroup's tile (ping-pong, whose
+ * warpgroups share the ring in the producer's order). */
+__device__ __forceinline__ void wg_ring_skip(wg_ring &r, int n, int stages)
+{
+    for (; n > 0; n--)
+        wg_ring_step(r, stages);
+}
+
 /* The producer's and the consumers' register budgets (setmaxnreg: the
  * producer gives back what the consumers' accumulators need). */
 template <int N> __device__ __forceinline__ void wg_regs_dec()
@@ -973,8 +981,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const bool mine = (turn & 1) == __shfl_sync(0xffffffffu, cw, 0);
             turn++;
             if (!mine) {
-                for (int n = ktiles; n > 0; n--)
-                    wg_ring_step(ring, stages);
+                wg_ring_skip(ring, ktiles, stages);
                 continue;
             }
             if (turn > 1)

@@ -337,8 +337,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const rt_tile tl = rt_tile_of(a, t);
         if ((i & 1) != cw) {
             /* the other warpgroup's tile: its stages passed over */
-            for (int n = rt_tile_stages(a, tl); n > 0; n--)
-                wg_ring_step(ring, a.stages);
+            wg_ring_skip(ring, rt_tile_stages(a, tl), a.stages);
             continue;
         }
         /* tile i's stages waited for only once the other warpgroup has
