@@ -1541,9 +1541,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                                                              : "8, 16 or 32");
         return false;
     }
-    if (k.stages < 3 || k.stages > WG_MAX_STAGES) {
-        /* the barriers have room for WG_MAX_STAGES; with 2 the producer could run only one stage ahead */
-        snprintf(why, why_len, "stages = %lld must be 3 to %d", (long long)k.stages, (int)WG_MAX_STAGES);
+    if (k.stages < 3 || k.stages > 5) {
+        /* the barriers have room for 5; with 2 the producer could run only one stage ahead */
+        snprintf(why, why_len, "stages = %lld must be 3, 4 or 5", (long long)k.stages);
         return false;
     }
     if (k.kpad != 0 && k.kpad != 64) {
@@ -2181,7 +2181,7 @@ WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
  * (wg_max_bn, wg_bk_compiled). */
 #define WG_KNOB_STAGES                                                                             \
     {.name = "stages",                                                                             \
-     .help = "shared-memory buffers (3 to 8, as many as fit): the producer warpgroup loads up to "              \
+     .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
              "stages - 1 ahead of the stage the wgmma read",                                       \
      .n_defaults = 1,                                                                              \
      .defaults = {3}}
@@ -2477,7 +2477,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .n_defaults = 3,
                .defaults = {16, 32, 8}},
               {.name = "stages",
-               .help = "shared-memory buffers (3 to 8, as many as fit), shared by both warpgroups' tiles in "
+               .help = "shared-memory buffers (3, 4 or 5), shared by both warpgroups' tiles in "
                        "the producer's order: a stage holds one tile's input and weights",
                .n_defaults = 2,
                .defaults = {4, 3}},

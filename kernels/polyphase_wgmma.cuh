@@ -126,10 +126,8 @@ enum {
      * at 64 none has any, and no consumer spills at 216 */
     WG_PRODUCER_REGS = 64,
     WG_CONSUMER_REGS = 216,
-    /* the deepest ring: ping-pong's tiles of 12 stages on kb57 ran 9% faster
-     * at 4 stages than at 3 (session 31), so deeper rings are worth a knob */
-    WG_MAX_STAGES = 8,
-    WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 8 stages, 8 bytes each */
+    WG_MAX_STAGES = 5,
+    WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
 
 /* A phase's tap rows and its flat layout (src/lib/wgmma_flat.h). */

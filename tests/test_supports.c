@@ -211,7 +211,7 @@ static void refusals_name_their_reason(void **state)
     /* sm_90a builds only */
     refuses("polyphase_wgmma_tf32", &p, "bn", 100, ws, "bn = 100 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_tf32", &p, "bk", 12, ws, "bk = 12 must be 8, 16 or 32");
-    refuses("polyphase_wgmma_tf32", &p, "stages", 2, ws, "stages = 2 must be 3 to 8");
+    refuses("polyphase_wgmma_tf32", &p, "stages", 2, ws, "stages = 2 must be 3, 4 or 5");
     refuses("polyphase_wgmma_tf32", &p, "kpad", 32, ws, "kpad = 32 must be 0 or 64");
     convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
     long_k.k[1] = 31, long_k.cout = 128;
@@ -372,22 +372,7 @@ static void refusals_name_their_reason(void **state)
             "warpgroup, wgmma's M); this shape has 96");
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape), 64, 128, 192 or 256 (ping-pong's compiled widths)");
-    refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 9, ws, "stages = 9 must be 3 to 8");
-    /* the deepest ring where its stages fit: kb57's class at bk 8 holds 8 stages of
-     * 256 positions (about 15 KiB a stage); at bk 32 (about 57 KiB) they do not */
-    convt_problem sq8 = convt_problem_default(2);
-    sq8.n = 2, sq8.cin = sq8.cout = 64, sq8.in[0] = 64, sq8.in[1] = 1024, sq8.k[0] = sq8.k[1] = 3;
-    if (wpp) {
-        convt_context ctx = ctx_with(ws);
-        convt_launch l = convt_launch_first_default(wpp);
-        char why[512] = "";
-        l.value[convt_knob_index(wpp, "bn")] = 256;
-        l.value[convt_knob_index(wpp, "bk")] = 8;
-        l.value[convt_knob_index(wpp, "stages")] = 8;
-        if (!wpp->supports(&sq8, &l, &ctx, why, sizeof why))
-            fail_msg("ping-pong refused 8 stages at bk 8 on kb57's class: %s", why);
-    }
-    refuses2("polyphase_wgmma_pingpong_tf32", &sq8, "bk", 32, "stages", 8, ws, "of shared memory");
+    refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 6, ws, "stages = 6 must be 3, 4 or 5");
     /* rows_tma_tf32: stride 1 along every dimension, 3, 5 or 7 taps along
      * the row, rows a multiple of 4 floats; the channel blocks as wide as
      * the sets' registers allow */
