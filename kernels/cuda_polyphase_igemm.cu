@@ -2109,6 +2109,8 @@ done:
     return 0;
 }
 
+#include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
+
 /* Per launch: the weights repacked into the stages' image (timed, as the
  * weights are data), the prefill where phases without taps exist, then the
  * GEMMs. Split-K's prefill (every launch of it has one) goes first, so that
@@ -2136,10 +2138,25 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
+#ifdef CONVT_WG_STAGE_CLOCKS
+    /* a diagnostic build (wg_stage_clocks.h): the stamps' buffer, cleared per launch */
+    static long long *clock_log;
+    const size_t clock_bytes = sizeof(long long) * WG_CLK_BLOCKS * WG_CLK_STAGES * WG_CLK_EVENTS;
+    if (!clock_log)
+        CUDA_TRY(cudaMalloc(&clock_log, clock_bytes), e);
+    CUDA_TRY(cudaMemsetAsync(clock_log, 0, clock_bytes, s), e);
+    wg_args args = st->args;
+    args.clock_log = clock_log;
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, args, (const float *)t->x, (const float *)wk,
+                                (const float *)t->b, t->y), e);
+    CUDA_TRY_LAUNCH(e);
+    return wg_stage_clocks_report(clock_log, s, p, st, e);
+#else
     CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
+#endif
 }
 
 /* The five variants' entry points: one kernel template and host side,

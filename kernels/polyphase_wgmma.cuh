@@ -158,7 +158,11 @@ struct wg_args {
      * rows a warpgroup stores (BN less the shifts' span, rounded up to 4);
      * unused otherwise */
     int col_taps, col_step, col_out;
+#ifdef CONVT_WG_STAGE_CLOCKS
+    long long *clock_log; /* wg_stage_clocks.h: diagnostic builds only */
+#endif
 };
+#include "wg_stage_clocks.h"
 
 /* Tile L of the work list (L < tiles): output channels and groups vary
  * fastest, so that the blocks running at once share input stretches; then
@@ -791,6 +795,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * of the stretch, at about 100 instructions a row, and on rows of
          * 80 (kb68) the walk cost more than the copies (SASS, v13). */
         wg_regs_dec<WG_PRODUCER_REGS>();
+        WG_CLOCK_COUNTER(p_clk);
         const int octets = r_alloc / 8;
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         wg_ring ring = {0, 0u, false};
@@ -825,6 +830,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int buf = ring.buf;
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
+                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_FREE);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
                 if (tid == 0) {
@@ -927,6 +933,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
+                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_ISSUED);
+                WG_CLOCK_STEP(p_clk);
                 ci0 += BK;
                 if (ci0 >= a.cin_g) {
                     ci0 = 0;
@@ -959,6 +967,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
     int turn = 0; /* PING: the block's tiles so far (past-the-end ones not counted) */
+    WG_CLOCK_COUNTER(c_clk);
     for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
          L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
@@ -1018,7 +1027,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             int k_row = sp.row, k_ci0 = sp.ci0, prev_buf = 0;
             for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
+                WG_CLOCK(wa, ctid == 0, c_clk, WG_CLK_CONSUMER_WAITS);
                 mbar_wait(&full[buf], ring.phase);
+                WG_CLOCK(wa, ctid == 0, c_clk, WG_CLK_CONSUMER_LANDED);
                 /* the input's copies wrote through the generic proxy; wgmma
                  * reads through the async one (the weights' bulk copy is
                  * async-proxy already, made visible by the barrier) */
@@ -1065,10 +1076,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 } else {
                     /* the previous stage's wgmma are done in this warpgroup:
                      * its buffer is free */
+                    WG_CLOCK(wa, ctid == 0, c_clk, WG_CLK_CONSUMER_ISSUED);
                     wgmma_wait_prev();
                     if (kt > kt0 && ctid % 128 == 0)
                         wg_release_buffer<CLUSTER>(empty, prev_buf, peer_empty);
                 }
+                WG_CLOCK_STEP(c_clk);
                 k_ci0 += BK;
                 if (k_ci0 >= a.cin_g) {
                     k_ci0 = 0;

@@ -1,0 +1,38 @@
+/* Where a wgmma kernel's pipeline stages spend their time: a diagnostic
+ * build's timestamps (clock64) per stage, for the first WG_CLK_BLOCKS blocks
+ * and their first WG_CLK_STAGES stages. Built only with
+ *   meson setup B -Dcuda_args=-DCONVT_WG_STAGE_CLOCKS ...
+ * (probe/stage-clocks.sh); without the macro every hook below is empty and
+ * the kernels are as measured. The producer's thread 0 stamps when a stage's
+ * buffer is free (past its empty barrier) and when its copies are issued;
+ * consumer warpgroup 0's thread 0 when it starts waiting for the stage, when
+ * the stage has landed (past the full barrier), and when its wgmma are
+ * issued (before waiting for the previous stage's). wg_launch dumps them
+ * (wg_stage_clocks_report). */
+#pragma once
+
+enum {
+    WG_CLK_PRODUCER_FREE,
+    WG_CLK_PRODUCER_ISSUED,
+    WG_CLK_CONSUMER_WAITS,
+    WG_CLK_CONSUMER_LANDED,
+    WG_CLK_CONSUMER_ISSUED,
+    WG_CLK_EVENTS,
+    WG_CLK_BLOCKS = 8,
+    WG_CLK_STAGES = 96
+};
+
+#ifdef CONVT_WG_STAGE_CLOCKS
+#define WG_CLOCK_COUNTER(name) int name = 0
+#define WG_CLOCK_STEP(name) (name)++
+#define WG_CLOCK(wa, who, k, event)                                                                \
+    do {                                                                                           \
+        if ((who) && blockIdx.x < WG_CLK_BLOCKS && (k) < WG_CLK_STAGES)                            \
+            (wa).clock_log[((size_t)blockIdx.x * WG_CLK_STAGES + (k)) * WG_CLK_EVENTS + (event)] = \
+                clock64();                                                                         \
+    } while (0)
+#else
+#define WG_CLOCK_COUNTER(name)
+#define WG_CLOCK_STEP(name)
+#define WG_CLOCK(wa, who, k, event)
+#endif

@@ -1,0 +1,79 @@
+/* The host side of wg_stage_clocks.h (diagnostic builds only): after a
+ * launch, the stamps copied back and summarised per block, appended to the
+ * file named by CONVT_STAGE_CLOCKS (stderr where unset). Medians over a
+ * block's stages past its first 4 (the ring's fill), in SM cycles:
+ *   period   from one stage landing to the next (consumer 0's view),
+ *   wait     consumer 0 waiting for its stage to land,
+ *   issue    its wgmma issued after the stage landed,
+ *   fill     the producer's copies issued after the buffer came free,
+ *   flight   from the producer's last issue to consumer 0 past the full
+ *            barrier (the copies' latency where the consumer was waiting),
+ *   empty    the producer waiting for a free buffer. */
+#pragma once
+#ifdef CONVT_WG_STAGE_CLOCKS
+#include <stdio.h>
+#include <stdlib.h>
+
+static int wg_clk_cmp(const void *a, const void *b)
+{
+    const long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the median of n values (sorted in place); -1 where there are none */
+static long long wg_clk_median(long long *v, int n)
+{
+    if (n <= 0)
+        return -1;
+    qsort(v, (size_t)n, sizeof *v, wg_clk_cmp);
+    return v[n / 2];
+}
+
+static int wg_stage_clocks_report(const long long *d_log, cudaStream_t s, const convt_problem *p,
+                                  const wg_state *st, convt_err *e)
+{
+    enum { N = WG_CLK_BLOCKS * WG_CLK_STAGES * WG_CLK_EVENTS };
+    static long long h[N];
+    CUDA_TRY(cudaMemcpyAsync(h, d_log, sizeof h, cudaMemcpyDeviceToHost, s), e);
+    CUDA_TRY(cudaStreamSynchronize(s), e);
+    const char *path = getenv("CONVT_STAGE_CLOCKS");
+    FILE *f = path ? fopen(path, "a") : stderr;
+    if (!f)
+        f = stderr;
+    fprintf(f, "stage clocks: n %lld cin %lld cout %lld in0 %lld k0 %lld s0 %lld dims %d; bn %d nseg %d "
+            "grid %u stages %d\n",
+            (long long)p->n, (long long)p->cin, (long long)p->cout, (long long)p->in[0],
+            (long long)p->k[0], (long long)p->stride[0], p->dims, st->bn, st->nseg,
+            st->launch.gridDim.x, st->args.p.stages);
+    for (int b = 0; b < WG_CLK_BLOCKS; b++) {
+        long long v[6][WG_CLK_STAGES];
+        int n[6] = {0};
+        int stages = 0;
+        for (int k = 0; k < WG_CLK_STAGES; k++) {
+            const long long *t = h + ((size_t)b * WG_CLK_STAGES + k) * WG_CLK_EVENTS;
+            const long long *u = k ? t - WG_CLK_EVENTS : t;
+            if (!t[WG_CLK_CONSUMER_LANDED] || !t[WG_CLK_PRODUCER_ISSUED])
+                break;
+            stages++;
+            if (k < 4)
+                continue;
+            v[0][n[0]++] = t[WG_CLK_CONSUMER_LANDED] - u[WG_CLK_CONSUMER_LANDED];
+            v[1][n[1]++] = t[WG_CLK_CONSUMER_LANDED] - t[WG_CLK_CONSUMER_WAITS];
+            v[2][n[2]++] = t[WG_CLK_CONSUMER_ISSUED] - t[WG_CLK_CONSUMER_LANDED];
+            v[3][n[3]++] = t[WG_CLK_PRODUCER_ISSUED] - t[WG_CLK_PRODUCER_FREE];
+            v[4][n[4]++] = t[WG_CLK_CONSUMER_LANDED] - t[WG_CLK_PRODUCER_ISSUED];
+            v[5][n[5]++] = t[WG_CLK_PRODUCER_FREE] - u[WG_CLK_PRODUCER_ISSUED];
+        }
+        if (!stages)
+            continue;
+        fprintf(f, "  block %d: %d stages; median cycles: period %lld wait %lld issue %lld fill %lld "
+                "flight %lld empty %lld\n",
+                b, stages, wg_clk_median(v[0], n[0]), wg_clk_median(v[1], n[1]),
+                wg_clk_median(v[2], n[2]), wg_clk_median(v[3], n[3]), wg_clk_median(v[4], n[4]),
+                wg_clk_median(v[5], n[5]));
+    }
+    if (f != stderr)
+        fclose(f);
+    return 0;
+}
+#endif
