@@ -548,6 +548,8 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
         const bool ok = row_ok && (unsigned)icol < (unsigned)in2;
 #pragma unroll
         for (int kg = 0; kg < NG; kg++) {
+            if (WG_CLOCK_SKIP_COPY(kg))
+                continue;
             cp_async4_shared(dpk[kg], spk[kg], FULL ? ok : ok && kg < kg_have);
             spk[kg] += 8;
             dpk[kg] += 8 * 16;
