@@ -853,6 +853,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         bulk_copy_to_shared(st + in_bytes, src, bytes, &full[buf]);
                     }
                 }
+                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_WEIGHTS);
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
                 const int ci = ci0 + lane % 4;

@@ -4,7 +4,8 @@
  *   meson setup B -Dcuda_args=-DCONVT_WG_STAGE_CLOCKS ...
  * (probe/stage-clocks.sh); without the macro every hook below is empty and
  * the kernels are as measured. The producer's thread 0 stamps when a stage's
- * buffer is free (past its empty barrier) and when its copies are issued;
+ * buffer is free (past its empty barrier), when it has issued the weights'
+ * bulk copy, and when its own copies are issued;
  * consumer warpgroup 0's thread 0 when it starts waiting for the stage, when
  * the stage has landed (past the full barrier), and when its wgmma are
  * issued (before waiting for the previous stage's). wg_launch dumps them
@@ -13,6 +14,7 @@
 
 enum {
     WG_CLK_PRODUCER_FREE,
+    WG_CLK_PRODUCER_WEIGHTS,
     WG_CLK_PRODUCER_ISSUED,
     WG_CLK_CONSUMER_WAITS,
     WG_CLK_CONSUMER_LANDED,

@@ -6,6 +6,8 @@
  *   wait     consumer 0 waiting for its stage to land,
  *   issue    its wgmma issued after the stage landed,
  *   fill     the producer's copies issued after the buffer came free,
+ *   weights  of which the weights' bulk copy issued (thread 0's part before
+ *            its own copies: the tap row's setup and the bulk copy),
  *   flight   from the producer's last issue to consumer 0 past the full
  *            barrier (the copies' latency where the consumer was waiting),
  *   empty    the producer waiting for a free buffer. */
@@ -46,8 +48,8 @@ static int wg_stage_clocks_report(const long long *d_log, cudaStream_t s, const 
             (long long)p->k[0], (long long)p->stride[0], p->dims, st->bn, st->nseg,
             st->launch.gridDim.x, st->args.p.stages);
     for (int b = 0; b < WG_CLK_BLOCKS; b++) {
-        long long v[6][WG_CLK_STAGES];
-        int n[6] = {0};
+        long long v[7][WG_CLK_STAGES];
+        int n[7] = {0};
         int stages = 0;
         for (int k = 0; k < WG_CLK_STAGES; k++) {
             const long long *t = h + ((size_t)b * WG_CLK_STAGES + k) * WG_CLK_EVENTS;
@@ -63,14 +65,15 @@ static int wg_stage_clocks_report(const long long *d_log, cudaStream_t s, const 
             v[3][n[3]++] = t[WG_CLK_PRODUCER_ISSUED] - t[WG_CLK_PRODUCER_FREE];
             v[4][n[4]++] = t[WG_CLK_CONSUMER_LANDED] - t[WG_CLK_PRODUCER_ISSUED];
             v[5][n[5]++] = t[WG_CLK_PRODUCER_FREE] - u[WG_CLK_PRODUCER_ISSUED];
+            v[6][n[6]++] = t[WG_CLK_PRODUCER_WEIGHTS] - t[WG_CLK_PRODUCER_FREE];
         }
         if (!stages)
             continue;
         fprintf(f, "  block %d: %d stages; median cycles: period %lld wait %lld issue %lld fill %lld "
-                "flight %lld empty %lld\n",
+                "flight %lld empty %lld weights %lld\n",
                 b, stages, wg_clk_median(v[0], n[0]), wg_clk_median(v[1], n[1]),
                 wg_clk_median(v[2], n[2]), wg_clk_median(v[3], n[3]), wg_clk_median(v[4], n[4]),
-                wg_clk_median(v[5], n[5]));
+                wg_clk_median(v[5], n[5]), wg_clk_median(v[6], n[6]));
     }
     if (f != stderr)
         fclose(f);
