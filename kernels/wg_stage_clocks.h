@@ -2,14 +2,18 @@
  * build's timestamps (clock64) per stage, for the first WG_CLK_BLOCKS blocks
  * and their first WG_CLK_STAGES stages. Built only with
  *   meson setup B -Dcuda_args=-DCONVT_WG_STAGE_CLOCKS ...
- * (probe/stage-clocks.sh); without the macro every hook below is empty and
- * the kernels are as measured. The producer's thread 0 stamps when a stage's
+ * (results/h100-2026-11-27-s32-stage-clocks*.sh, the scripts session 32
+ * ran); without the macro every hook below is empty and the kernels are as
+ * measured. The producer's thread 0 stamps when a stage's
  * buffer is free (past its empty barrier), when it has issued the weights'
  * bulk copy, and when its own copies are issued;
  * consumer warpgroup 0's thread 0 when it starts waiting for the stage, when
  * the stage has landed (past the full barrier), and when its wgmma are
  * issued (before waiting for the previous stage's). wg_launch dumps them
- * (wg_stage_clocks_report). */
+ * (wg_stage_clocks_report). Both sides count stages in the ring's order;
+ * with ping-pong consumer 0 counts only its own tiles' stages, so its
+ * stamps pair with the producer's only on the consumer's side (period,
+ * wait, issue). */
 #pragma once
 
 enum {
