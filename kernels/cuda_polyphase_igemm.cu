@@ -1691,11 +1691,16 @@ static void wg_describe(const void *state, char *buf, size_t len)
              st->base.grid.x, st->step ? " step" : "");
 }
 
+#include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
+
 static void wg_release(void *state)
 {
     wg_state *st = (wg_state *)state;
     if (!st)
         return;
+#ifdef CONVT_WG_STAGE_CLOCKS
+    wg_stage_clocks_report(st);
+#endif
     cudaFree(st->d_rows);
     cudaFree(st->d_flat);
     cudaFree(st->d_shifts);
@@ -2088,6 +2093,10 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->launch.numAttrs = k.cluster > 1 ? 2 : 1;
         if ((rc = wg_upload(st, &w, e)))
             goto done;
+#ifdef CONVT_WG_STAGE_CLOCKS
+        if ((rc = wg_stage_clocks_alloc(st, e)))
+            goto done;
+#endif
         cudaError_t err = convt_raise_smem_limit((const void *)st->kernel, ctx->dev);
         if (err != cudaSuccess) {
             rc = convt_cuda_fail(err, __FILE__, __LINE__, "convt_raise_smem_limit", e);
@@ -2108,8 +2117,6 @@ done:
     *state = st;
     return 0;
 }
-
-#include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
 
 /* Per launch: the weights repacked into the stages' image (timed, as the
  * weights are data), the prefill where phases without taps exist, then the
@@ -2138,25 +2145,10 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-#ifdef CONVT_WG_STAGE_CLOCKS
-    /* a diagnostic build (wg_stage_clocks.h): the stamps' buffer, cleared per launch */
-    static long long *clock_log;
-    const size_t clock_bytes = sizeof(long long) * WG_CLK_BLOCKS * WG_CLK_STAGES * WG_CLK_EVENTS;
-    if (!clock_log)
-        CUDA_TRY(cudaMalloc(&clock_log, clock_bytes), e);
-    CUDA_TRY(cudaMemsetAsync(clock_log, 0, clock_bytes, s), e);
-    wg_args args = st->args;
-    args.clock_log = clock_log;
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, args, (const float *)t->x, (const float *)wk,
-                                (const float *)t->b, t->y), e);
-    CUDA_TRY_LAUNCH(e);
-    return wg_stage_clocks_report(clock_log, s, p, st, e);
-#else
     CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
-#endif
 }
 
 /* The five variants' entry points: one kernel template and host side,

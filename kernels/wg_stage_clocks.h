@@ -9,8 +9,10 @@
  * bulk copy, and when its own copies are issued;
  * consumer warpgroup 0's thread 0 when it starts waiting for the stage, when
  * the stage has landed (past the full barrier), and when its wgmma are
- * issued (before waiting for the previous stage's). wg_launch dumps them
- * (wg_stage_clocks_report). Both sides count stages in the ring's order;
+ * issued (before waiting for the previous stage's). The launch state's
+ * release summarises its last launch (wg_stage_clocks_report.cuh), outside
+ * the timed runs: a diagnostic build's times are still not results (the
+ * stamps' stores run inside them). Both sides count stages in the ring's order;
  * with ping-pong consumer 0 counts only its own tiles' stages, so its
  * stamps pair with the producer's only on the consumer's side (period,
  * wait, issue). */

@@ -1,20 +1,25 @@
-/* The host side of wg_stage_clocks.h (diagnostic builds only): after a
- * launch, the stamps copied back and summarised per block, appended to the
- * file named by CONVT_STAGE_CLOCKS (stderr where unset). Medians over a
- * block's stages past its first 4 (the ring's fill), in SM cycles:
+/* The host side of wg_stage_clocks.h (diagnostic builds only). prepare
+ * gives the launch state its stamps' buffer, zeroed once (every launch of
+ * the state rewrites the same slots); release, once the state's runs are
+ * done and outside every timed region, copies the last launch's stamps
+ * back and summarises them per block, appended to the file named by
+ * CONVT_STAGE_CLOCKS (stderr where unset). Medians over a block's stages
+ * past its first 4 (the ring's fill), in SM cycles:
  *   period   from one stage landing to the next (consumer 0's view),
  *   wait     consumer 0 waiting for its stage to land,
  *   issue    its wgmma issued after the stage landed,
  *   fill     the producer's copies issued after the buffer came free,
- *   weights  of which the weights' bulk copy issued (thread 0's part before
- *            its own copies: the tap row's setup and the bulk copy),
  *   flight   from the producer's last issue to consumer 0 past the full
  *            barrier (the copies' latency where the consumer was waiting),
- *   empty    the producer waiting for a free buffer. */
+ *   empty    the producer waiting for a free buffer,
+ *   weights  of the fill, the weights' bulk copy issued (thread 0's part
+ *            before its own copies: the tap row's setup and the bulk copy). */
 #pragma once
 #ifdef CONVT_WG_STAGE_CLOCKS
 #include <stdio.h>
 #include <stdlib.h>
+
+enum { WG_CLK_SLOTS = WG_CLK_BLOCKS * WG_CLK_STAGES * WG_CLK_EVENTS };
 
 static int wg_clk_cmp(const void *a, const void *b)
 {
@@ -31,22 +36,32 @@ static long long wg_clk_median(long long *v, int n)
     return v[n / 2];
 }
 
-static int wg_stage_clocks_report(const long long *d_log, cudaStream_t s, const convt_problem *p,
-                                  const wg_state *st, convt_err *e)
+/* prepare: the state's buffer, zeroed (stages a block never reaches stay 0) */
+static int wg_stage_clocks_alloc(wg_state *st, convt_err *e)
 {
-    enum { N = WG_CLK_BLOCKS * WG_CLK_STAGES * WG_CLK_EVENTS };
-    static long long h[N];
-    CUDA_TRY(cudaMemcpyAsync(h, d_log, sizeof h, cudaMemcpyDeviceToHost, s), e);
-    CUDA_TRY(cudaStreamSynchronize(s), e);
+    CUDA_TRY(cudaMalloc(&st->args.clock_log, sizeof(long long) * WG_CLK_SLOTS), e);
+    CUDA_TRY(cudaMemset(st->args.clock_log, 0, sizeof(long long) * WG_CLK_SLOTS), e);
+    return 0;
+}
+
+/* release: the summary of the state's last launch, then the buffer freed */
+static void wg_stage_clocks_report(wg_state *st)
+{
+    static long long h[WG_CLK_SLOTS];
+    if (!st->args.clock_log)
+        return;
+    const bool have = cudaDeviceSynchronize() == cudaSuccess &&
+                      cudaMemcpy(h, st->args.clock_log, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(st->args.clock_log);
+    st->args.clock_log = NULL;
+    if (!have)
+        return;
     const char *path = getenv("CONVT_STAGE_CLOCKS");
     FILE *f = path ? fopen(path, "a") : stderr;
     if (!f)
         f = stderr;
-    fprintf(f, "stage clocks: n %lld cin %lld cout %lld in0 %lld k0 %lld s0 %lld dims %d; bn %d nseg %d "
-            "grid %u stages %d\n",
-            (long long)p->n, (long long)p->cin, (long long)p->cout, (long long)p->in[0],
-            (long long)p->k[0], (long long)p->stride[0], p->dims, st->bn, st->nseg,
-            st->launch.gridDim.x, st->args.p.stages);
+    fprintf(f, "stage clocks: cin %d cout %d; bn %d nseg %d grid %u stages %d\n", st->args.p.cin,
+            st->args.p.cout, st->bn, st->nseg, st->launch.gridDim.x, st->args.p.stages);
     for (int b = 0; b < WG_CLK_BLOCKS; b++) {
         long long v[7][WG_CLK_STAGES];
         int n[7] = {0};
@@ -77,6 +92,5 @@ static int wg_stage_clocks_report(const long long *d_log, cudaStream_t s, const 
     }
     if (f != stderr)
         fclose(f);
-    return 0;
 }
 #endif
