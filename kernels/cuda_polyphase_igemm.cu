@@ -1691,7 +1691,13 @@ static void wg_describe(const void *state, char *buf, size_t len)
              st->base.grid.x, st->step ? " step" : "");
 }
 
-#include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
+#ifdef CONVT_WG_STAGE_CLOCKS
+/* diagnostic builds only: wg_stage_clocks_report.cuh, included after
+ * wg_prepare (included here, the header alone, though empty otherwise,
+ * changed the register allocation of polyphase_kernel<3, 32, true>) */
+static int wg_stage_clocks_alloc(wg_state *st, convt_err *e);
+static void wg_stage_clocks_report(wg_state *st);
+#endif
 
 static void wg_release(void *state)
 {
@@ -2117,6 +2123,8 @@ done:
     *state = st;
     return 0;
 }
+
+#include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
 
 /* Per launch: the weights repacked into the stages' image (timed, as the
  * weights are data), the prefill where phases without taps exist, then the
