@@ -925,6 +925,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_cl_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -943,7 +944,8 @@ enum wg_variant {
     WG_WIDE_TF32,
     WG_CLUSTER_TF32,
     WG_COLSUM_TF32,
-    WG_PINGPONG_TF32
+    WG_PINGPONG_TF32,
+    WG_FOLD_CL_TF32
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -964,6 +966,8 @@ struct wg_knobs {
                         * whole tiles of up to 64 channels in turn (PING) */
     int64_t seg;       /* its knob seg: 0, or the outputs a segment of a 2-D shape's rows
                         * (convt_wg_segment_phases); 0 for every other variant */
+    bool cl;           /* polyphase_wgmma_fold_cl_tf32: the folded kernel on the input's
+                        * channels-last copy (wg_channels_last.cuh) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -975,12 +979,14 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
                              : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
                              : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
+                             : kind == WG_FOLD_CL_TF32  ? &convt_variant_polyphase_wgmma_fold_cl_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
-    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32;
+    const bool folded = kind == WG_FOLD_TF32 || kind == WG_FOLD_CL_TF32;
+    const bool has_plane = !folded && kind != WG_CLUSTER_TF32;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
@@ -991,10 +997,11 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
+            kind == WG_3XTF32 ? 2 : 1, folded || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
-            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0};
+            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
+            kind == WG_FOLD_CL_TF32};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1041,6 +1048,8 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
     if (k.pingpong)
         return false WG_PINGPONG_WIDTHS(WG_IS);
+    if (k.cl)
+        return false WG_FOLD_CL_WIDTHS(WG_IS);
 #undef WG_IS
     if (k.colsum)
         return bn == 64 || bn == 128;
@@ -1339,6 +1348,24 @@ static unsigned wg_pack_threads(const wg_pack_args &pa)
     return (unsigned)round_up(pa.a_lbo_f / 4, 32);
 }
 
+/* polyphase_wgmma_fold_cl_tf32's channels-last copy of p's input
+ * (wg_channels_last.cuh): its floats (0 for the other variants), and where
+ * it starts in the workspace, after the weight image of `image` floats, on
+ * a 16-byte boundary (the producer's copies are 16 bytes). */
+static int64_t wg_cl_floats(const convt_problem *p, const wg_knobs &k)
+{
+    if (!k.cl)
+        return 0;
+    int64_t positions = 1;
+    for (int d = 0; d < p->dims; d++)
+        positions *= p->in[d];
+    return p->n * positions * p->groups * wg_cl_channels((int)(p->cin / p->groups));
+}
+static int64_t wg_cl_at(int64_t image)
+{
+    return round_up(image, 4);
+}
+
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
@@ -1347,7 +1374,8 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
     if (k.fold && convt_fold_check(p, why, sizeof why))
         return 0; /* supports() refuses it */
     const convt_problem q = wg_problem(p, k);
-    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
+    const int64_t image = wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
+    return sizeof(float) * (size_t)(k.cl ? wg_cl_at(image) + wg_cl_floats(p, k) : image);
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1457,6 +1485,13 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "counts a row's segments); this shape is %d-D", p->dims);
         return false;
     }
+    if (k.cl && p->cout / p->groups <= WG_M) {
+        snprintf(why, why_len, "the channels-last input is compiled for more than %d folded output "
+                 "channels a group (128 a block; a smaller layer's GEMM does not pay for the input's "
+                 "copy); this shape has %lld (the stride phases x the channels)", (int)WG_M,
+                 (long long)(p->cout / p->groups));
+        return false;
+    }
     if (k.pingpong && p->cout / p->groups > WG_M) {
         snprintf(why, why_len, "ping-pong takes up to %d output channels per group (a whole tile "
                  "a consumer warpgroup, wgmma's M); this shape has %lld", (int)WG_M,
@@ -1527,6 +1562,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         else if (k.pingpong)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128, 192 or "
                      "256 (ping-pong's compiled widths)", (long long)k.bn);
+        else if (k.cl)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 80, 96, 112, "
+                     "128, 160, 192 or 256 (the channels-last kernels' compiled widths)", (long long)k.bn);
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1668,6 +1706,10 @@ typedef struct wg_state {
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
     bool step;    /* the producer steps an octet at a time (wg_steps) */
+    /* polyphase_wgmma_fold_cl_tf32: the input's channels-last copy, cl_at
+     * floats into the workspace (wg_cl_at), of cl_positions a channel */
+    bool cl;
+    int64_t cl_at, cl_positions;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1813,6 +1855,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.cl) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_fold_cl_kernel_bn##BN(bk, pow2);
+            WG_FOLD_CL_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_fold_cl_kernel_bn256(bk, pow2);
+        }
+    }
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2069,6 +2120,9 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
+        st->cl = k.cl;
+        st->cl_at = wg_cl_at(st->pack.total);
+        st->cl_positions = a.in_plane;
         /* split-K's parts add into an output that holds the bias (or
          * zero) first */
         st->base.prefill = w.pl.prefill || wg_split(k);
@@ -2139,6 +2193,16 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const wg_state *st = (const wg_state *)state;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
+    /* polyphase_wgmma_fold_cl_tf32 reads the input channels last, copied
+     * first (timed: the input is data), before the repack, so that the
+     * wgmma kernel still starts during the repack's last wave */
+    const float *x_in = t->x;
+    if (st->cl) {
+        float *xcl = wk + st->cl_at;
+        CUDA_TRY(wg_channels_last_launch(t->x, xcl, st->cl_positions, st->args.p.cin_g, st->args.groups,
+                                         st->args.n, s), e);
+        x_in = xcl;
+    }
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
@@ -2153,7 +2217,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, x_in, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
@@ -2186,6 +2250,7 @@ WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
+WG_ENTRY_POINTS(fold_cl, WG_FOLD_CL_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2510,6 +2575,26 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .n_defaults = 1,
                .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(pingpong),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_cl_tf32 = {
+    .name = "polyphase_wgmma_fold_cl_tf32",
+    .summary = "polyphase_wgmma_fold_tf32 on a channels-last copy of the input, made before every launch (timed), so that the producer copies a position's 4 channels in one 16-byte cp.async where it gathered them 4 bytes a copy: for folded layers of many channels and few positions (vocoder and UNet upsampling), where issuing the gather took most of a stage (session 32's stage clocks) and the copy is small against the GEMM; more than 64 folded output channels a group; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64, 80, 96, "
+                       "112, 128, 160, 192 or 256); 0: the width with the fewest predicted rounds of "
+                       "tiles over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(fold_cl),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD
