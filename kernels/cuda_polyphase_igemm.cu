@@ -2193,16 +2193,6 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const wg_state *st = (const wg_state *)state;
     cudaStream_t s = (cudaStream_t)ctx->stream;
     float *wk = (float *)workspace;
-    /* polyphase_wgmma_fold_cl_tf32 reads the input channels last, copied
-     * first (timed: the input is data), before the repack, so that the
-     * wgmma kernel still starts during the repack's last wave */
-    const float *x_in = t->x;
-    if (st->cl) {
-        float *xcl = wk + st->cl_at;
-        CUDA_TRY(wg_channels_last_launch(t->x, xcl, st->cl_positions, st->args.p.cin_g, st->args.groups,
-                                         st->args.n, s), e);
-        x_in = xcl;
-    }
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
@@ -2210,6 +2200,15 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
                                                                   st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
+    }
+    /* polyphase_wgmma_fold_cl_tf32 reads the input channels last, copied
+     * beside the repack (timed: the input is data; wg_channels_last.cu) */
+    const float *x_in = t->x;
+    if (st->cl) {
+        float *xcl = wk + st->cl_at;
+        CUDA_TRY(wg_channels_last_launch(t->x, xcl, st->cl_positions, st->args.p.cin_g, st->args.groups,
+                                         st->args.n, s), e);
+        x_in = xcl;
     }
     if (!fill_first && st->base.prefill && prefill_output(p, t, s, e))
         return -1;
