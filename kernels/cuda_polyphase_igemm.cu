@@ -417,8 +417,14 @@ struct wg_pack_args {
  * over its threads by a division, 20.2 / 20.3 at 146 instructions a
  * float; a float per thread walking all the taps, 17.1 / 15.3; a channel
  * per thread walking all the taps in blocks of 128, 10.7 / 15.3. Split per
- * float with eight 64-bit divisions, 58. */
-template <int TAPS>
+ * float with eight 64-bit divisions, 58.
+ *
+ * AFTER (polyphase_wgmma_fold_cl_tf32): launched by programmatic dependent
+ * launch right behind the input's channels-last copy, which it runs beside
+ * (neither touches what the other does), it waits for the copy's end
+ * before it exits, so that the wgmma kernel's wait for this grid covers
+ * both. */
+template <int TAPS, bool AFTER = false>
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info,
                                     const int64_t *__restrict__ co_term, wg_pack_args pa)
@@ -479,6 +485,8 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
                 }
             }
     }
+    if constexpr (AFTER)
+        wg_wait_prior_grids();
 }
 #endif /* CONVT_HAVE_WGMMA */
 
@@ -1331,8 +1339,12 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
  * taps_block taps (the grid's z loops past 65535 blocks of channels x
  * groups), a thread per channel of the row (kpad's included), whole warps. */
 typedef void (*wg_pack_fn)(const float *, float *, const int4 *, const int64_t *, wg_pack_args);
-static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa)
+static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa, bool after)
 {
+    if (after)
+        return pa.taps_block == 1   ? pack_weights_stages<1, true>
+               : pa.taps_block == 2 ? pack_weights_stages<2, true>
+                                    : pack_weights_stages<4, true>;
     return pa.taps_block == 1   ? pack_weights_stages<1>
            : pa.taps_block == 2 ? pack_weights_stages<2>
                                 : pack_weights_stages<4>;
@@ -2117,7 +2129,7 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
             goto done;
         }
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
-        st->pack_kernel = wg_pack_kernel(st->pack);
+        st->pack_kernel = wg_pack_kernel(st->pack, k.cl);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
         st->cl = k.cl;
@@ -2196,19 +2208,30 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
-    if (st->pack.total) {
-        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
-                                                                  st->d_co_term, st->pack);
-        CUDA_TRY_LAUNCH(e);
-    }
     /* polyphase_wgmma_fold_cl_tf32 reads the input channels last, copied
-     * beside the repack (timed: the input is data; wg_channels_last.cu) */
+     * first (timed: the input is data; wg_channels_last.cu), the repack
+     * running beside it (pack_weights_stages' AFTER) */
     const float *x_in = t->x;
     if (st->cl) {
         float *xcl = wk + st->cl_at;
         CUDA_TRY(wg_channels_last_launch(t->x, xcl, st->cl_positions, st->args.p.cin_g, st->args.groups,
                                          st->args.n, s), e);
         x_in = xcl;
+    }
+    if (st->pack.total && st->cl) {
+        cudaLaunchConfig_t pcfg = {};
+        pcfg.gridDim = st->pack_grid;
+        pcfg.blockDim = dim3(st->pack_threads);
+        pcfg.stream = s;
+        pcfg.attrs = (cudaLaunchAttribute *)&st->attrs[0]; /* programmatic stream serialization */
+        pcfg.numAttrs = 1;
+        CUDA_TRY(cudaLaunchKernelEx(&pcfg, st->pack_kernel, t->w, wk, (const int4 *)st->d_tap_info,
+                                    (const int64_t *)st->d_co_term, st->pack), e);
+        CUDA_TRY_LAUNCH(e);
+    } else if (st->pack.total) {
+        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
+                                                                  st->d_co_term, st->pack);
+        CUDA_TRY_LAUNCH(e);
     }
     if (!fill_first && st->base.prefill && prefill_output(p, t, s, e))
         return -1;

@@ -11,14 +11,15 @@
  * channels past cin_g are written as zeros. The grid's z loops past 65535
  * images x groups.
  *
- * It runs beside the weight repack (programmatic dependent launch: the
- * launch follows the repack and starts once the repack's blocks all run),
- * as it reads and writes nothing the repack touches; the wgmma kernel
- * after it waits for this grid alone, so each block waits for the repack's
- * end before it exits. Launched in turn, after the repack had ended, the
- * copy cost its own kernel boundary: on up1d_k12_s6_c768to384 (2.4 MB of
- * input) the whole launch took 0.0634 ms against the gather's 0.0585,
- * though its stages were 9% shorter (session 33, stage clocks). */
+ * The weight repack runs beside it: launched next by programmatic
+ * dependent launch, it starts once this grid's blocks have all started
+ * (they allow it first thing) and waits for this grid's end before its
+ * own (pack_weights_stages' AFTER), so that the wgmma kernel's wait for
+ * the repack covers both. On up1d_k12_s6_c768to384 (2.4 MB of input) the
+ * copy takes 5.4 us under Nsight Compute, the repack 11.2 and the wgmma
+ * kernel 54.1 against the gather's 60.2 (session 33): run in turn, before
+ * or after the repack, the copy cost more than the wgmma kernel saved
+ * (0.0649 ms against the gather's 0.0605). */
 __global__ void input_channels_last(const float *__restrict__ x, float *__restrict__ xcl,
                                     int64_t positions, int cin_g, int cpad, int groups, int images)
 {
@@ -45,7 +46,6 @@ __global__ void input_channels_last(const float *__restrict__ x, float *__restri
         }
         __syncthreads();
     }
-    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the repack before it has ended */
 }
 
 cudaError_t wg_channels_last_launch(const float *x, float *xcl, int64_t positions, int cin_g,
@@ -57,16 +57,6 @@ cudaError_t wg_channels_last_launch(const float *x, float *xcl, int64_t position
                     (unsigned)(zs < 65535 ? zs : 65535));
     if (grid.x == 0 || grid.z == 0)
         return cudaSuccess; /* an empty input */
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(32, 8);
-    cfg.stream = s;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    const cudaError_t err = cudaLaunchKernelEx(&cfg, input_channels_last, x, xcl, positions, cin_g, cpad,
-                                               groups, images);
-    return err != cudaSuccess ? err : cudaGetLastError();
+    input_channels_last<<<grid, dim3(32, 8), 0, s>>>(x, xcl, positions, cin_g, cpad, groups, images);
+    return cudaGetLastError();
 }

@@ -88,8 +88,7 @@ __device__ void wg_copy_octets_cl(unsigned char *dp, int b_lbo, const float *sp,
 #endif
 
 /* The host's launch of input_channels_last (kernels/wg_channels_last.cu)
- * on stream s, right after the weight repack and before the wgmma kernel
- * (both it and the wgmma kernel by programmatic dependent launch): x (NC +
+ * on stream s, before the weight repack, which runs beside it: x (NC +
  * spatial, images x groups x cin_g channels of `positions` each) into
  * xcl. Returns the launch's error. */
 #ifdef __cplusplus
