@@ -367,7 +367,26 @@ __global__ void __launch_bounds__(tile_threads(TILE), 1)
 
 
 #if CONVT_HAVE_WGMMA
-#include "wg_pack.cuh" /* wg_pack_args */
+/* The weight image that polyphase_wgmma_kernel's stages copy whole
+ * (wg_weight_slot): its dimensions. */
+struct wg_pack_args {
+    int cin_g, cout_g, groups;
+    int w_rows, bk, chunks, co_blocks, taps_total; /* taps_total / taps_block < 65535 (the
+                                                    * grid's y): the kernel's tap table in
+                                                    * shared memory bounds it far below */
+    int a_lbo_f; /* a tap tile's distance between K core matrices, in floats (a_lbo / 4) */
+    int parts;   /* 1 (TF32), or 2 (3xTF32: each tap tile's big part, then its small part) */
+    int tap_f;   /* floats of a tap tile: parts x bk / 4 x a_lbo_f */
+    int taps_block; /* taps per block (TAPS, the grid's y): 1, 2 or 4 */
+    int64_t ci_step; /* w's index step from one input channel to the next (convt_fold_weight_index) */
+    int64_t total;
+    /* The fold w is read through (S = 1 where none). Read by no one: the
+     * tables made in prepare carry its terms (wg_upload, from the wgmma
+     * kernel's own copy). Left in because the repack compiled differently
+     * without it (SASS, session 16) and no device time was left to run
+     * that. */
+    convt_fold fold;
+};
 
 /* The image, one K core row of every tap tile per block: block (x, z) =
  * (chunk * bk/4 + k4, cob + co_blocks * g) writes row k4 of the tiles of
@@ -1703,9 +1722,6 @@ typedef struct wg_state {
      * floats into the workspace (wg_cl_at), of cl_positions a channel */
     bool cl;
     int64_t cl_at, cl_positions;
-    /* the image written by pack_weights_spans (wg_pack_spans_pays) or pack_weights_stages */
-    wg_pack_span span;
-    bool pack_spans;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1949,43 +1965,6 @@ static int wg_upload_built(void **dst, void *built, size_t n, size_t size, convt
     return rc;
 }
 
-/* pack_weights_spans' stretch (wg_pack.cuh): the longest block of w_rows
- * output channels' span of co_term plus the taps' span, or 0 where
- * co_term does not grow with the channel (the stretches would not hold
- * every index: pack_weights_stages then). */
-static int wg_pack_span_len(const int64_t *co_term, int cout_g, int w_rows, int tapz_span)
-{
-    int64_t len = 0;
-    for (int c = 1; c < cout_g; c++)
-        if (co_term[c] < co_term[c - 1])
-            return 0;
-    for (int c0 = 0; c0 < cout_g; c0 += w_rows) {
-        const int last = (c0 + w_rows < cout_g ? c0 + w_rows : cout_g) - 1;
-        const int64_t l = co_term[last] - co_term[c0] + tapz_span + 1;
-        len = l > len ? l : len;
-    }
-    return len < INT32_MAX / 16 ? (int)len : 0;
-}
-
-/* Whether pack_weights_spans writes the image: its stretches fit the
- * default 48 KiB of shared memory a block, and the image is large, where
- * pack_weights_stages' scattered reads took 11 us for 14 MB
- * (up1d_k12_s6_c768to384: reads at 1.27 TB/s; session 33). Smaller images
- * (KernelBench's: under 0.6 MB) keep the repack their runs measured. */
-enum { WG_PACK_SPANS_MIN_FLOATS = 1 << 20 };
-static bool wg_pack_spans_pays(const wg_pack_args &pa, const wg_pack_span &sp)
-{
-    /* CONVT_WG_PACK_SPANS=always (wherever the stretches fit: the checks
-     * run it on small shapes) or never (A/B measurements) */
-    const char *force = getenv("CONVT_WG_PACK_SPANS");
-    const bool fits = sp.len > 0 && wg_pack_spans_smem(sp) <= 48 * 1024;
-    if (force && !strcmp(force, "always"))
-        return fits;
-    if (force && !strcmp(force, "never"))
-        return false;
-    return fits && pa.total >= WG_PACK_SPANS_MIN_FLOATS;
-}
-
 /* The plan, its tap rows and flat layouts, and the weight image's tables
  * on the device (the caller releases what was made). */
 static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
@@ -2006,15 +1985,6 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
             tap_info[T] = make_int4((int)row_slot + t, w->rows[r].ntaps,
                                     convt_fold_tap_base(&st->args.fold, w->pl.taps[T].lin), 0);
         }
-    /* the taps' terms of w's index, least and greatest (pack_weights_spans' stretch) */
-    int zmin = 0, zmax = 0;
-    for (int T = 0; tap_info && T < ntaps; T++) {
-        const int z = tap_info[T].z;
-        zmin = T == 0 || z < zmin ? z : zmin;
-        zmax = T == 0 || z > zmax ? z : zmax;
-    }
-    st->span.tapz_min = zmin;
-    st->span.tapz_span = zmax - zmin;
     if (wg_upload_built((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e))
         return -1;
     int *shifts = (int *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *shifts);
@@ -2031,8 +2001,6 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     int64_t *co_term = (int64_t *)calloc((size_t)(cout_g ? cout_g : 1), sizeof *co_term);
     for (int c = 0; co_term && c < cout_g; c++)
         co_term[c] = convt_fold_weight_index(&st->args.fold, 0, c, 0);
-    st->span.len = co_term ? wg_pack_span_len(co_term, cout_g, st->pack.w_rows, st->span.tapz_span) : 0;
-    st->pack_spans = wg_pack_spans_pays(st->pack, st->span);
     if (wg_upload_built((void **)&st->d_co_term, co_term, (size_t)cout_g, sizeof *co_term, e))
         return -1;
     wg_args &a = st->args;
@@ -2224,33 +2192,6 @@ done:
 
 #include "wg_stage_clocks_report.cuh" /* diagnostic builds only */
 
-/* The weight image into wk: by pack_weights_spans where it pays
- * (wg_pack_spans_pays), else pack_weights_stages; with the input's
- * channels-last copy before it (polyphase_wgmma_fold_cl_tf32), beside
- * that copy by programmatic dependent launch (their AFTER forms). */
-static int wg_launch_pack(const wg_state *st, const float *w, float *wk, cudaStream_t s, convt_err *e)
-{
-    if (st->pack_spans) {
-        CUDA_TRY(wg_pack_spans_launch(w, wk, st->d_tap_info, st->d_co_term, st->pack, st->span, st->cl, s), e);
-        return 0;
-    }
-    if (st->cl) {
-        cudaLaunchConfig_t pcfg = {};
-        pcfg.gridDim = st->pack_grid;
-        pcfg.blockDim = dim3(st->pack_threads);
-        pcfg.stream = s;
-        pcfg.attrs = (cudaLaunchAttribute *)&st->attrs[0]; /* programmatic stream serialization */
-        pcfg.numAttrs = 1;
-        CUDA_TRY(cudaLaunchKernelEx(&pcfg, st->pack_kernel, w, wk, (const int4 *)st->d_tap_info,
-                                    (const int64_t *)st->d_co_term, st->pack), e);
-        CUDA_TRY_LAUNCH(e);
-        return 0;
-    }
-    st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(w, wk, st->d_tap_info, st->d_co_term, st->pack);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
-}
-
 /* Per launch: the weights repacked into the stages' image (timed, as the
  * weights are data), the prefill where phases without taps exist, then the
  * GEMMs. Split-K's prefill (every launch of it has one) goes first, so that
@@ -2277,8 +2218,21 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
                                          st->args.n, s), e);
         x_in = xcl;
     }
-    if (st->pack.total && wg_launch_pack(st, t->w, wk, s, e))
-        return -1;
+    if (st->pack.total && st->cl) {
+        cudaLaunchConfig_t pcfg = {};
+        pcfg.gridDim = st->pack_grid;
+        pcfg.blockDim = dim3(st->pack_threads);
+        pcfg.stream = s;
+        pcfg.attrs = (cudaLaunchAttribute *)&st->attrs[0]; /* programmatic stream serialization */
+        pcfg.numAttrs = 1;
+        CUDA_TRY(cudaLaunchKernelEx(&pcfg, st->pack_kernel, t->w, wk, (const int4 *)st->d_tap_info,
+                                    (const int64_t *)st->d_co_term, st->pack), e);
+        CUDA_TRY_LAUNCH(e);
+    } else if (st->pack.total) {
+        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
+                                                                  st->d_co_term, st->pack);
+        CUDA_TRY_LAUNCH(e);
+    }
     if (!fill_first && st->base.prefill && prefill_output(p, t, s, e))
         return -1;
     if (st->base.grid.x == 0)
