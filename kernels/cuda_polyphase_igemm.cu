@@ -417,14 +417,8 @@ struct wg_pack_args {
  * over its threads by a division, 20.2 / 20.3 at 146 instructions a
  * float; a float per thread walking all the taps, 17.1 / 15.3; a channel
  * per thread walking all the taps in blocks of 128, 10.7 / 15.3. Split per
- * float with eight 64-bit divisions, 58.
- *
- * AFTER (polyphase_wgmma_fold_cl_tf32): launched by programmatic dependent
- * launch right behind the input's channels-last copy, which it runs beside
- * (neither touches what the other does), it waits for the copy's end
- * before it exits, so that the wgmma kernel's wait for this grid covers
- * both. */
-template <int TAPS, bool AFTER = false>
+ * float with eight 64-bit divisions, 58. */
+template <int TAPS>
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info,
                                     const int64_t *__restrict__ co_term, wg_pack_args pa)
@@ -485,8 +479,6 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
                 }
             }
     }
-    if constexpr (AFTER)
-        wg_wait_prior_grids();
 }
 #endif /* CONVT_HAVE_WGMMA */
 
@@ -933,7 +925,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
-extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_cl_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -952,8 +943,7 @@ enum wg_variant {
     WG_WIDE_TF32,
     WG_CLUSTER_TF32,
     WG_COLSUM_TF32,
-    WG_PINGPONG_TF32,
-    WG_FOLD_CL_TF32
+    WG_PINGPONG_TF32
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -974,8 +964,6 @@ struct wg_knobs {
                         * whole tiles of up to 64 channels in turn (PING) */
     int64_t seg;       /* its knob seg: 0, or the outputs a segment of a 2-D shape's rows
                         * (convt_wg_segment_phases); 0 for every other variant */
-    bool cl;           /* polyphase_wgmma_fold_cl_tf32: the folded kernel on the input's
-                        * channels-last copy (wg_channels_last.cuh) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -987,14 +975,12 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
                              : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
                              : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
-                             : kind == WG_FOLD_CL_TF32  ? &convt_variant_polyphase_wgmma_fold_cl_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
-    const bool folded = kind == WG_FOLD_TF32 || kind == WG_FOLD_CL_TF32;
-    const bool has_plane = !folded && kind != WG_CLUSTER_TF32;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
@@ -1005,11 +991,10 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1, folded || fold_knob == 1,
+            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
-            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
-            kind == WG_FOLD_CL_TF32};
+            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1056,8 +1041,6 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
     if (k.pingpong)
         return false WG_PINGPONG_WIDTHS(WG_IS);
-    if (k.cl)
-        return false WG_FOLD_CL_WIDTHS(WG_IS);
 #undef WG_IS
     if (k.colsum)
         return bn == 64 || bn == 128;
@@ -1339,12 +1322,8 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
  * taps_block taps (the grid's z loops past 65535 blocks of channels x
  * groups), a thread per channel of the row (kpad's included), whole warps. */
 typedef void (*wg_pack_fn)(const float *, float *, const int4 *, const int64_t *, wg_pack_args);
-static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa, bool after)
+static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa)
 {
-    if (after)
-        return pa.taps_block == 1   ? pack_weights_stages<1, true>
-               : pa.taps_block == 2 ? pack_weights_stages<2, true>
-                                    : pack_weights_stages<4, true>;
     return pa.taps_block == 1   ? pack_weights_stages<1>
            : pa.taps_block == 2 ? pack_weights_stages<2>
                                 : pack_weights_stages<4>;
@@ -1360,24 +1339,6 @@ static unsigned wg_pack_threads(const wg_pack_args &pa)
     return (unsigned)round_up(pa.a_lbo_f / 4, 32);
 }
 
-/* polyphase_wgmma_fold_cl_tf32's channels-last copy of p's input
- * (wg_channels_last.cuh): its floats (0 for the other variants), and where
- * it starts in the workspace, after the weight image of `image` floats, on
- * a 16-byte boundary (the producer's copies are 16 bytes). */
-static int64_t wg_cl_floats(const convt_problem *p, const wg_knobs &k)
-{
-    if (!k.cl)
-        return 0;
-    int64_t positions = 1;
-    for (int d = 0; d < p->dims; d++)
-        positions *= p->in[d];
-    return p->n * positions * p->groups * wg_cl_channels((int)(p->cin / p->groups));
-}
-static int64_t wg_cl_at(int64_t image)
-{
-    return round_up(image, 4);
-}
-
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
@@ -1386,8 +1347,7 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
     if (k.fold && convt_fold_check(p, why, sizeof why))
         return 0; /* supports() refuses it */
     const convt_problem q = wg_problem(p, k);
-    const int64_t image = wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
-    return sizeof(float) * (size_t)(k.cl ? wg_cl_at(image) + wg_cl_floats(p, k) : image);
+    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1497,13 +1457,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "counts a row's segments); this shape is %d-D", p->dims);
         return false;
     }
-    if (k.cl && p->cout / p->groups <= WG_M) {
-        snprintf(why, why_len, "the channels-last input is compiled for more than %d folded output "
-                 "channels a group (128 a block; a smaller layer's GEMM does not pay for the input's "
-                 "copy); this shape has %lld (the stride phases x the channels)", (int)WG_M,
-                 (long long)(p->cout / p->groups));
-        return false;
-    }
     if (k.pingpong && p->cout / p->groups > WG_M) {
         snprintf(why, why_len, "ping-pong takes up to %d output channels per group (a whole tile "
                  "a consumer warpgroup, wgmma's M); this shape has %lld", (int)WG_M,
@@ -1574,9 +1527,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         else if (k.pingpong)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128, 192 or "
                      "256 (ping-pong's compiled widths)", (long long)k.bn);
-        else if (k.cl)
-            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 80, 96, 112, "
-                     "128, 160, 192 or 256 (the channels-last kernels' compiled widths)", (long long)k.bn);
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1718,10 +1668,6 @@ typedef struct wg_state {
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
     bool step;    /* the producer steps an octet at a time (wg_steps) */
-    /* polyphase_wgmma_fold_cl_tf32: the input's channels-last copy, cl_at
-     * floats into the workspace (wg_cl_at), of cl_positions a channel */
-    bool cl;
-    int64_t cl_at, cl_positions;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1867,15 +1813,6 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
-    if (k.cl) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN: return wg_fold_cl_kernel_bn##BN(bk, pow2);
-            WG_FOLD_CL_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_fold_cl_kernel_bn256(bk, pow2);
-        }
-    }
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2129,12 +2066,9 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
             goto done;
         }
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
-        st->pack_kernel = wg_pack_kernel(st->pack, k.cl);
+        st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
-        st->cl = k.cl;
-        st->cl_at = wg_cl_at(st->pack.total);
-        st->cl_positions = a.in_plane;
         /* split-K's parts add into an output that holds the bias (or
          * zero) first */
         st->base.prefill = w.pl.prefill || wg_split(k);
@@ -2208,27 +2142,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
-    /* polyphase_wgmma_fold_cl_tf32 reads the input channels last, copied
-     * first (timed: the input is data; wg_channels_last.cu), the repack
-     * running beside it (pack_weights_stages' AFTER) */
-    const float *x_in = t->x;
-    if (st->cl) {
-        float *xcl = wk + st->cl_at;
-        CUDA_TRY(wg_channels_last_launch(t->x, xcl, st->cl_positions, st->args.p.cin_g, st->args.groups,
-                                         st->args.n, s), e);
-        x_in = xcl;
-    }
-    if (st->pack.total && st->cl) {
-        cudaLaunchConfig_t pcfg = {};
-        pcfg.gridDim = st->pack_grid;
-        pcfg.blockDim = dim3(st->pack_threads);
-        pcfg.stream = s;
-        pcfg.attrs = (cudaLaunchAttribute *)&st->attrs[0]; /* programmatic stream serialization */
-        pcfg.numAttrs = 1;
-        CUDA_TRY(cudaLaunchKernelEx(&pcfg, st->pack_kernel, t->w, wk, (const int4 *)st->d_tap_info,
-                                    (const int64_t *)st->d_co_term, st->pack), e);
-        CUDA_TRY_LAUNCH(e);
-    } else if (st->pack.total) {
+    if (st->pack.total) {
         st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
                                                                   st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
@@ -2239,7 +2153,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, x_in, (const float *)wk,
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
@@ -2272,7 +2186,6 @@ WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
-WG_ENTRY_POINTS(fold_cl, WG_FOLD_CL_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2597,26 +2510,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .n_defaults = 1,
                .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(pingpong),
-};
-extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_cl_tf32 = {
-    .name = "polyphase_wgmma_fold_cl_tf32",
-    .summary = "polyphase_wgmma_fold_tf32 on a channels-last copy of the input, made before every launch (timed), so that the producer copies a position's 4 channels in one 16-byte cp.async where it gathered them 4 bytes a copy: for folded layers of many channels and few positions (vocoder and UNet upsampling), where issuing the gather took most of a stage (session 32's stage clocks) and the copy is small against the GEMM; more than 64 folded output channels a group; sm_90a builds",
-    .backend = CONVT_BACKEND_CUDA,
-    .tier = CONVT_TIER_TF32,
-    .deterministic = true,
-    .n_knobs = 6,
-    .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64, 80, 96, "
-                       "112, 128, 160, 192 or 256); 0: the width with the fewest predicted rounds of "
-                       "tiles over the SMs x (bn + 64)",
-               .n_defaults = 1,
-               .defaults = {0}},
-              WG_KNOB_BK_16_32,
-              WG_KNOB_STAGES,
-              WG_KNOB_KPAD,
-              WG_KNOB_PERSIST,
-              WG_KNOB_ROWS},
-    WG_VARIANT_FUNCTIONS(fold_cl),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD

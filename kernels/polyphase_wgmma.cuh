@@ -12,7 +12,6 @@
 #include "fold_phases.h"
 #include "split_k.h"
 #include "polyphase_common.cuh"
-#include "wg_channels_last.cuh"
 #include "wgmma_flat.h"
 
 #if CONVT_HAVE_WGMMA
@@ -684,13 +683,10 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * stage, tap rows at bn 128). COLS (polyphase_wgmma_colsum_tf32, with NCOS):
  * the taps along a row multiply one A read from shared memory, COLS sets
  * of accumulators, summed at their column shifts in the epilogue
- * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions.
- * CL (polyphase_wgmma_fold_cl_tf32): the folded kernel's input is the
- * channels-last copy the launch makes first, and the producer copies a
- * position's 4 channels in one 16-byte cp.async (wg_channels_last.cuh). */
+ * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false, bool SEG = false, bool CL = false>
+          bool PING = false, bool SEG = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -719,9 +715,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             !STEP && !COLS),
                   "ping-pong: TF32, 64 channels as M, a tile a warpgroup, the row walk, one block");
     static_assert(!SEG || PING, "segmented rows: the ping-pong kernel's");
-    static_assert(!CL || (FOLD && !SPLIT3 && !NCOS && MH == 1 && !KSPLIT && CLUSTER == 1 && !STEP && BK % 16 == 0),
-                  "the channels-last input: the fold's TF32 kernels of 64 or 128 channels a block, the row "
-                  "walk, bk 16 or 32 (whole 16-byte groups for the 4 lanes of a position)");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -913,29 +906,17 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] +
                                      (SEG ? icol : c.col) + (SEG ? 0 : c0)
                                : x;
-                    if constexpr (CL) {
-                        /* the channels-last copy (wg_channels_last.cuh): the
-                         * lane's channel groups lane%4 + 4 h, 16 bytes each */
-                        const int64_t pos = (int64_t)c.n * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2];
-                        const int cpad = wg_cl_channels(a.cin_g);
-                        const float *spc =
-                            row_ok ? x + wg_cl_offset(pos + c.col + c0, wa.groups, tl.g, cpad, ci0 + 4 * (lane % 4))
-                                   : x;
-                        wg_copy_octets_cl<KG / 4>(st + (lane % 4) * b_lbo + (8 * o + lane / 4) * 16, b_lbo, spc,
-                                                  (int64_t)wa.groups * cpad, c.col + c0, a.in[2], row_ok, n_oct);
-                    } else {
-                        unsigned char *dp = dst + (8 * o + lane / 4) * 16;
-                        /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
-                         * from the producer's registers (56 then) */
+                    unsigned char *dp = dst + (8 * o + lane / 4) * 16;
+                    /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
+                     * from the producer's registers (56 then) */
 #pragma unroll
-                        for (int h = 0; h < KG; h += NG) {
-                            if (kg_have >= h + NG)
-                                wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                         SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, NG);
-                            else
-                                wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                          SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
-                        }
+                    for (int h = 0; h < KG; h += NG) {
+                        if (kg_have >= h + NG)
+                            wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
+                                                     SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, NG);
+                        else
+                            wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
+                                                      SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
                     }
                     o += n_oct;
                     c.col += 8 * n_oct;
@@ -1205,26 +1186,6 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     wg_kernel_fn wg_fold_any_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
-/* The folded kernels reading the input's channels-last copy
- * (polyphase_wgmma_fold_cl_tf32: CL, wg_channels_last.cuh) of width BN
- * (WG_FOLD_CL_WIDTHS) for bk 16 or 32, 128 folded channels a block (nseg
- * 1), S a power of two or not, defined by WG_FOLD_CL_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_fold_cl*.cu. */
-#define WG_FOLD_CL_OF(BN, BK, ANY)                                                                 \
-    polyphase_wgmma_kernel<BN, BK, 1, false, 0, true, 1, ANY, false, 1, false, 0, false, false, true>
-#define WG_FOLD_CL_KERNELS_OF_WIDTH(BN)                                                            \
-    wg_kernel_fn wg_fold_cl_kernel_bn##BN(int bk, bool pow2)                                      \
-    {                                                                                              \
-        if (bk == 16)                                                                              \
-            return pow2 ? WG_FOLD_CL_OF(BN, 16, false) : WG_FOLD_CL_OF(BN, 16, true);              \
-        return pow2 ? WG_FOLD_CL_OF(BN, 32, false) : WG_FOLD_CL_OF(BN, 32, true);                  \
-    }
-/* the widths the bn = 0 choice took on the folded vocoder layers (80, 112,
- * 128: session 32's probe) and a spread around them */
-#define WG_FOLD_CL_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(160) X(192) X(256)
-#define WG_DECLARE_FOLD_CL_WIDTH(BN) wg_kernel_fn wg_fold_cl_kernel_bn##BN(int bk, bool pow2);
-WG_FOLD_CL_WIDTHS(WG_DECLARE_FOLD_CL_WIDTH)
-#undef WG_DECLARE_FOLD_CL_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 /* The kernels with 256 output channels a block (each consumer warpgroup
  * two 64-channel blocks of one tile, MH = 2) of width BN (64 to

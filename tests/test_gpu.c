@@ -50,8 +50,6 @@ static char dir[256];
  * colsum-check.json the column sets' (polyphase_wgmma_colsum_tf32),
  * rows-tma-check.json rows_tma_tf32's on stride-1 shapes,
  * pingpong-check.json polyphase_wgmma_pingpong_tf32's,
- * fold-cl-check.json polyphase_wgmma_fold_cl_tf32's (the shapes that fold
- * to more than 64 channels a group),
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -64,14 +62,7 @@ static char dir[256];
     "   \"rows\": [1, 2]}," \
     "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}," \
     "  \"polyphase_wgmma_pingpong_tf32\": {\"bn\": [0], \"bk\": [16], \"stages\": [4], \"plane\": [0]}," \
-    "  \"polyphase_wgmma_fold_cl_tf32\": {\"bn\": [0], \"bk\": [16, 32], \"persist\": [1]}," \
     "  \"rows_tma_tf32\": {\"bm\": [64], \"bk\": [16], \"stages\": [4], \"resident\": [1, 0]}"
-
-/* polyphase_wgmma_fold_cl_tf32's runs at each chunk: at least the
- * many_channels sweep's 4 shapes (2-D, stride 2 x 2, k 4: 544 to 1040
- * folded channels a group); the random shapes add those that fold to more
- * than 64 channels a group. */
-enum { CL_RUNS_MIN = 4 };
 
 /* These tests check results, not times: one round of one unbatched launch
  * a run. The sweep's defaults (4 rounds, the buffers moved between them,
@@ -327,12 +318,6 @@ static void variants_against_gpu_reference(void **state)
         const int pingpong = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "plane", 0);
         printf("ping-pong: %d runs ok\n", pingpong);
         assert_true(pingpong >= 50);
-        /* the folded kernel on the input's channels-last copy: the random
-         * shapes that fold to more than 64 channels a group, both chunks */
-        const int cl16 = ok_runs(doc, "polyphase_wgmma_fold_cl_tf32", "bk", 16),
-                  cl32 = ok_runs(doc, "polyphase_wgmma_fold_cl_tf32", "bk", 32);
-        printf("fold on a channels-last input: %d runs ok at bk 16, %d at bk 32\n", cl16, cl32);
-        assert_true(cl16 >= CL_RUNS_MIN && cl32 >= CL_RUNS_MIN);
     }
     cJSON_Delete(doc);
 }

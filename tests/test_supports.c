@@ -147,15 +147,11 @@ static void every_default_launch_is_accepted(void **state)
             variants++;
             continue;
         }
-        /* the folded kernels refuse k = 3 at stride 2 (refusals_name_their_reason),
-         * and the one on a channels-last input whole's 64 folded channels */
-        const bool folded = !strcmp((*v)->name, "polyphase_wgmma_fold_tf32"),
-                   folded_cl = !strcmp((*v)->name, "polyphase_wgmma_fold_cl_tf32");
-        if (!folded && !folded_cl)
+        /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
+        if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32"))
             accepts_every_default(*v, &p);
-        if (!folded_cl)
-            accepts_every_default(*v, &whole);
-        if (folded || folded_cl) {
+        accepts_every_default(*v, &whole);
+        if (!strcmp((*v)->name, "polyphase_wgmma_fold_tf32")) {
             /* 80 channels x 2 phases: 160 folded, co_block = 256 runs */
             convt_problem many = whole;
             many.cout = 80;
@@ -377,48 +373,6 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape), 64, 128, 192 or 256 (ping-pong's compiled widths)");
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 6, ws, "stages = 6 must be 3, 4 or 5");
-    /* the folded kernel on a channels-last copy of the input
-     * (polyphase_wgmma_fold_cl_tf32): shapes that fold, more than 64 folded
-     * channels a group, bk 16 or 32, its compiled widths; its workspace
-     * holds the fold's weight image and the input's copy (channels padded
-     * to 32 a group) */
-    const convt_variant *wcl = convt_variant_find("polyphase_wgmma_fold_cl_tf32");
-    const convt_variant *wfo = convt_variant_find("polyphase_wgmma_fold_tf32");
-    convt_problem voc = convt_problem_default(1); /* a k 12, stride 6 vocoder layer, smaller */
-    voc.n = 2, voc.cin = 40, voc.cout = 24, voc.in[0] = 50, voc.k[0] = 12, voc.stride[0] = 6, voc.pad[0] = 3;
-    voc.bias = true;
-    if (wcl && wfo) {
-        convt_context ctx = ctx_with(ws);
-        char why[512] = "";
-        convt_launch l = convt_launch_first_default(wcl);
-        for (int bn = 0; bn <= 256; bn += 16) {
-            l.value[convt_knob_index(wcl, "bn")] = bn;
-            const bool compiled = bn == 0 || bn == 64 || bn == 80 || bn == 96 || bn == 112 || bn == 128 ||
-                                  bn == 160 || bn == 192 || bn == 256;
-            for (int bk = 16; bk <= 32; bk *= 2) {
-                l.value[convt_knob_index(wcl, "bk")] = bk;
-                const bool ok = wcl->supports(&voc, &l, &ctx, why, sizeof why);
-                if (ok != compiled)
-                    fail_msg("fold_cl at bn %d bk %d: %s (%s)", bn, bk, ok ? "accepted" : "refused", why);
-            }
-        }
-        /* workspace: the fold's weight image (bk 32, 4-float aligned), then
-         * 2 images x 50 positions x 64 channels */
-        convt_launch lc = convt_launch_first_default(wcl), lf = convt_launch_first_default(wfo);
-        lc.value[convt_knob_index(wcl, "bk")] = 32;
-        lf.value[convt_knob_index(wfo, "bk")] = 32;
-        lf.value[convt_knob_index(wfo, "co_block")] = 0;
-        const size_t image = wfo->workspace_size(&voc, &lf);
-        assert_int_equal(wcl->workspace_size(&voc, &lc), (image + 15) / 16 * 16 + sizeof(float) * 2 * 50 * 64);
-    }
-    convt_problem voc_few = voc; /* 10 x 6 = 60 folded channels: 64 a block */
-    voc_few.cout = 10;
-    refuses("polyphase_wgmma_fold_cl_tf32", &voc_few, NULL, 0, ws,
-            "the channels-last input is compiled for more than 64 folded output channels a group");
-    refuses("polyphase_wgmma_fold_cl_tf32", &dense, NULL, 0, ws, "stride 1 along every dimension: one phase, nothing to fold");
-    refuses("polyphase_wgmma_fold_cl_tf32", &voc, "bk", 8, ws, "bk = 8 must be 16 or 32");
-    refuses("polyphase_wgmma_fold_cl_tf32", &voc, "bn", 144, ws,
-            "bn = 144 must be 0 (chosen for the shape), 64, 80, 96, 112, 128, 160, 192 or 256");
     /* rows_tma_tf32: stride 1 along every dimension, 3, 5 or 7 taps along
      * the row, rows a multiple of 4 floats; the channel blocks as wide as
      * the sets' registers allow */
