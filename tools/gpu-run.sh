@@ -35,8 +35,9 @@
 # (NAME-merged.json and its selection: the fastest vendor record of each
 # tier includes PyTorch's); CONVT_TORCH_ONLY="NAME ..." limits that to the
 # sweeps of those config names (e.g. "realistic", not a random check's 300
-# shapes). CONVT_BUNDLE=1 packs everything under $OUT into
-# $OUT/bundle.tar.gz (the device tool brings back at most 8 files).
+# shapes). CONVT_BUNDLE=1 packs everything under $OUT but run.log into
+# $OUT/bundle.tar.gz (the device tool brings back at most 8 files); the
+# default, auto, does so where more than 8 files are there; 0 never.
 # CONVT_SM=90a builds for sm_90a, with the Hopper-only variants
 # (polyphase_wgmma_tf32).
 # CONVT_WGMMA_PROBE=1 builds and runs tools/wgmma_probe.cu first (with
@@ -258,7 +259,13 @@ if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
 fi
 
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >> "$OUT/device.txt" 2>&1
-if [ "${CONVT_BUNDLE:-0}" = 1 ]; then
-  (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=bundle.tar.gz . && rm -rf ./* && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
+# The device tool brings back at most 8 files: with more under $OUT, all
+# but run.log (which the caller's redirection may still be writing) go
+# into bundle.tar.gz. Session 33 lost two calls' logs to the limit.
+nfiles=$(find "$OUT" -type f | wc -l)
+if [ "${CONVT_BUNDLE:-auto}" = 1 ] || { [ "${CONVT_BUNDLE:-auto}" = auto ] && [ "$nfiles" -gt 8 ]; }; then
+  (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=./bundle.tar.gz --exclude=./run.log . &&
+     find . -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
+  echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
 fi
 exit $status
