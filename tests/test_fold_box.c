@@ -1,10 +1,12 @@
 /* The in-place weights' box of a folded block (src/lib/fold_box.h), over
- * random shapes that fold (1-3 dimensions, 2 to 16 phases, kernels of 1
- * to 3 strides, groups, channel counts that fill no block): for the
- * first two blocks of 64 or 128 folded rows and the last, every row and
- * tap, and a chunk's first and last input channel, the box index lies in the box, in the row of its input channel
- * and among the box's channels, and the float there, read as the box
- * lands ([ci][c][k] from the block's first channel), is the weight
+ * random shapes that fold and that a box takes (1-3 dimensions, stride 1
+ * along dimension 0 in 3-D, 2 to 16 phases, kernels of 1 to 3 strides,
+ * groups, channel counts that fill no block): for the first two blocks of
+ * 64 or 128 folded rows and the last, every row and tap, and a chunk's
+ * first and last input channel, the box index lies in the box, in the row
+ * of its input channel, among the box's channels and within the row's e0
+ * taps, and the float there, read as the box lands ([ci][c][k] from the
+ * block's first channel and the tap row's x0), is the weight
  * convt_fold_weight_index names. The box's pitch is rounded for the banks
  * by at most 8 channels; the check refuses what a TMA map cannot take. */
 #include <setjmp.h>
@@ -33,7 +35,7 @@ static convt_problem random_foldable_wide(void)
         p.cout = p.groups * pick(1, 300);
         int64_t S = 1;
         for (int d = 0; d < p.dims; d++) {
-            p.stride[d] = pick(1, p.dims == 1 ? 16 : p.dims == 2 ? 5 : 3);
+            p.stride[d] = d == 0 && p.dims == 3 ? 1 : pick(1, p.dims == 1 ? 16 : p.dims == 2 ? 5 : 3);
             p.k[d] = p.stride[d] * pick(1, 3);
             p.in[d] = pick(1, 9);
             S *= p.stride[d];
@@ -57,7 +59,8 @@ static void every_index_is_the_weight_it_names(void **state)
         const int taps = f.m[0] * f.m[1] * f.m[2];
         for (int w_rows = 64; w_rows <= 128; w_rows *= 2) {
             const convt_fold_box b = convt_fold_box_of(&f, w_rows);
-            assert_int_equal(b.pitch, b.ncb * f.ktaps);
+            assert_int_equal(b.pitch, b.ncb * b.e0);
+            assert_int_equal(b.e0, f.s[1] * f.k[2]);
             for (int bk = 16; bk <= 32; bk *= 2)
                 for (int pb = 0; pb < 3; pb++) {
                     /* blocks 0 and 1, and the last (partial where rows is no multiple) */
@@ -72,13 +75,14 @@ static void every_index_is_the_weight_it_names(void **state)
                     for (int cf = co0; cf < co0 + w_rows && cf < rows; cf++)
                         for (int jlin = 0; jlin < taps; jlin++)
                             for (int ci_local = 0; ci_local < bk; ci_local += bk - 1) {
-                                const int tb = convt_fold_tap_base(&f, jlin);
-                                const int64_t at = convt_fold_box_index(&f, &b, co0, cf, ci_local, tb);
+                                const int tb = convt_fold_tap_base(&f, jlin), x0 = convt_fold_box_x0(&f, jlin);
+                                const int64_t at = convt_fold_box_index(&f, &b, co0, cf, ci_local, jlin);
                                 assert_true(at >= 0 && at < (int64_t)bk * b.pitch);
                                 const int64_t in_row = at % b.pitch;
                                 assert_int_equal(at / b.pitch, ci_local);
-                                const int c = c_lo + (int)(in_row / f.ktaps), k = (int)(in_row % f.ktaps);
+                                const int c = c_lo + (int)(in_row / b.e0), k = x0 + (int)(in_row % b.e0);
                                 assert_true(c - c_lo < b.ncb && c < f.cout_g);
+                                assert_true(x0 >= 0 && x0 + b.e0 <= f.ktaps);
                                 const int64_t ci = (int64_t)g * cin_g + ci0 + ci_local;
                                 assert_int_equal((ci * f.cout_g + c) * f.ktaps + k,
                                                  convt_fold_weight_index(&f, ci, cf, tb));
@@ -102,7 +106,7 @@ static void the_pitch_is_rounded_for_the_banks(void **state)
             assert_true(b.ncb >= need && b.ncb <= need + 8);
             bool reachable = false; /* some count up to 8 more gives 8 or 24 past 32 */
             for (int extra = 0; extra <= 8; extra++)
-                reachable |= (need + extra) * f.ktaps % 32 == 8 || (need + extra) * f.ktaps % 32 == 24;
+                reachable |= (need + extra) * b.e0 % 32 == 8 || (need + extra) * b.e0 % 32 == 24;
             if (reachable)
                 assert_true(b.pitch % 32 == 8 || b.pitch % 32 == 24);
             else
@@ -133,12 +137,28 @@ static void the_check_names_what_tma_cannot_take(void **state)
     f = convt_fold_of(&p);
     b = convt_fold_box_of(&f, 128);
     assert_non_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
-    assert_non_null(strstr(why, "10 taps are no multiple of 4"));
+    assert_non_null(strstr(why, "10 taps (a row's box 10) are no multiple of 4"));
     p.k[0] = 12, p.stride[0] = 6;
     f = convt_fold_of(&p);
     b = convt_fold_box_of(&f, 128);
     assert_non_null(convt_fold_box_check(&f, &b, 512, why, sizeof why));
     assert_non_null(strstr(why, "TMA boxes reach 256"));
+    /* 2-D, k 4 x 4, stride 2 x 2: a tap row's box is 2 x 4 taps of 16 */
+    convt_problem q = convt_problem_default(2);
+    q.cin = 16, q.cout = 16, q.in[0] = q.in[1] = 8, q.k[0] = q.k[1] = 4, q.stride[0] = q.stride[1] = 2;
+    f = convt_fold_of(&q);
+    b = convt_fold_box_of(&f, 64);
+    assert_int_equal(b.e0, 8);
+    assert_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
+    /* 3-D, stride 2 along dimension 0: a row's weights are two stretches */
+    convt_problem v = convt_problem_default(3);
+    v.cin = 16, v.cout = 16;
+    for (int d = 0; d < 3; d++)
+        v.in[d] = 4, v.k[d] = 2, v.stride[d] = 2;
+    f = convt_fold_of(&v);
+    b = convt_fold_box_of(&f, 64);
+    assert_non_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
+    assert_non_null(strstr(why, "stride 2 along dimension 0"));
 }
 
 int main(void)
