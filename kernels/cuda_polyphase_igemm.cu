@@ -35,8 +35,12 @@
 #include <string.h>
 
 #include "build_config.h"
+
+#include <cudaTypedefs.h> /* cuTensorMapEncodeTiled's type (polyphase_wgmma_fold_inplace_tf32's map) */
+
 #include "cuda_check.h"
 #include "fastdiv.h"
+#include "fold_box.h"
 #include "hostdevice.h"
 #include "polyphase_plan.h"
 #include "stride_phase.h"
@@ -925,6 +929,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -943,7 +948,8 @@ enum wg_variant {
     WG_WIDE_TF32,
     WG_CLUSTER_TF32,
     WG_COLSUM_TF32,
-    WG_PINGPONG_TF32
+    WG_PINGPONG_TF32,
+    WG_FOLD_INPLACE_TF32 /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -964,6 +970,8 @@ struct wg_knobs {
                         * whole tiles of up to 64 channels in turn (PING) */
     int64_t seg;       /* its knob seg: 0, or the outputs a segment of a 2-D shape's rows
                         * (convt_wg_segment_phases); 0 for every other variant */
+    bool inplace;      /* polyphase_wgmma_fold_inplace_tf32: folded, each stage's weights a
+                        * TMA box of w itself (src/lib/fold_box.h), no weight image */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -975,12 +983,14 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_CLUSTER_TF32 ? &convt_variant_polyphase_wgmma_cluster_tf32
                              : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
                              : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
+                             : kind == WG_FOLD_INPLACE_TF32 ? &convt_variant_polyphase_wgmma_fold_inplace_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
-    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32;
+    const bool inplace = kind == WG_FOLD_INPLACE_TF32;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
@@ -991,10 +1001,11 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_knob == 1,
+            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || inplace || fold_knob == 1,
             kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
-            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0};
+            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
+            inplace};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1106,6 +1117,9 @@ struct wg_geometry {
     /* polyphase_wgmma_colsum_tf32: the taps along a row, their column step
      * and span; the rows a warpgroup stores (wg_colsum_out); 0 otherwise */
     int col_taps, col_step, col_span, col_out;
+    /* polyphase_wgmma_fold_inplace_tf32: a stage's weights, w's box
+     * (wg_inplace_box_bytes); 0 otherwise (the image's tap tiles) */
+    int64_t box_bytes;
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
@@ -1128,9 +1142,8 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t kg = (size_t)k.bk / 4;
     gm->bn = bn;
     gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
-    const size_t pipeline = (size_t)k.stages * (size_t)k.parts *
-                            (kg * (gm->r_alloc * 16 + k.kpad) +
-                             (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad));
+    const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad);
+    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * (kg * (gm->r_alloc * 16 + k.kpad) + weights);
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
@@ -1225,9 +1238,10 @@ static int64_t wg_blocks(int64_t tiles, int64_t co_tiles, int nphases, int64_t r
  * receives every phase's flat layout. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
                           const convt_phase_tap_row *rows, const int *row_begin,
-                          const convt_device_info *dev, wg_phase_flat *fl, wg_geometry *gm,
-                          char *why, size_t why_len)
+                          const convt_device_info *dev, int64_t box_bytes, wg_phase_flat *fl,
+                          wg_geometry *gm, char *why, size_t why_len)
 {
+    gm->box_bytes = box_bytes;
     const int64_t cout_g = p->cout / p->groups;
     gm->w_rows = wg_block_rows(k, cout_g);
     gm->nseg = k.pingpong ? 1 : k.pos_m || gm->w_rows == WG_M ? 2 : 1; /* ping-pong: a tile a warpgroup */
@@ -1346,8 +1360,24 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
     char why[200];
     if (k.fold && convt_fold_check(p, why, sizeof why))
         return 0; /* supports() refuses it */
+    if (k.inplace)
+        return 0; /* no weight image: the stages read w */
     const convt_problem q = wg_problem(p, k);
     return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
+}
+
+/* polyphase_wgmma_fold_inplace_tf32: a block's box of w (src/lib/fold_box.h)
+ * for the original problem p and its folded channels a block, and the
+ * bytes a stage gives it (bk x pitch floats, rounded up to 128 as the
+ * kernel's wg_inplace_stage_bytes rounds them); 0 bytes for the others. */
+static convt_fold_box wg_inplace_box(const convt_problem *p, const wg_knobs &k)
+{
+    const convt_fold f = convt_fold_of(p);
+    return convt_fold_box_of(&f, wg_block_rows(k, p->cout / p->groups * f.S));
+}
+static int64_t wg_inplace_box_bytes(const convt_problem *p, const wg_knobs &k)
+{
+    return k.inplace ? round_up(k.bk * wg_inplace_box(p, k).pitch * 4, 128) : 0;
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1371,7 +1401,7 @@ static void wg_planned_free(wg_planned *w)
 
 /* 0, or -1 with the reason (nothing left to free). */
 static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device_info *dev,
-                   wg_planned *w, char *why, size_t why_len)
+                   int64_t box_bytes, wg_planned *w, char *why, size_t why_len)
 {
     memset(w, 0, sizeof *w);
     if (convt_phase_plan_make(p, WG_M, &w->pl, why, why_len))
@@ -1384,7 +1414,7 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
         snprintf(why, why_len, "out of host memory for the tap rows");
         return -1;
     }
-    if (wg_geometry_of(p, k, &w->pl, w->rows, w->row_begin, dev, w->flat, &w->gm, why, why_len)) {
+    if (wg_geometry_of(p, k, &w->pl, w->rows, w->row_begin, dev, box_bytes, w->flat, &w->gm, why, why_len)) {
         wg_planned_free(w);
         return -1;
     }
@@ -1577,8 +1607,18 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (!poly_sizes_fit(p, WG_M, wg_block_rows(k, p->cout / p->groups), why, why_len))
         return false;
+    if (k.inplace) {
+        const convt_fold f = convt_fold_of(p_orig);
+        const convt_fold_box b = wg_inplace_box(p_orig, k);
+        if (convt_fold_box_check(&f, &b, (int)k.bk, why, why_len))
+            return false;
+        if ((uint64_t)p_orig->cin * p_orig->cout / p_orig->groups * f.ktaps * 4 >= (uint64_t)1 << 40) {
+            snprintf(why, why_len, "the weights span 2^40 bytes or more: beyond a TMA map's strides");
+            return false;
+        }
+    }
     wg_planned w;
-    if (wg_plan(p, k, ctx->dev, &w, why, why_len))
+    if (wg_plan(p, k, ctx->dev, wg_inplace_box_bytes(p_orig, k), &w, why, why_len))
         return false;
     const wg_geometry gm = w.gm;
     if (k.colsum && wg_colsum_check(&w, why, why_len)) {
@@ -1668,6 +1708,13 @@ typedef struct wg_state {
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
     bool step;    /* the producer steps an octet at a time (wg_steps) */
+    /* polyphase_wgmma_fold_inplace_tf32: w's tensor map (wg_inplace_map),
+     * its copy in device memory that the kernel reads (passed as its
+     * weights), the weights it describes, and its box */
+    CUtensorMap map;
+    void *d_map;
+    const float *map_of;
+    convt_fold_box box;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -1714,6 +1761,7 @@ static void wg_release(void *state)
     cudaFree(st->d_co_term);
     cudaFree(st->d_segs);
     cudaFree(st->d_seg_begin);
+    cudaFree(st->d_map);
     free_plan(&st->base);
     free(st);
 }
@@ -1824,6 +1872,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.inplace) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_fold_inplace_kernel_bn##BN(bk, nseg, pow2);
+            WG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_fold_inplace_kernel_bn256(bk, nseg, pow2);
+        }
+    }
     if (k.fold && w_rows == 4 * WG_M) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2021,7 +2078,49 @@ static int wg_cluster_grid(wg_state *st, int64_t co_tiles, int nphases, int clus
     return 0;
 }
 
-static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
+/* polyphase_wgmma_fold_inplace_tf32: w as a 4-D tensor map (tap, output
+ * channel, input channel, group: innermost first), a box of a tap row's e0
+ * taps x ncb channels x bk input channels x 1 (src/lib/fold_box.h), zeros
+ * outside; encoded for the weights w and copied to the device on stream s
+ * (the kernel reads it there), again only when a launch's weights move. */
+static int wg_inplace_map(wg_state *st, const convt_problem *p, int bk, const float *w, cudaStream_t s,
+                          convt_err *e)
+{
+    if ((uintptr_t)w % 16)
+        return convt_fail(e, "the weights at %p are not 16-byte aligned, as the TMA engine needs",
+                          (const void *)w);
+    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
+    if (!encode) {
+        cudaDriverEntryPointQueryResult q;
+        void *fn = NULL;
+        const cudaError_t err =
+            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
+            return convt_fail(e, "cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(err));
+        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    }
+    const int64_t ktaps = convt_taps(p), cout_g = p->cout / p->groups, cin_g = p->cin / p->groups;
+    const cuuint64_t dims[4] = {(cuuint64_t)ktaps, (cuuint64_t)cout_g, (cuuint64_t)cin_g, (cuuint64_t)p->groups};
+    const cuuint64_t strides[3] = {(cuuint64_t)(ktaps * 4), (cuuint64_t)(cout_g * ktaps * 4),
+                                   (cuuint64_t)(cin_g * cout_g * ktaps * 4)};
+    const cuuint32_t box[4] = {(cuuint32_t)st->box.e0, (cuuint32_t)st->box.ncb, (cuuint32_t)bk, 1};
+    const cuuint32_t elem[4] = {1, 1, 1, 1};
+    const CUresult r = encode(&st->map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, (void *)w, dims, strides, box,
+                              elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return convt_fail(e, "cuTensorMapEncodeTiled failed (CUresult %d) for the weights %lldx%lldx%lldx%lld "
+                             "(taps, output channels, input channels, groups), box %ux%ux%u",
+                          (int)r, (long long)ktaps, (long long)cout_g, (long long)cin_g, (long long)p->groups,
+                          box[0], box[1], box[2]);
+    if (!st->d_map)
+        CUDA_TRY(cudaMalloc(&st->d_map, sizeof st->map), e);
+    CUDA_TRY(cudaMemcpyAsync(st->d_map, &st->map, sizeof st->map, cudaMemcpyHostToDevice, s), e);
+    st->map_of = w;
+    return 0;
+}
+
+static int wg_prepare(const convt_problem *p_orig, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, convt_err *e, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
@@ -2029,7 +2128,7 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
     const convt_problem *p = &q;
     wg_planned w;
     char why[160];
-    if (wg_plan(p, k, ctx->dev, &w, why, sizeof why))
+    if (wg_plan(p, k, ctx->dev, wg_inplace_box_bytes(p_orig, k), &w, why, sizeof why))
         return convt_fail(e, "%s", why);
     const wg_geometry &gm = w.gm;
     wg_state *st = (wg_state *)calloc(1, sizeof *st);
@@ -2069,6 +2168,12 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l,
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
+        if (k.inplace) {
+            st->pack.total = 0; /* no image: the kernel reads w through its map */
+            st->box = wg_inplace_box(p_orig, k);
+            if ((rc = wg_inplace_map(st, p_orig, (int)k.bk, t->w, (cudaStream_t)ctx->stream, e)))
+                goto done;
+        }
         /* split-K's parts add into an output that holds the bias (or
          * zero) first */
         st->base.prefill = w.pl.prefill || wg_split(k);
@@ -2138,12 +2243,17 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     (void)l;
     const wg_state *st = (const wg_state *)state;
     cudaStream_t s = (cudaStream_t)ctx->stream;
-    float *wk = (float *)workspace;
+    /* the weight image, or with the weights in place w's map, encoded
+     * again where this launch's weights moved */
+    const float *wk = st->d_map ? (const float *)st->d_map : (const float *)workspace;
+    if (st->d_map && t->w != st->map_of &&
+        wg_inplace_map((wg_state *)state, p, (int)st->pack.bk, t->w, s, e))
+        return -1;
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
     if (st->pack.total) {
-        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, wk, st->d_tap_info,
+        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, (float *)workspace, st->d_tap_info,
                                                                   st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
@@ -2153,7 +2263,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return 0; /* an empty output, or no phase with taps */
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
-    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, (const float *)wk,
+    CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, wk,
                                 (const float *)t->b, t->y), e);
     CUDA_TRY_LAUNCH(e);
     return 0;
@@ -2175,8 +2285,8 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
                                    const convt_tensors *t, const convt_context *ctx, void **state, \
                                    size_t *workspace, convt_err *e)                                \
     {                                                                                              \
-        (void)t, (void)workspace;                                                                  \
-        return wg_prepare(p, l, ctx, state, e, KIND);                                              \
+        (void)workspace;                                                                           \
+        return wg_prepare(p, l, t, ctx, state, e, KIND);                                           \
     }
 WG_ENTRY_POINTS(tf32, WG_TF32)
 WG_ENTRY_POINTS(split3, WG_3XTF32)
@@ -2186,6 +2296,7 @@ WG_ENTRY_POINTS(wide, WG_WIDE_TF32)
 WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
+WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2331,6 +2442,26 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
                .defaults = {0, 256}},
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
+    .name = "polyphase_wgmma_fold_inplace_tf32",
+    .summary = "polyphase_wgmma_fold_tf32 reading the weights in place: each stage's weights one TMA box of w (a tap row's taps x the block's channels x bk input channels), loaded into wgmma's A registers, so that no weight image is written and read again each launch (the folded vocoder layers, whose weights outweigh their input); 1-D and 2-D folds whose taps and tap rows are multiples of 4 (k 4, 8, 12, 16; 2 x 2, 4 x 4); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
+                       "to 256 in steps of 16), each one position of every phase; 0: the width "
+                       "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 2,
+               .defaults = {0, 128}},
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(fold_inplace),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",

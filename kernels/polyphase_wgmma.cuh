@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "build_config.h"
+#include "fold_box.h"
 #include "fold_phases.h"
 #include "split_k.h"
 #include "polyphase_common.cuh"
@@ -656,6 +657,33 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
 #include "polyphase_wgmma_colsum.cuh"
 #include "polyphase_wgmma_fold.cuh"
 
+/* polyphase_wgmma_fold_inplace_tf32 (INPLACE): the folded kernel reading the
+ * weights in place, a stage's one TMA box of w (src/lib/fold_box.h), its A
+ * fragments loaded from the box into registers. Declared here, defined in
+ * kernels/polyphase_wgmma_inplace.cuh, which only the files that
+ * instantiate these kernels include: the other kernels' translation units
+ * see no new device code (a definition there once moved
+ * polyphase_kernel<3, 32, true>'s registers; results/notes.md, "Session 33"). */
+template <int MH, int BK> struct wg_inplace_regs {
+    uint32_t a[MH][BK / 8][4]; /* a tap's A fragments */
+    int rows[MH][2];           /* the thread's A rows in the box, its column's pitch included */
+    int pitch;                 /* floats between the box's input channels */
+};
+template <int W_ROWS, int BK>
+__device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f);
+template <int W_ROWS, int BK>
+__device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *map, unsigned char *dst,
+                                                const convt_phase_tap_row &r, const wg_tile &tl, int ci0,
+                                                uint64_t *bar);
+template <int MH, int BK, int W_ROWS>
+__device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
+                                                int wg_co, int ctid);
+template <int BN, int BK, int MH>
+__device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
+                                                 const wg_args &wa, const unsigned char *box,
+                                                 const unsigned char *in_t, int b_lbo,
+                                                 const convt_phase_tap_row &r, const int *s_shift);
+
 /* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
  * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh).
  * FOLD: output channels as M, the stride phases folded into them
@@ -686,7 +714,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false, bool SEG = false>
+          bool PING = false, bool SEG = false, bool INPLACE = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -715,6 +743,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             !STEP && !COLS),
                   "ping-pong: TF32, 64 channels as M, a tile a warpgroup, the row walk, one block");
     static_assert(!SEG || PING, "segmented rows: the ping-pong kernel's");
+    static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
+                  "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -723,7 +753,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     /* a part of the input tile, of a tap's weight tile; each is PARTS parts */
     const int in_part = KG * b_lbo, w_part = KG * a_lbo;
     const int in_bytes = PARTS * in_part, wtap_bytes = PARTS * w_part;
-    const int stage_bytes = in_bytes + wa.ntw_max * wtap_bytes;
+    int w_stage_bytes; /* the weights' share of a stage: their image's tap tiles, or w's box (INPLACE) */
+    if constexpr (INPLACE)
+        w_stage_bytes = wg_inplace_stage_bytes<W_ROWS, BK>(wa.fold);
+    else
+        w_stage_bytes = wa.ntw_max * wtap_bytes;
+    const int stage_bytes = in_bytes + w_stage_bytes;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int stages = a.stages;
 
@@ -835,7 +870,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_FREE);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
-                if (tid == 0) {
+                if (INPLACE && tid == 0) {
+                    if constexpr (INPLACE) /* the row's box of w (wk: its tensor map) */
+                        wg_inplace_load<W_ROWS, BK>(wa, wk, st + in_bytes, r, tl, ci0, &full[buf]);
+                } else if (tid == 0) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */
                     const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
@@ -1027,6 +1065,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
             for (int r = 0; r < (SPLIT3 ? BN / 2 : 1); r++)
                 part[r] = 0.0f;
+            wg_inplace_regs<MH, BK> ip; /* INPLACE only */
+            if constexpr (INPLACE)
+                wg_inplace_tile<MH, BK, W_ROWS>(ip, wa.fold, tl.co_blk, wg_co, ctid);
             int k_row = sp.row, k_ci0 = sp.ci0, prev_buf = 0;
             for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
@@ -1043,8 +1084,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                  * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
                 const unsigned char *w_t = st + in_bytes + wg_co * (MH * WG_M * 16);
-                wgmma_fence();
-                for (int t = 0; t < r.ntaps; t++) {
+                if constexpr (INPLACE)
+                    wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
+                else
+                    wgmma_fence();
+                for (int t = 0; !INPLACE && t < r.ntaps; t++) {
                     const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
@@ -1066,7 +1110,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                     }
                 }
-                wgmma_commit();
+                if constexpr (!INPLACE) /* its groups are committed */
+                    wgmma_commit();
                 if constexpr (SPLIT3) {
                     /* the stage's sums, rounded to nearest into the tile's;
                      * its buffer is free */
@@ -1186,6 +1231,14 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     wg_kernel_fn wg_fold_any_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
+/* The folded kernels reading the weights in place
+ * (polyphase_wgmma_fold_inplace_tf32, INPLACE) of width BN (every width of
+ * WG_WIDTHS) for bk 16 or 32, nseg 1 or 2 and S a power of two or not,
+ * defined by WG_FOLD_INPLACE_KERNELS_OF_WIDTH
+ * (kernels/polyphase_wgmma_inplace.cuh) in kernels/polyphase_wgmma_fold_inplace*.cu. */
+#define WG_DECLARE_FOLD_INPLACE_WIDTH(BN) wg_kernel_fn wg_fold_inplace_kernel_bn##BN(int bk, int nseg, bool pow2);
+WG_WIDTHS(WG_DECLARE_FOLD_INPLACE_WIDTH)
+#undef WG_DECLARE_FOLD_INPLACE_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
 /* The kernels with 256 output channels a block (each consumer warpgroup
  * two 64-channel blocks of one tile, MH = 2) of width BN (64 to

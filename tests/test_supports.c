@@ -91,7 +91,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     char fold_why[200];
     const bool folds = !convt_fold_check(p, fold_why, sizeof fold_why);
     const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
-    const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32");
+    const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32") ||
+                               !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
@@ -114,7 +115,12 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
                                strstr(why, "plane = 1 is for the stride phases apart")));
         /* clusters: a shape whose every phase fits one tile leaves the second block none */
         const bool one_tile = strstr(why, "a cluster's second block would have none") != NULL;
-        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile)
+        /* the weights in place: a tap row's box must be rows of 16 bytes and
+         * one stretch of w (fold_box.h); the 1-D k 4 shape has both */
+        const bool no_box = !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") &&
+                            (strstr(why, "are no multiple of 4") || strstr(why, "along dimension 0") ||
+                             (!folds && !strcmp(why, fold_why)));
+        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -148,7 +154,8 @@ static void every_default_launch_is_accepted(void **state)
             continue;
         }
         /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
-        if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32"))
+        if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32") &&
+            strcmp((*v)->name, "polyphase_wgmma_fold_inplace_tf32"))
             accepts_every_default(*v, &p);
         accepts_every_default(*v, &whole);
         if (!strcmp((*v)->name, "polyphase_wgmma_fold_tf32")) {
@@ -484,6 +491,34 @@ static void refusals_name_their_reason(void **state)
         assert_true(wgf->supports(&encodec, &l, &ctx, why, sizeof why));
         assert_int_equal(wgf->workspace_size(&encodec, &l), (size_t)256 * 640 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 5 * 2);
+    }
+    /* the weights read in place: a tap row's box of w must be rows of 16 bytes,
+     * one stretch of w (no phase along dimension 0), and needs no workspace */
+    refuses("polyphase_wgmma_fold_inplace_tf32", &unstrided, NULL, 0, ws, "nothing to fold");
+    refuses("polyphase_wgmma_fold_inplace_tf32", &odd_k, NULL, 0, ws, "k[0] = 15 is no multiple of stride[0] = 8");
+    convt_problem encodec_k10 = vocoder;
+    encodec_k10.k[0] = 10, encodec_k10.stride[0] = 5, encodec_k10.pad[0] = 0;
+    refuses("polyphase_wgmma_fold_inplace_tf32", &encodec_k10, NULL, 0, ws,
+            "the kernel's 10 taps (a row's box 10) are no multiple of 4");
+    convt_problem vol_s2 = convt_problem_default(3);
+    vol_s2.cin = 32, vol_s2.cout = 16;
+    for (int d = 0; d < 3; d++)
+        vol_s2.in[d] = 6, vol_s2.k[d] = 4, vol_s2.stride[d] = 2, vol_s2.pad[d] = 1;
+    refuses("polyphase_wgmma_fold_inplace_tf32", &vol_s2, NULL, 0, ws, "stride 2 along dimension 0 of a 3-D fold");
+    refuses("polyphase_wgmma_fold_inplace_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    const convt_variant *wgi = convt_variant_find("polyphase_wgmma_fold_inplace_tf32");
+    if (wgi) {
+        convt_context ctx = ctx_with(0); /* no workspace: there is no weight image */
+        const convt_launch l = convt_launch_first_default(wgi);
+        char why[512] = "";
+        assert_int_equal(wgi->workspace_size(&vocoder, &l), 0);
+        if (!wgi->supports(&vocoder, &l, &ctx, why, sizeof why))
+            fail_msg("the in-place fold refused the vocoder layer: %s", why);
+        convt_problem img = convt_problem_default(2); /* 4 x 4 stride 2: a row's box is 2 x 4 taps */
+        img.n = 2, img.cin = 64, img.cout = 64, img.in[0] = img.in[1] = 16;
+        img.k[0] = img.k[1] = 4, img.stride[0] = img.stride[1] = 2, img.pad[0] = img.pad[1] = 1;
+        if (!wgi->supports(&img, &l, &ctx, why, sizeof why))
+            fail_msg("the in-place fold refused a 4 x 4 stride-2 image layer: %s", why);
     }
     const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
     if (wgs) {

@@ -1,0 +1,192 @@
+/* polyphase_wgmma_fold_inplace_tf32's device code (INPLACE in
+ * polyphase_wgmma_kernel, kernels/polyphase_wgmma.cuh): the folded kernel
+ * with the weights read in place, no weight image. Included only by the
+ * files that instantiate it (kernels/polyphase_wgmma_fold_inplace*.cu),
+ * after polyphase_wgmma.cuh, which declares what is defined here.
+ *
+ * Why: on the folded vocoder layers the repack (pack_weights_stages) is a
+ * third of a launch (bigvgan_up1: about 40 of 124 us; k 12 stride 6: 11
+ * of 60, Nsight Compute), and it already moves its bytes near the copy
+ * rate (session 33, pack_weights_spans: 0-5% slower). Left out, the
+ * launch reads w once, from where it is.
+ *
+ * A stage's weights are one box of w (src/lib/fold_box.h: a tap row's e0
+ * taps x ncb original channels x bk input channels), copied by the TMA
+ * engine through a 4-D tensor map {ktaps, cout_g, cin_g, groups} (its
+ * address in global memory, passed as the kernel's wk); channels and
+ * input channels past w's read as zeros. The box lands channels-major
+ * ([ci][c][k]), not in wgmma's K-major core matrices, so the consumers
+ * load their A fragments (output channel rows x input channel columns)
+ * into registers and issue wgmma's register-A form, a tap at a time: the
+ * tap's BK / 8 k-steps for each of the warpgroup's MH 64-channel blocks,
+ * committed as one group, loaded once the group before is done
+ * (wg_inplace_stage says why). The weights are rounded to TF32 as loaded
+ * (tf32_round: to nearest, as the repack rounded them). */
+#ifndef CONVT_KERNELS_POLYPHASE_WGMMA_INPLACE_CUH
+#define CONVT_KERNELS_POLYPHASE_WGMMA_INPLACE_CUH
+
+#include "polyphase_wgmma.cuh"
+
+#if CONVT_HAVE_WGMMA
+/* wgmma's register-A form for N = 80 to 256 (wgmma_tf32.cuh has 8 to 64):
+ * a[0..3] as wgmma_tf32_rs takes them. Here rather than there, so that
+ * the other kernels' translation units see no new device code. */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                            \
+                     "wgmma.mma_async.sync.aligned.m64n" #WIDTH "k8.f32.tf32.tf32 "         \
+                     "{" WG_NAMES_##ACC "}, "                                               \
+                     "{%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #DB ", p, 1, 1;\n}\n"   \
+                     : WG_OPS_##ACC                                                         \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                \
+    }
+#else
+#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        (void)d, (void)a, (void)db;                                                         \
+        __trap();                                                                           \
+    }
+#endif
+WG_TF32_RS_WIDE(80, 40, 40, 41, 42, 43, 44)
+WG_TF32_RS_WIDE(96, 48, 48, 49, 50, 51, 52)
+WG_TF32_RS_WIDE(112, 56, 56, 57, 58, 59, 60)
+WG_TF32_RS_WIDE(128, 64, 64, 65, 66, 67, 68)
+WG_TF32_RS_WIDE(144, 72, 72, 73, 74, 75, 76)
+WG_TF32_RS_WIDE(160, 80, 80, 81, 82, 83, 84)
+WG_TF32_RS_WIDE(176, 88, 88, 89, 90, 91, 92)
+WG_TF32_RS_WIDE(192, 96, 96, 97, 98, 99, 100)
+WG_TF32_RS_WIDE(208, 104, 104, 105, 106, 107, 108)
+WG_TF32_RS_WIDE(224, 112, 112, 113, 114, 115, 116)
+WG_TF32_RS_WIDE(240, 120, 120, 121, 122, 123, 124)
+WG_TF32_RS_WIDE(256, 128, 128, 129, 130, 131, 132)
+#undef WG_TF32_RS_WIDE
+
+/* The box's bytes (bk x pitch floats), rounded up to 128 so that every
+ * stage's input tile and box stay 128-byte aligned, as TMA's destination
+ * must be; the host sizes shared memory with the same sum (wg_size). */
+template <int W_ROWS, int BK>
+__device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f)
+{
+    const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
+    return (BK * b.pitch * 4 + 127) / 128 * 128;
+}
+
+/* The TMA engine's copy of one box of the 4-D map (tap, channel, input
+ * channel, group: innermost first) to dst, counted on bar as it lands. */
+__device__ __forceinline__ void tma_load_box4(void *dst, const void *map, int x, int c, int ci, int g,
+                                              uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"((uint64_t)map), "r"(x), "r"(c), "r"(ci), "r"(g),
+                 "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+
+/* The producer's weights of stage (row r, chunk from ci0) of tile tl: the
+ * box from the row's x0, the block's first original channel, ci0 and the
+ * group, announced on bar (the box's bytes, zeros included). */
+template <int W_ROWS, int BK>
+__device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *map, unsigned char *dst,
+                                                const convt_phase_tap_row &r, const wg_tile &tl, int ci0,
+                                                uint64_t *bar)
+{
+    const convt_fold &f = wa.fold;
+    const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
+    const int x0 = convt_fold_box_x0(&f, __ldg(&wa.p.taps[r.tap_begin].lin));
+    mbar_expect_tx(bar, (unsigned)(BK * b.pitch * 4));
+    tma_load_box4(dst, map, x0, convt_fold_box_c_lo(&f, tl.co_blk), ci0, tl.g, bar);
+}
+
+/* Per tile: the thread's A rows in the box (wgmma's fragment rows
+ * 16 (warp % 4) + lane / 4 and 8 further, of each of the warpgroup's MH
+ * 64-channel blocks), its column's input channel (lane % 4) as pitches. */
+template <int MH, int BK, int W_ROWS>
+__device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
+                                                int wg_co, int ctid)
+{
+    const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
+    const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
+    R.pitch = b.pitch;
+#pragma unroll
+    for (int m = 0; m < MH; m++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int cf = co_blk + (wg_co * MH + m) * WG_M + 16 * warp4 + lane / 4 + 8 * h;
+            R.rows[m][h] = convt_fold_box_row(&f, &b, co_blk, cf) + (lane % 4) * b.pitch;
+        }
+}
+
+/* One tap's group: the A fragments of its BK / 8 k-steps (box: the tap's
+ * first float, at its place in the row) into a, rounded to TF32, then the
+ * wgmma on them and the input at in (the tap's shift applied), committed. */
+template <int BN, int BK, int MH>
+__device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], uint32_t (&a)[MH][BK / 8][4],
+                                                 const float *box, const int (&rows)[MH][2], int pitch,
+                                                 const unsigned char *in, int b_lbo)
+{
+#pragma unroll
+    for (int m = 0; m < MH; m++)
+#pragma unroll
+        for (int kk = 0; kk < BK / 8; kk++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) /* rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4 */
+                a[m][kk][q] = tf32_round(box[rows[m][q & 1] + (8 * kk + 4 * (q >> 1)) * pitch]);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; kk++) {
+        const uint64_t in_d = wg_descriptor(in + kk * 2 * b_lbo, b_lbo, 128);
+#pragma unroll
+        for (int m = 0; m < MH; m++)
+            wgmma_tf32_rs(d[m], a[m][kk], in_d);
+    }
+    wgmma_commit();
+}
+
+/* A stage of a consumer warpgroup: each tap of row r a group, on one
+ * register set, loaded once every group of this warpgroup is done
+ * (wgmma_wait_all): wgmma reads its A registers until it completes, and
+ * ptxas does not keep them from other uses meanwhile. With two sets taken
+ * in turn and only the group two before waited for (as
+ * polyphase_wgmma_colsum_tf32 does), ptxas gave both sets the same
+ * registers (live in exclusive branches) and computed the loads'
+ * addresses in them while the group before still ran (SASS, session 34:
+ * IMAD R89.., LDS R89.. after DEPBAR.LE gsb0, 0x1 in both branches; an
+ * empty asm keeping a set live is nothing to ptxas). The other consumer
+ * warpgroup's groups keep the tensor cores busy meanwhile. */
+template <int BN, int BK, int MH>
+__device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
+                                                 const wg_args &wa, const unsigned char *box,
+                                                 const unsigned char *in_t, int b_lbo,
+                                                 const convt_phase_tap_row &r, const int *s_shift)
+{
+    for (int t = 0; t < r.ntaps; t++) {
+        const int T = r.tap_begin + t;
+        const float *box_t = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
+        wgmma_wait_all();
+        wg_inplace_group<BN, BK, MH>(d, R.a, box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
+    }
+}
+
+/* The kernels of width BN for bk 16 or 32, nseg 1 or 2 (64 or 128 folded
+ * channels a block), S a power of two or not (the epilogue's shifts or
+ * divisions), defined by WG_FOLD_INPLACE_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold_inplace*.cu. */
+#define WG_INPLACE_OF(BN, BK, NSEG, ANY)                                                           \
+    polyphase_wgmma_kernel<BN, BK, NSEG, false, 0, true, 1, ANY, false, 1, false, 0, false, false, true>
+#define WG_INPLACE_OF_BK(BN, NSEG, ANY) (bk == 16 ? WG_INPLACE_OF(BN, 16, NSEG, ANY) : WG_INPLACE_OF(BN, 32, NSEG, ANY))
+#define WG_FOLD_INPLACE_KERNELS_OF_WIDTH(BN)                                                       \
+    wg_kernel_fn wg_fold_inplace_kernel_bn##BN(int bk, int nseg, bool pow2)                        \
+    {                                                                                              \
+        if (pow2)                                                                                  \
+            return nseg == 1 ? WG_INPLACE_OF_BK(BN, 1, false) : WG_INPLACE_OF_BK(BN, 2, false);    \
+        return nseg == 1 ? WG_INPLACE_OF_BK(BN, 1, true) : WG_INPLACE_OF_BK(BN, 2, true);          \
+    }
+#endif /* CONVT_HAVE_WGMMA */
+
+#endif /* CONVT_KERNELS_POLYPHASE_WGMMA_INPLACE_CUH */
