@@ -17,8 +17,8 @@
  * input channels past w's read as zeros. The box lands channels-major
  * ([ci][c][k]), not in wgmma's K-major core matrices, so the consumers
  * load their A fragments (output channel rows x input channel columns)
- * into registers and issue wgmma's register-A form, a tap at a time: the
- * tap's BK / 8 k-steps for each of the warpgroup's MH 64-channel blocks,
+ * into registers and issue wgmma's register-A form, two taps at a time:
+ * their BK / 8 k-steps for each of the warpgroup's MH 64-channel blocks,
  * committed as one group, loaded once the group before is done
  * (wg_inplace_stage says why). The weights are rounded to TF32 as loaded
  * (tf32_round: to nearest, as the repack rounded them). */
@@ -122,54 +122,69 @@ __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, cons
         }
 }
 
-/* One tap's group: the A fragments of its BK / 8 k-steps (box: the tap's
- * first float, at its place in the row) into a, rounded to TF32, then the
- * wgmma on them and the input at in (the tap's shift applied), committed. */
-template <int BN, int BK, int MH>
-__device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], uint32_t (&a)[MH][BK / 8][4],
-                                                 const float *box, const int (&rows)[MH][2], int pitch,
-                                                 const unsigned char *in, int b_lbo)
+/* NT taps' group (1 or 2): the A fragments of each tap's BK / 8 k-steps
+ * (box_t[u]: tap u's first float, at its place in the row) into a, rounded
+ * to TF32, then the wgmma on them and the input at in_t[u] (the tap's
+ * shift applied), committed as one group. */
+template <int BN, int BK, int MH, int NT>
+__device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], uint32_t (&a)[2][MH][BK / 8][4],
+                                                 const float *const (&box_t)[2], const int (&rows)[MH][2],
+                                                 int pitch, const unsigned char *const (&in_t)[2], int b_lbo)
 {
 #pragma unroll
-    for (int m = 0; m < MH; m++)
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; kk++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) /* rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4 */
-                a[m][kk][q] = tf32_round(box[rows[m][q & 1] + (8 * kk + 4 * (q >> 1)) * pitch]);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BK / 8; kk++) {
-        const uint64_t in_d = wg_descriptor(in + kk * 2 * b_lbo, b_lbo, 128);
+    for (int u = 0; u < NT; u++)
 #pragma unroll
         for (int m = 0; m < MH; m++)
-            wgmma_tf32_rs(d[m], a[m][kk], in_d);
-    }
+#pragma unroll
+            for (int kk = 0; kk < BK / 8; kk++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) /* rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4 */
+                    a[u][m][kk][q] = tf32_round(box_t[u][rows[m][q & 1] + (8 * kk + 4 * (q >> 1)) * pitch]);
+    wgmma_fence();
+#pragma unroll
+    for (int u = 0; u < NT; u++)
+#pragma unroll
+        for (int kk = 0; kk < BK / 8; kk++) {
+            const uint64_t in_d = wg_descriptor(in_t[u] + kk * 2 * b_lbo, b_lbo, 128);
+#pragma unroll
+            for (int m = 0; m < MH; m++)
+                wgmma_tf32_rs(d[m], a[u][m][kk], in_d);
+        }
     wgmma_commit();
 }
 
-/* A stage of a consumer warpgroup: each tap of row r a group, on one
- * register set, loaded once every group of this warpgroup is done
- * (wgmma_wait_all): wgmma reads its A registers until it completes, and
- * ptxas does not keep them from other uses meanwhile. With two sets taken
- * in turn and only the group two before waited for (as
- * polyphase_wgmma_colsum_tf32 does), ptxas gave both sets the same
- * registers (live in exclusive branches) and computed the loads'
- * addresses in them while the group before still ran (SASS, session 34:
- * IMAD R89.., LDS R89.. after DEPBAR.LE gsb0, 0x1 in both branches; an
- * empty asm keeping a set live is nothing to ptxas). The other consumer
- * warpgroup's groups keep the tensor cores busy meanwhile. */
+/* A stage of a consumer warpgroup: the taps of row r two to a group (a
+ * vocoder's k = 2 x stride has two), on one register set, loaded once
+ * every group of this warpgroup is done (wgmma_wait_all): wgmma reads its
+ * A registers until it completes, and ptxas does not keep them from other
+ * uses meanwhile. With two sets taken in turn and only the group two
+ * before waited for (as polyphase_wgmma_colsum_tf32 does), ptxas gave
+ * both sets the same registers (live in exclusive branches) and computed
+ * the loads' addresses in them while the group before still ran (SASS,
+ * session 34: IMAD R89.., LDS R89.. after DEPBAR.LE gsb0, 0x1 in both
+ * branches; an empty asm keeping a set live is nothing to ptxas). The
+ * other consumer warpgroup's groups keep the tensor cores busy meanwhile;
+ * a group a tap (session 34, call 1) waited twice as often. */
 template <int BN, int BK, int MH>
 __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
                                                  const wg_args &wa, const unsigned char *box,
                                                  const unsigned char *in_t, int b_lbo,
                                                  const convt_phase_tap_row &r, const int *s_shift)
 {
-    for (int t = 0; t < r.ntaps; t++) {
-        const int T = r.tap_begin + t;
-        const float *box_t = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
+    for (int t = 0; t < r.ntaps; t += 2) {
+        const float *box_u[2];
+        const unsigned char *in_u[2];
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int T = r.tap_begin + min(t + u, r.ntaps - 1);
+            box_u[u] = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
+            in_u[u] = in_t + s_shift[T] * 16;
+        }
         wgmma_wait_all();
-        wg_inplace_group<BN, BK, MH>(d, R.a, box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
+        if (t + 1 < r.ntaps)
+            wg_inplace_group<BN, BK, MH, 2>(d, R.a, box_u, R.rows, R.pitch, in_u, b_lbo);
+        else
+            wg_inplace_group<BN, BK, MH, 1>(d, R.a, box_u, R.rows, R.pitch, in_u, b_lbo);
     }
 }
 

@@ -38,29 +38,51 @@ extern "C" {
 /* TMA's largest box extent along any dimension. */
 #define CONVT_FOLD_BOX_MAX_EXTENT 256
 
-/* A block's box. ncb is at least the channels any block of w_rows folded
- * rows touches, (w_rows - 1) / S + 2, rounded up where up to 8 more make
- * the pitch 8 or 24 floats past a multiple of 32: the 4 lanes of a quad,
- * one input channel (a pitch) apart each, then read 4 different groups of
- * 8 banks. */
+/* A block's box. A block's first folded row co0 is a multiple of w_rows,
+ * so co0 % S is a multiple of gcd(w_rows, S), at most S - gcd, and its
+ * rows touch at most (S - gcd + w_rows - 1) / S + 1 original channels:
+ * 22 for 128 rows at S = 6, 16 at S = 8 (session 34's first form counted
+ * (w_rows - 1) / S + 2 and rounded for the banks up to 8 more: 26 at
+ * S = 6, 22% more bytes than the rows' own weights on layers whose stages
+ * wait on their bytes). That count is rounded up where at most an eighth
+ * more channels make the pitch 8 or 24 floats past a multiple of 32 (the
+ * 4 lanes of a quad, one input channel apart, then read 4 different
+ * groups of 8 banks), or else by one where that turns a pitch of a
+ * multiple of 32 (4-way conflicts) into 16 past one (2-way). */
 typedef struct convt_fold_box {
     int e0;    /* taps along w's tap index a row's box spans: s[1] x k[2] */
     int ncb;   /* original channels in the box */
     int pitch; /* floats from one input channel of the box to the next: ncb x e0 */
 } convt_fold_box;
 
+/* The most original channels a block of w_rows folded rows touches. */
+CONVT_HD int convt_fold_box_need(const convt_fold *f, int w_rows)
+{
+    int a = w_rows, b = f->S; /* gcd */
+    while (b) {
+        const int r = a % b;
+        a = b;
+        b = r;
+    }
+    return (f->S - a + w_rows - 1) / f->S + 1;
+}
+
 CONVT_HD convt_fold_box convt_fold_box_of(const convt_fold *f, int w_rows)
 {
     convt_fold_box b;
-    const int need = (w_rows - 1) / f->S + 2;
+    const int need = convt_fold_box_need(f, w_rows);
     b.e0 = f->s[1] * f->k[2];
     b.ncb = need;
-    for (int extra = 0; extra <= 8; extra++) {
-        const int m = (need + extra) * b.e0 % 32;
-        if (m == 8 || m == 24) {
-            b.ncb = need + extra;
-            break;
+    if (need * b.e0 % 32 != 8 && need * b.e0 % 32 != 24) {
+        for (int extra = 1; extra <= 8 && 8 * extra <= need; extra++) {
+            const int m = (need + extra) * b.e0 % 32;
+            if (m == 8 || m == 24) {
+                b.ncb = need + extra;
+                break;
+            }
         }
+        if (b.ncb == need && need * b.e0 % 32 == 0 && (need + 1) * b.e0 % 32 == 16 && need >= 8)
+            b.ncb = need + 1;
     }
     b.pitch = b.ncb * b.e0;
     return b;
