@@ -1147,9 +1147,7 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
-    /* the weights in place: each consumer warpgroup's two A tiles (wg_inplace_tile_bytes) */
-    const size_t a_tiles = gm->box_bytes ? 2 * 2 * (size_t)wg_inplace_tile_bytes((int)k.bk, 1) : 0;
-    gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue + a_tiles;
+    gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue;
 }
 
 /* polyphase_wgmma_colsum_tf32: the rows of bn a warpgroup stores, the

@@ -665,17 +665,10 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * see no new device code (a definition there once moved
  * polyphase_kernel<3, 32, true>'s registers; results/notes.md, "Session 33"). */
 template <int MH, int BK> struct wg_inplace_regs {
-    int rows[MH][2];     /* the thread's A rows in the box, its column's pitch included */
-    int pitch;           /* floats between the box's input channels */
-    unsigned char *tile; /* the warpgroup's two A tiles (wg_inplace_tile_bytes each) */
-    int next;            /* the A tile the next tap's group writes */
+    uint32_t a[MH][BK / 8][4]; /* a tap's A fragments */
+    int rows[MH][2];           /* the thread's A rows in the box, its column's pitch included */
+    int pitch;                 /* floats between the box's input channels */
 };
-/* A consumer warpgroup's A tile for one tap: its MH x 64 channels x bk
- * input channels, K-major as the image's tap tiles are (a_lbo = MH x 64 x
- * 16 + 64 bytes between K core matrices); two a warpgroup, after the
- * epilogue's staging (the host sizes shared memory with the same sum). */
-__host__ __device__ constexpr int wg_inplace_a_lbo(int mh) { return mh * 64 * 16 + 64; }
-__host__ __device__ constexpr int wg_inplace_tile_bytes(int bk, int mh) { return bk / 4 * wg_inplace_a_lbo(mh); }
 template <int W_ROWS, int BK>
 __device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f);
 template <int W_ROWS, int BK>
@@ -684,12 +677,12 @@ __device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *m
                                                 uint64_t *bar);
 template <int MH, int BK, int W_ROWS>
 __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
-                                                int wg_co, int ctid, unsigned char *tiles);
+                                                int wg_co, int ctid);
 template <int BN, int BK, int MH>
 __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
                                                  const wg_args &wa, const unsigned char *box,
                                                  const unsigned char *in_t, int b_lbo,
-                                                 const convt_phase_tap_row &r, const int *s_shift, int ctid);
+                                                 const convt_phase_tap_row &r, const int *s_shift);
 
 /* NCOS = 0: output channels as wgmma's M; 8 to 32: positions as M and the
  * group's NCOS channels (rounded up to 8) as N (polyphase_wgmma_posm.cuh).
@@ -1074,8 +1067,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 part[r] = 0.0f;
             wg_inplace_regs<MH, BK> ip; /* INPLACE only */
             if constexpr (INPLACE)
-                wg_inplace_tile<MH, BK, W_ROWS>(ip, wa.fold, tl.co_blk, wg_co, ctid,
-                                                epi_base + WG_EPI_BYTES + cw * 2 * wg_inplace_tile_bytes(BK, MH));
+                wg_inplace_tile<MH, BK, W_ROWS>(ip, wa.fold, tl.co_blk, wg_co, ctid);
             int k_row = sp.row, k_ci0 = sp.ci0, prev_buf = 0;
             for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
@@ -1093,7 +1085,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
                 const unsigned char *w_t = st + in_bytes + wg_co * (MH * WG_M * 16);
                 if constexpr (INPLACE)
-                    wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift, ctid);
+                    wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
                 else
                     wgmma_fence();
                 for (int t = 0; !INPLACE && t < r.ntaps; t++) {

@@ -15,19 +15,57 @@
  * engine through a 4-D tensor map {ktaps, cout_g, cin_g, groups} (its
  * address in global memory, passed as the kernel's wk); channels and
  * input channels past w's read as zeros. The box lands channels-major
- * ([ci][c][k]), not in wgmma's K-major core matrices, so each consumer
- * warpgroup writes a tap's weights of its rows from the box into an A
- * tile of its own, K-major, and issues the tap's wgmma on it: two tiles a
- * warpgroup, taken in turn, so that a tap's tile is written while the
- * group before runs (wg_inplace_stage says why not registers). The
- * weights are rounded to TF32 as they are written (tf32_round: to
- * nearest, as the repack rounded them). */
+ * ([ci][c][k]), not in wgmma's K-major core matrices, so the consumers
+ * load their A fragments (output channel rows x input channel columns)
+ * into registers and issue wgmma's register-A form, a tap at a time: the
+ * tap's BK / 8 k-steps for each of the warpgroup's MH 64-channel blocks,
+ * committed as one group, loaded once the group before is done
+ * (wg_inplace_stage says why). The weights are rounded to TF32 as loaded
+ * (tf32_round: to nearest, as the repack rounded them). */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_INPLACE_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_INPLACE_CUH
 
 #include "polyphase_wgmma.cuh"
 
 #if CONVT_HAVE_WGMMA
+/* wgmma's register-A form for N = 80 to 256 (wgmma_tf32.cuh has 8 to 64):
+ * a[0..3] as wgmma_tf32_rs takes them. Here rather than there, so that
+ * the other kernels' translation units see no new device code. */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                            \
+                     "wgmma.mma_async.sync.aligned.m64n" #WIDTH "k8.f32.tf32.tf32 "         \
+                     "{" WG_NAMES_##ACC "}, "                                               \
+                     "{%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #DB ", p, 1, 1;\n}\n"   \
+                     : WG_OPS_##ACC                                                         \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                \
+    }
+#else
+#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
+    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
+                                                  uint64_t db)                              \
+    {                                                                                       \
+        (void)d, (void)a, (void)db;                                                         \
+        __trap();                                                                           \
+    }
+#endif
+WG_TF32_RS_WIDE(80, 40, 40, 41, 42, 43, 44)
+WG_TF32_RS_WIDE(96, 48, 48, 49, 50, 51, 52)
+WG_TF32_RS_WIDE(112, 56, 56, 57, 58, 59, 60)
+WG_TF32_RS_WIDE(128, 64, 64, 65, 66, 67, 68)
+WG_TF32_RS_WIDE(144, 72, 72, 73, 74, 75, 76)
+WG_TF32_RS_WIDE(160, 80, 80, 81, 82, 83, 84)
+WG_TF32_RS_WIDE(176, 88, 88, 89, 90, 91, 92)
+WG_TF32_RS_WIDE(192, 96, 96, 97, 98, 99, 100)
+WG_TF32_RS_WIDE(208, 104, 104, 105, 106, 107, 108)
+WG_TF32_RS_WIDE(224, 112, 112, 113, 114, 115, 116)
+WG_TF32_RS_WIDE(240, 120, 120, 121, 122, 123, 124)
+WG_TF32_RS_WIDE(256, 128, 128, 129, 130, 131, 132)
+#undef WG_TF32_RS_WIDE
+
 /* The box's bytes (bk x pitch floats), rounded up to 128 so that every
  * stage's input tile and box stay 128-byte aligned, as TMA's destination
  * must be; the host sizes shared memory with the same sum (wg_size). */
@@ -67,11 +105,10 @@ __device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *m
 
 /* Per tile: the thread's A rows in the box (wgmma's fragment rows
  * 16 (warp % 4) + lane / 4 and 8 further, of each of the warpgroup's MH
- * 64-channel blocks), its column's input channel (lane % 4) as pitches;
- * the warpgroup's A tiles. */
+ * 64-channel blocks), its column's input channel (lane % 4) as pitches. */
 template <int MH, int BK, int W_ROWS>
 __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
-                                                int wg_co, int ctid, unsigned char *tiles)
+                                                int wg_co, int ctid)
 {
     const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
     const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
@@ -83,82 +120,64 @@ __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, cons
             const int cf = co_blk + (wg_co * MH + m) * WG_M + 16 * warp4 + lane / 4 + 8 * h;
             R.rows[m][h] = convt_fold_box_row(&f, &b, co_blk, cf) + (lane % 4) * b.pitch;
         }
-    R.tile = tiles;
-    R.next = 0;
 }
 
-/* One tap's group: its weights from the box (box: the tap's first float,
- * at its place in the row), rounded to TF32, into the warpgroup's next A
- * tile, K-major (each thread its fragment's rows g, g + 8 and columns t,
- * t + 4 of every k-step: a warp's stores are 32 neighbouring words), then
- * the wgmma of the tile and the input at in (the tap's shift applied),
- * committed. The tile was last read by the group two before, which
- * wgmma_wait_prev has seen done; the warpgroup's stores are made visible
- * to the async proxy (wgmma's reads) and to each other (a warp's wgmma
- * reads the other warps' rows) before any of its wgmma. */
+/* One tap's group: the A fragments of its BK / 8 k-steps (box: the tap's
+ * first float, at its place in the row) into a, rounded to TF32, then the
+ * wgmma on them and the input at in (the tap's shift applied), committed. */
 template <int BN, int BK, int MH>
-__device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
-                                                 const float *box, const unsigned char *in, int b_lbo, int ctid)
+__device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], uint32_t (&a)[MH][BK / 8][4],
+                                                 const float *box, const int (&rows)[MH][2], int pitch,
+                                                 const unsigned char *in, int b_lbo)
 {
-    constexpr int a_lbo = wg_inplace_a_lbo(MH);
-    unsigned char *tile = R.tile + R.next * wg_inplace_tile_bytes(BK, MH);
-    R.next ^= 1;
-    const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
-    unsigned char *row = tile + (16 * warp4 + lane / 4) * 16 + (lane % 4) * 4;
-    /* every load before any store: interleaved, each store waited for its
-     * load (the compiler cannot move a load of the box above a store to
-     * the tile: both are shared memory), 16 round trips a group (SASS) */
-    unsigned v[MH][BK / 8][4];
 #pragma unroll
     for (int m = 0; m < MH; m++)
 #pragma unroll
         for (int kk = 0; kk < BK / 8; kk++)
 #pragma unroll
             for (int q = 0; q < 4; q++) /* rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4 */
-                v[m][kk][q] = tf32_round(box[R.rows[m][q & 1] + (8 * kk + 4 * (q >> 1)) * R.pitch]);
-    wgmma_wait_prev();
-#pragma unroll
-    for (int m = 0; m < MH; m++)
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; kk++)
-#pragma unroll
-            for (int q = 0; q < 4; q++)
-                *(unsigned *)(row + (2 * kk + (q >> 1)) * a_lbo + m * (WG_M * 16) + (q & 1) * (8 * 16)) =
-                    v[m][kk][q];
-    fence_proxy_async();
-    wg_group_sync(ctid / 128);
+                a[m][kk][q] = tf32_round(box[rows[m][q & 1] + (8 * kk + 4 * (q >> 1)) * pitch]);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < BK / 8; kk++) {
         const uint64_t in_d = wg_descriptor(in + kk * 2 * b_lbo, b_lbo, 128);
 #pragma unroll
         for (int m = 0; m < MH; m++)
-            wgmma_tf32(d[m], wg_descriptor(tile + kk * 2 * a_lbo + m * (WG_M * 16), a_lbo, 128), in_d);
+            wgmma_tf32_rs(d[m], a[m][kk], in_d);
     }
     wgmma_commit();
 }
 
-/* A stage of a consumer warpgroup: each tap of row r a group, its A tile
- * written from the box while the group before runs. Session 34's first
- * forms loaded A into registers for wgmma's register-A form: ptxas does
- * not keep a running wgmma's A registers from other uses (with two
- * register sets in turn, the next group's loads and their addresses went
- * into the registers the group before still read: SASS, LDS R89.. after
- * DEPBAR.LE gsb0, 0x1), so each group had to wait for the one before
- * before its loads, and the tensor cores idled through them (call 1: the
- * k 12 stride 6 layer +21% against the image; call 2, two taps a group:
- * +12%, k 8 stride 4 +9%). Through shared memory no register is shared
- * with a running wgmma. */
+/* A stage of a consumer warpgroup: each tap of row r a group, on one
+ * register set, loaded once every group of this warpgroup is done
+ * (wgmma_wait_all): wgmma reads its A registers until it completes, and
+ * ptxas does not keep them from other uses meanwhile. With two sets taken
+ * in turn and only the group two before waited for (as
+ * polyphase_wgmma_colsum_tf32 does), ptxas gave both sets the same
+ * registers (live in exclusive branches) and computed the loads' addresses
+ * in them while the group before still ran (SASS, session 34: IMAD R89..,
+ * LDS R89.. after DEPBAR.LE gsb0, 0x1 in both branches; an empty asm
+ * keeping a set live is nothing to ptxas). The other consumer warpgroup's
+ * groups keep the tensor cores busy meanwhile. Measured against this
+ * (results/notes.md, "Session 34"): two taps a group, waited for half as
+ * often but each wait twice the loads, slower on every layer but those of
+ * stride 6 (call 2: k 8 stride 4 +11%, k 4 stride 2 +13%); each tap's
+ * weights written by the warpgroup into a K-major A tile of shared memory
+ * and multiplied from there while the group before runs (no register
+ * shared with a running wgmma), slower still (call 3: 16 loads, 16 stores,
+ * a proxy fence and a warpgroup barrier a tap; bigvgan_up1 0.1193 ms
+ * against 0.1108, k 8 stride 4 0.0703 against 0.0611). */
 template <int BN, int BK, int MH>
 __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
                                                  const wg_args &wa, const unsigned char *box,
                                                  const unsigned char *in_t, int b_lbo,
-                                                 const convt_phase_tap_row &r, const int *s_shift, int ctid)
+                                                 const convt_phase_tap_row &r, const int *s_shift)
 {
     for (int t = 0; t < r.ntaps; t++) {
         const int T = r.tap_begin + t;
         const float *box_t = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
-        wg_inplace_group<BN, BK, MH>(d, R, box_t, in_t + s_shift[T] * 16, b_lbo, ctid);
+        wgmma_wait_all();
+        wg_inplace_group<BN, BK, MH>(d, R.a, box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
     }
 }
 
