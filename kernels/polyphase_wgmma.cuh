@@ -672,8 +672,12 @@ template <int MH, int BK> struct wg_inplace_regs {
 template <int W_ROWS, int BK>
 __device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f);
 template <int W_ROWS, int BK>
-__device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *map, unsigned char *dst,
-                                                const convt_phase_tap_row &r, const wg_tile &tl, int ci0,
+__device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f);
+template <int W_ROWS>
+__device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phase_tap_row &r);
+template <int W_ROWS>
+__device__ __forceinline__ void wg_inplace_load(const convt_fold &f, const void *map, unsigned char *dst,
+                                                unsigned box_bytes, int x0, const wg_tile &tl, int ci0,
                                                 uint64_t *bar);
 template <int MH, int BK, int W_ROWS>
 __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
@@ -836,6 +840,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         const int octets = r_alloc / 8;
         const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         wg_ring ring = {0, 0u, false};
+        /* INPLACE: the box's bytes, and the x0 of the last tap row loaded
+         * (its first tap, ip_row), computed once and at a row's change:
+         * per stage, thread 0's divisions held up the stage's copies */
+        unsigned ip_box = 0;
+        int ip_row = -1, ip_x0 = 0;
+        if constexpr (INPLACE)
+            ip_box = wg_inplace_box_bytes<W_ROWS, BK>(wa.fold);
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
@@ -871,8 +882,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
                 if (INPLACE && tid == 0) {
-                    if constexpr (INPLACE) /* the row's box of w (wk: its tensor map) */
-                        wg_inplace_load<W_ROWS, BK>(wa, wk, st + in_bytes, r, tl, ci0, &full[buf]);
+                    if constexpr (INPLACE) { /* the row's box of w (wk: its tensor map) */
+                        if (r.tap_begin != ip_row) {
+                            ip_row = r.tap_begin;
+                            ip_x0 = wg_inplace_x0<W_ROWS>(wa, r);
+                        }
+                        wg_inplace_load<W_ROWS>(wa.fold, wk, st + in_bytes, ip_box, ip_x0, tl, ci0, &full[buf]);
+                    }
                 } else if (tid == 0) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */

@@ -88,18 +88,29 @@ __device__ __forceinline__ void tma_load_box4(void *dst, const void *map, int x,
                  : "memory");
 }
 
-/* The producer's weights of stage (row r, chunk from ci0) of tile tl: the
- * box from the row's x0, the block's first original channel, ci0 and the
- * group, announced on bar (the box's bytes, zeros included). */
+/* The box's bytes: what a stage's copy counts on its barrier (zeros included). */
 template <int W_ROWS, int BK>
-__device__ __forceinline__ void wg_inplace_load(const wg_args &wa, const void *map, unsigned char *dst,
-                                                const convt_phase_tap_row &r, const wg_tile &tl, int ci0,
+__device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f)
+{
+    return (unsigned)(BK * convt_fold_box_of(&f, W_ROWS).pitch * 4);
+}
+
+/* Tap row r's box starts at x0 along w's tap index. */
+template <int W_ROWS>
+__device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phase_tap_row &r)
+{
+    return convt_fold_box_x0(&wa.fold, __ldg(&wa.p.taps[r.tap_begin].lin));
+}
+
+/* The producer's weights of a stage (its tap row's box from x0, the chunk
+ * from ci0) of tile tl: the box from the block's first original channel,
+ * announced on bar. */
+template <int W_ROWS>
+__device__ __forceinline__ void wg_inplace_load(const convt_fold &f, const void *map, unsigned char *dst,
+                                                unsigned box_bytes, int x0, const wg_tile &tl, int ci0,
                                                 uint64_t *bar)
 {
-    const convt_fold &f = wa.fold;
-    const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
-    const int x0 = convt_fold_box_x0(&f, __ldg(&wa.p.taps[r.tap_begin].lin));
-    mbar_expect_tx(bar, (unsigned)(BK * b.pitch * 4));
+    mbar_expect_tx(bar, box_bytes);
     tma_load_box4(dst, map, x0, convt_fold_box_c_lo(&f, tl.co_blk), ci0, tl.g, bar);
 }
 
