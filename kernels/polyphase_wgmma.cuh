@@ -675,10 +675,8 @@ template <int W_ROWS, int BK>
 __device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f);
 template <int W_ROWS>
 __device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phase_tap_row &r);
-template <int W_ROWS>
-__device__ __forceinline__ void wg_inplace_load(const convt_fold &f, const void *map, unsigned char *dst,
-                                                unsigned box_bytes, int x0, const wg_tile &tl, int ci0,
-                                                uint64_t *bar);
+__device__ __forceinline__ void wg_inplace_load(const void *map, unsigned char *dst, unsigned box_bytes, int x0,
+                                                int c_lo, int ci0, int g, uint64_t *bar);
 template <int MH, int BK, int W_ROWS>
 __device__ __forceinline__ void wg_inplace_tile(wg_inplace_regs<MH, BK> &R, const convt_fold &f, int co_blk,
                                                 int wg_co, int ctid);
@@ -865,6 +863,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if (wg_tile_past_end(tl, fl)) /* a cluster's blocks skip together */
                 continue;
             tl.f0 += crank * (NSEG * BN); /* a half past the phase's end gathers zeros, stores nothing */
+            int ip_c_lo = 0; /* INPLACE: the block's first original channel, its box's (fold_box.h) */
+            if constexpr (INPLACE)
+                ip_c_lo = convt_fold_box_c_lo(&wa.fold, tl.co_blk);
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
@@ -887,7 +888,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             ip_row = r.tap_begin;
                             ip_x0 = wg_inplace_x0<W_ROWS>(wa, r);
                         }
-                        wg_inplace_load<W_ROWS>(wa.fold, wk, st + in_bytes, ip_box, ip_x0, tl, ci0, &full[buf]);
+                        wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }
                 } else if (tid == 0) {
                     /* the weights of every tap of the row: one bulk copy,

@@ -102,16 +102,14 @@ __device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phas
     return convt_fold_box_x0(&wa.fold, __ldg(&wa.p.taps[r.tap_begin].lin));
 }
 
-/* The producer's weights of a stage (its tap row's box from x0, the chunk
- * from ci0) of tile tl: the box from the block's first original channel,
+/* The producer's weights of a stage: the box of its tap row (from x0),
+ * the block's channels (from c_lo), its chunk (from ci0) and group g,
  * announced on bar. */
-template <int W_ROWS>
-__device__ __forceinline__ void wg_inplace_load(const convt_fold &f, const void *map, unsigned char *dst,
-                                                unsigned box_bytes, int x0, const wg_tile &tl, int ci0,
-                                                uint64_t *bar)
+__device__ __forceinline__ void wg_inplace_load(const void *map, unsigned char *dst, unsigned box_bytes, int x0,
+                                                int c_lo, int ci0, int g, uint64_t *bar)
 {
     mbar_expect_tx(bar, box_bytes);
-    tma_load_box4(dst, map, x0, convt_fold_box_c_lo(&f, tl.co_blk), ci0, tl.g, bar);
+    tma_load_box4(dst, map, x0, c_lo, ci0, g, bar);
 }
 
 /* Per tile: the thread's A rows in the box (wgmma's fragment rows
