@@ -36,14 +36,13 @@
 
 #include "build_config.h"
 
-#include <cudaTypedefs.h> /* cuTensorMapEncodeTiled's type (polyphase_wgmma_fold_inplace_tf32's map) */
-
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "fold_box.h"
 #include "hostdevice.h"
 #include "polyphase_plan.h"
 #include "stride_phase.h"
+#include "tensor_map_encoder.h" /* polyphase_wgmma_fold_inplace_tf32's weight map */
 #include "variant.h"
 #include "wgmma_flat.h"
 
@@ -2089,16 +2088,9 @@ static int wg_inplace_map(wg_state *st, const convt_problem *p, int bk, const fl
     if ((uintptr_t)w % 16)
         return convt_fail(e, "the weights at %p are not 16-byte aligned, as the TMA engine needs",
                           (const void *)w);
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult q;
-        void *fn = NULL;
-        const cudaError_t err =
-            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
-        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
-            return convt_fail(e, "cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(err));
-        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    }
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = convt_tensor_map_encoder(e);
+    if (!encode)
+        return -1;
     const int64_t ktaps = convt_taps(p), cout_g = p->cout / p->groups, cin_g = p->cin / p->groups;
     const cuuint64_t dims[4] = {(cuuint64_t)ktaps, (cuuint64_t)cout_g, (cuuint64_t)cin_g, (cuuint64_t)p->groups};
     const cuuint64_t strides[3] = {(cuuint64_t)(ktaps * 4), (cuuint64_t)(cout_g * ktaps * 4),
@@ -2307,6 +2299,13 @@ WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
 /* The knobs the wgmma variants share (pos_m: polyphase_wgmma_tf32's and _3xtf32's; plane: all
  * but the folded one's); bn's and bk's ranges differ
  * (wg_max_bn, wg_bk_compiled). */
+#define WG_KNOB_FOLD_BN                                                                            \
+    {.name = "bn",                                                                                 \
+     .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "                \
+             "to 256 in steps of 16), each one position of every phase; 0: the width "            \
+             "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",                \
+     .n_defaults = 2,                                                                              \
+     .defaults = {0, 128}}
 #define WG_KNOB_STAGES                                                                             \
     {.name = "stages",                                                                             \
      .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
@@ -2421,12 +2420,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 7,
-    .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
-                       "to 256 in steps of 16), each one position of every phase; 0: the width "
-                       "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 2,
-               .defaults = {0, 128}},
+    .knobs = {WG_KNOB_FOLD_BN,
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
@@ -2450,12 +2444,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 =
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 6,
-    .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
-                       "to 256 in steps of 16), each one position of every phase; 0: the width "
-                       "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 2,
-               .defaults = {0, 128}},
+    .knobs = {WG_KNOB_FOLD_BN,
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,

@@ -18,6 +18,7 @@
 #include "cuda_check.h"
 #include "direct_grouped_taps.cuh"
 #include "rows_tma_tf32.cuh"
+#include "tensor_map_encoder.h"
 #include "variant.h"
 
 extern "C" const convt_variant convt_variant_rows_tma_tf32;
@@ -307,17 +308,9 @@ static int rt_encode_map(rt_state *st, const float *x, convt_err *e)
     if ((uintptr_t)x % 16)
         return convt_fail(e, "the input at %p is not 16-byte aligned, as the TMA engine needs",
                           (const void *)x);
-    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    if (!encode) {
-        cudaDriverEntryPointQueryResult q;
-        void *fn = NULL;
-        const cudaError_t err =
-            cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
-        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
-            return convt_fail(e, "cuTensorMapEncodeTiled not found in the driver (%s)",
-                              cudaGetErrorString(err));
-        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    }
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = convt_tensor_map_encoder(e);
+    if (!encode)
+        return -1;
     cuuint64_t dims[5], strides[4];
     cuuint64_t stride = 4;
     for (int d = 0; d < 5; d++) {

@@ -28,43 +28,22 @@
 #include "polyphase_wgmma.cuh"
 
 #if CONVT_HAVE_WGMMA
-/* wgmma's register-A form for N = 80 to 256 (wgmma_tf32.cuh has 8 to 64):
- * a[0..3] as wgmma_tf32_rs takes them. Here rather than there, so that
- * the other kernels' translation units see no new device code. */
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
-    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
-                                                  uint64_t db)                              \
-    {                                                                                       \
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                            \
-                     "wgmma.mma_async.sync.aligned.m64n" #WIDTH "k8.f32.tf32.tf32 "         \
-                     "{" WG_NAMES_##ACC "}, "                                               \
-                     "{%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #DB ", p, 1, 1;\n}\n"   \
-                     : WG_OPS_##ACC                                                         \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                \
-    }
-#else
-#define WG_TF32_RS_WIDE(WIDTH, ACC, A0, A1, A2, A3, DB)                                     \
-    __device__ __forceinline__ void wgmma_tf32_rs(float (&d)[ACC], const uint32_t (&a)[4],  \
-                                                  uint64_t db)                              \
-    {                                                                                       \
-        (void)d, (void)a, (void)db;                                                         \
-        __trap();                                                                           \
-    }
-#endif
-WG_TF32_RS_WIDE(80, 40, 40, 41, 42, 43, 44)
-WG_TF32_RS_WIDE(96, 48, 48, 49, 50, 51, 52)
-WG_TF32_RS_WIDE(112, 56, 56, 57, 58, 59, 60)
-WG_TF32_RS_WIDE(128, 64, 64, 65, 66, 67, 68)
-WG_TF32_RS_WIDE(144, 72, 72, 73, 74, 75, 76)
-WG_TF32_RS_WIDE(160, 80, 80, 81, 82, 83, 84)
-WG_TF32_RS_WIDE(176, 88, 88, 89, 90, 91, 92)
-WG_TF32_RS_WIDE(192, 96, 96, 97, 98, 99, 100)
-WG_TF32_RS_WIDE(208, 104, 104, 105, 106, 107, 108)
-WG_TF32_RS_WIDE(224, 112, 112, 113, 114, 115, 116)
-WG_TF32_RS_WIDE(240, 120, 120, 121, 122, 123, 124)
-WG_TF32_RS_WIDE(256, 128, 128, 129, 130, 131, 132)
-#undef WG_TF32_RS_WIDE
+/* wgmma's register-A form for N = 80 to 256 (wgmma_tf32.cuh has 8 to 64,
+ * and the macro): a[0..3] as wgmma_tf32_rs takes them. Here rather than
+ * there, so that the other kernels' translation units see no new device
+ * code. */
+WG_TF32_RS(80, 40, 40, 41, 42, 43, 44)
+WG_TF32_RS(96, 48, 48, 49, 50, 51, 52)
+WG_TF32_RS(112, 56, 56, 57, 58, 59, 60)
+WG_TF32_RS(128, 64, 64, 65, 66, 67, 68)
+WG_TF32_RS(144, 72, 72, 73, 74, 75, 76)
+WG_TF32_RS(160, 80, 80, 81, 82, 83, 84)
+WG_TF32_RS(176, 88, 88, 89, 90, 91, 92)
+WG_TF32_RS(192, 96, 96, 97, 98, 99, 100)
+WG_TF32_RS(208, 104, 104, 105, 106, 107, 108)
+WG_TF32_RS(224, 112, 112, 113, 114, 115, 116)
+WG_TF32_RS(240, 120, 120, 121, 122, 123, 124)
+WG_TF32_RS(256, 128, 128, 129, 130, 131, 132)
 
 /* The box's bytes (bk x pitch floats), rounded up to 128 so that every
  * stage's input tile and box stay 128-byte aligned, as TMA's destination

@@ -160,7 +160,8 @@ WG_TF32_RS(24, 12, 12, 13, 14, 15, 16)
 WG_TF32_RS(32, 16, 16, 17, 18, 19, 20)
 WG_TF32_RS(48, 24, 24, 25, 26, 27, 28)
 WG_TF32_RS(64, 32, 32, 33, 34, 35, 36)
-#undef WG_TF32_RS
+/* WG_TF32_RS stays defined: kernels/polyphase_wgmma_inplace.cuh adds the
+ * widths 80 to 256 with it, in its own translation units only */
 
 /* Orders this warpgroup's register and shared-memory accesses before the
  * wgmma that follow. */
