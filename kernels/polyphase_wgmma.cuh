@@ -665,7 +665,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
  * see no new device code (a definition there once moved
  * polyphase_kernel<3, 32, true>'s registers; results/notes.md, "Session 33"). */
 template <int MH, int BK> struct wg_inplace_regs {
-    uint32_t a[MH][BK / 8][4]; /* a tap's A fragments */
+    uint32_t a[2][MH][BK / 8][4]; /* two register sets of a tap's A fragments, taken in turn */
     int rows[MH][2];           /* the thread's A rows in the box, its column's pitch included */
     int pitch;                 /* floats between the box's input channels */
 };

@@ -136,36 +136,43 @@ __device__ __forceinline__ void wg_inplace_group(float (&d)[MH][BN / 2], uint32_
     wgmma_commit();
 }
 
-/* A stage of a consumer warpgroup: each tap of row r a group, on one
- * register set, loaded once every group of this warpgroup is done
- * (wgmma_wait_all): wgmma reads its A registers until it completes, and
- * ptxas does not keep them from other uses meanwhile. With two sets taken
- * in turn and only the group two before waited for (as
- * polyphase_wgmma_colsum_tf32 does), ptxas gave both sets the same
- * registers (live in exclusive branches) and computed the loads' addresses
- * in them while the group before still ran (SASS, session 34: IMAD R89..,
- * LDS R89.. after DEPBAR.LE gsb0, 0x1 in both branches; an empty asm
- * keeping a set live is nothing to ptxas). The other consumer warpgroup's
- * groups keep the tensor cores busy meanwhile. Measured against this
- * (results/notes.md, "Session 34"): two taps a group, waited for half as
- * often but each wait twice the loads, slower on every layer but those of
- * stride 6 (call 2: k 8 stride 4 +11%, k 4 stride 2 +13%); each tap's
- * weights written by the warpgroup into a K-major A tile of shared memory
- * and multiplied from there while the group before runs (no register
- * shared with a running wgmma), slower still (call 3: 16 loads, 16 stores,
- * a proxy fence and a warpgroup barrier a tap; bigvgan_up1 0.1193 ms
- * against 0.1108, k 8 stride 4 0.0703 against 0.0611). */
+/* A stage of a consumer warpgroup: the taps of row r a group each, in
+ * pairs on the two register sets of R.a, written out one after the other
+ * (no branch between them): each group's loads wait only for the group
+ * two before, which read the same set (wgmma_wait_prev), while the group
+ * before runs on the other set; an odd last tap waits for all. wgmma reads
+ * its A registers until it completes, and ptxas does not keep them from
+ * other uses meanwhile: with the two sets taken in turn behind a branch (as
+ * polyphase_wgmma_colsum_tf32 does), it gave both sets the same registers
+ * and computed the loads' addresses in them while the group before still
+ * ran (SASS, session 34, first form: LDS R89.. after DEPBAR.LE gsb0, 0x1
+ * in both branches). Written out in pairs, the sets are live at once and
+ * distinct; tools/wgmma_rs_hazard.py checks every instantiation's SASS for
+ * a write to a running group's registers (0 of 104). Measured against
+ * (results/notes.md, "Session 34"): every group waiting for the one before
+ * (calls 4 to 6), two taps a group (call 2), each tap's A through a
+ * shared-memory tile (call 3). */
 template <int BN, int BK, int MH>
 __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inplace_regs<MH, BK> &R,
                                                  const wg_args &wa, const unsigned char *box,
                                                  const unsigned char *in_t, int b_lbo,
                                                  const convt_phase_tap_row &r, const int *s_shift)
 {
-    for (int t = 0; t < r.ntaps; t++) {
+    int t = 0;
+    for (; t + 1 < r.ntaps; t += 2) {
+#pragma unroll
+        for (int u = 0; u < 2; u++) {
+            const int T = r.tap_begin + t + u;
+            const float *box_t = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
+            wgmma_wait_prev();
+            wg_inplace_group<BN, BK, MH>(d, R.a[u], box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
+        }
+    }
+    if (t < r.ntaps) {
         const int T = r.tap_begin + t;
         const float *box_t = (const float *)box + convt_fold_box_tap(&wa.fold, __ldg(&wa.p.taps[T].lin));
         wgmma_wait_all();
-        wg_inplace_group<BN, BK, MH>(d, R.a, box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
+        wg_inplace_group<BN, BK, MH>(d, R.a[0], box_t, R.rows, R.pitch, in_t + s_shift[T] * 16, b_lbo);
     }
 }
 
