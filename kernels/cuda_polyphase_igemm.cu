@@ -1117,7 +1117,7 @@ struct wg_geometry {
      * and span; the rows a warpgroup stores (wg_colsum_out); 0 otherwise */
     int col_taps, col_step, col_span, col_out;
     /* polyphase_wgmma_fold_inplace_tf32: a stage's weights, w's box
-     * (wg_inplace_box_bytes); 0 otherwise (the image's tap tiles) */
+     * (wg_inplace_stage_share); 0 otherwise (the image's tap tiles) */
     int64_t box_bytes;
 };
 
@@ -1367,16 +1367,19 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
 
 /* polyphase_wgmma_fold_inplace_tf32: a block's box of w (src/lib/fold_box.h)
  * for the original problem p and its folded channels a block, and the
- * bytes a stage gives it (bk x pitch floats, rounded up to 128 as the
- * kernel's wg_inplace_stage_bytes rounds them); 0 bytes for the others. */
+ * bytes a stage gives it (convt_fold_box_stage_bytes, as the kernel
+ * counts them); 0 bytes for the other variants. */
 static convt_fold_box wg_inplace_box(const convt_problem *p, const wg_knobs &k)
 {
     const convt_fold f = convt_fold_of(p);
     return convt_fold_box_of(&f, wg_block_rows(k, p->cout / p->groups * f.S));
 }
-static int64_t wg_inplace_box_bytes(const convt_problem *p, const wg_knobs &k)
+static int64_t wg_inplace_stage_share(const convt_problem *p, const wg_knobs &k)
 {
-    return k.inplace ? round_up(k.bk * wg_inplace_box(p, k).pitch * 4, 128) : 0;
+    if (!k.inplace)
+        return 0;
+    const convt_fold_box b = wg_inplace_box(p, k);
+    return convt_fold_box_stage_bytes(&b, (int)k.bk);
 }
 
 /* What a launch is planned from: the phases, their tap rows and flat
@@ -1617,7 +1620,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         }
     }
     wg_planned w;
-    if (wg_plan(p, k, ctx->dev, wg_inplace_box_bytes(p_orig, k), &w, why, why_len))
+    if (wg_plan(p, k, ctx->dev, wg_inplace_stage_share(p_orig, k), &w, why, why_len))
         return false;
     const wg_geometry gm = w.gm;
     if (k.colsum && wg_colsum_check(&w, why, why_len)) {
@@ -2120,7 +2123,7 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l, const 
     const convt_problem *p = &q;
     wg_planned w;
     char why[160];
-    if (wg_plan(p, k, ctx->dev, wg_inplace_box_bytes(p_orig, k), &w, why, sizeof why))
+    if (wg_plan(p, k, ctx->dev, wg_inplace_stage_share(p_orig, k), &w, why, sizeof why))
         return convt_fail(e, "%s", why);
     const wg_geometry &gm = w.gm;
     wg_state *st = (wg_state *)calloc(1, sizeof *st);

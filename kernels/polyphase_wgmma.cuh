@@ -673,7 +673,6 @@ template <int W_ROWS, int BK>
 __device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f);
 template <int W_ROWS, int BK>
 __device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f);
-template <int W_ROWS>
 __device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phase_tap_row &r);
 __device__ __forceinline__ void wg_inplace_load(const void *map, unsigned char *dst, unsigned box_bytes, int x0,
                                                 int c_lo, int ci0, int g, uint64_t *bar);
@@ -886,7 +885,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     if constexpr (INPLACE) { /* the row's box of w (wk: its tensor map) */
                         if (r.tap_begin != ip_row) {
                             ip_row = r.tap_begin;
-                            ip_x0 = wg_inplace_x0<W_ROWS>(wa, r);
+                            ip_x0 = wg_inplace_x0(wa, r);
                         }
                         wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }

@@ -45,14 +45,12 @@ WG_TF32_RS(224, 112, 112, 113, 114, 115, 116)
 WG_TF32_RS(240, 120, 120, 121, 122, 123, 124)
 WG_TF32_RS(256, 128, 128, 129, 130, 131, 132)
 
-/* The box's bytes (bk x pitch floats), rounded up to 128 so that every
- * stage's input tile and box stay 128-byte aligned, as TMA's destination
- * must be; the host sizes shared memory with the same sum (wg_size). */
+/* The box's share of a stage (convt_fold_box_stage_bytes). */
 template <int W_ROWS, int BK>
 __device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f)
 {
     const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
-    return (BK * b.pitch * 4 + 127) / 128 * 128;
+    return convt_fold_box_stage_bytes(&b, BK);
 }
 
 /* The TMA engine's copy of one box of the 4-D map (tap, channel, input
@@ -67,15 +65,15 @@ __device__ __forceinline__ void tma_load_box4(void *dst, const void *map, int x,
                  : "memory");
 }
 
-/* The box's bytes: what a stage's copy counts on its barrier (zeros included). */
+/* The box's bytes, as its copy counts them (convt_fold_box_bytes). */
 template <int W_ROWS, int BK>
 __device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f)
 {
-    return (unsigned)(BK * convt_fold_box_of(&f, W_ROWS).pitch * 4);
+    const convt_fold_box b = convt_fold_box_of(&f, W_ROWS);
+    return (unsigned)convt_fold_box_bytes(&b, BK);
 }
 
 /* Tap row r's box starts at x0 along w's tap index. */
-template <int W_ROWS>
 __device__ __forceinline__ int wg_inplace_x0(const wg_args &wa, const convt_phase_tap_row &r)
 {
     return convt_fold_box_x0(&wa.fold, __ldg(&wa.p.taps[r.tap_begin].lin));

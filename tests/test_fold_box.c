@@ -139,6 +139,13 @@ static void the_box_holds_every_block_and_is_rounded_for_the_banks(void **state)
     convt_fold_box b = convt_fold_box_of(&f, 128);
     assert_int_equal(b.ncb, 22);
     assert_int_equal(b.pitch, 264);
+    /* its bytes at bk 32, as the copy counts them and as a stage holds them
+     * (a multiple of 128: already one here) */
+    assert_int_equal(convt_fold_box_bytes(&b, 32), 32 * 264 * 4);
+    assert_int_equal(convt_fold_box_stage_bytes(&b, 32), 32 * 264 * 4);
+    const convt_fold_box odd = {.e0 = 3, .ncb = 1, .pitch = 3};
+    assert_int_equal(convt_fold_box_bytes(&odd, 1), 12);
+    assert_int_equal(convt_fold_box_stage_bytes(&odd, 1), 128);
     /* a vocoder's k 16 stride 8: 16 channels, 256 floats (4-way), one more: 272 (2-way) */
     voc.k[0] = 16, voc.stride[0] = 8, voc.pad[0] = 4;
     f = convt_fold_of(&voc);

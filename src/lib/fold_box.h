@@ -108,6 +108,17 @@ CONVT_HD int convt_fold_box_row(const convt_fold *f, const convt_fold_box *b, in
     return (convt_fold_channel(f, cf) - convt_fold_box_c_lo(f, co0)) * b->e0 + ph[1] * f->k[2] + ph[2];
 }
 
+/* The box's bytes for bk input channels: what a stage's copy counts on
+ * its barrier (the zeros past w included), and the stage's share of
+ * shared memory, rounded up to 128 so that every stage's input tile and
+ * box stay 128-byte aligned, as TMA's destination must be. The kernel and
+ * the host (its shared-memory size) both take these. */
+CONVT_HD int convt_fold_box_bytes(const convt_fold_box *b, int bk) { return bk * b->pitch * 4; }
+CONVT_HD int convt_fold_box_stage_bytes(const convt_fold_box *b, int bk)
+{
+    return (convt_fold_box_bytes(b, bk) + 127) / 128 * 128;
+}
+
 /* Where W[ci0 + ci_local][cf][jlin] lies in the box of the block from co0
  * and jlin's row, in floats from the box's start. */
 CONVT_HD int64_t convt_fold_box_index(const convt_fold *f, const convt_fold_box *b, int co0, int cf,
