@@ -383,11 +383,11 @@ struct wg_pack_args {
     int taps_block; /* taps per block (TAPS, the grid's y): 1, 2 or 4 */
     int64_t ci_step; /* w's index step from one input channel to the next (convt_fold_weight_index) */
     int64_t total;
-    /* The fold w is read through (S = 1 where none). Read by no one: the
-     * tables made in prepare carry its terms (wg_upload, from the wgmma
-     * kernel's own copy). Left in because the repack compiled differently
-     * without it (SASS, session 16) and no device time was left to run
-     * that. */
+    /* The fold w is read through (S = 1 where none). The tables made in
+     * prepare carry its terms (wg_upload, from the wgmma kernel's own
+     * copy); the kernel reads S alone, where the fold has zero taps
+     * (ABSENT). Kept whole because the repack compiled differently without
+     * it (SASS, session 16). */
     convt_fold fold;
 };
 
@@ -398,9 +398,11 @@ struct wg_pack_args {
  * chunk*bk + 4*k4 + e of output channel cob*w_rows + co at j =
  * pt*tap_f/parts + k4*a_lbo_f + co*4 + e: part 0 the weight rounded to
  * TF32, part 1 (3xTF32) the rest, rounded; zero where no such channel is
- * and in the kpad floats past the w_rows channels. tap_info[T]: T's
- * row's term of wg_weight_slot plus T's place in the row, the row's tap
- * count, and where T's phase 0 lies among w's taps (convt_fold_tap_base).
+ * and in the kpad floats past the w_rows channels, and (ABSENT: a fold
+ * whose kernel was padded to whole strides) in the taps a phase does not
+ * have. tap_info[T]: T's row's term of wg_weight_slot plus T's place in
+ * the row, the row's tap count, where T's phase 0 lies among w's taps
+ * (convt_fold_tap_base), and the phases that have T (convt_fold_tap_phases).
  *
  * A thread takes an output channel co of the row (its 4 input channels,
  * one 16-byte store a tap) and TAPS taps (the grid's y: 1, 2 or 4, the
@@ -421,7 +423,7 @@ struct wg_pack_args {
  * float; a float per thread walking all the taps, 17.1 / 15.3; a channel
  * per thread walking all the taps in blocks of 128, 10.7 / 15.3. Split per
  * float with eight 64-bit divisions, 58. */
-template <int TAPS>
+template <int TAPS, bool ABSENT>
 __global__ void pack_weights_stages(const float *__restrict__ w, float *__restrict__ wk,
                                     const int4 *__restrict__ tap_info,
                                     const int64_t *__restrict__ co_term, wg_pack_args pa)
@@ -452,14 +454,18 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
 #pragma unroll
         for (int e = 0; e < 4; e++)
             have[e] = co_ok && ci0 + e < pa.cin_g;
+        /* cog's phase: whether it has a tap is bit phase of the tap's mask */
+        const int phase = ABSENT ? cog % pa.fold.S : 0;
         float v[TAPS][4];
         int64_t slot[TAPS];
+        bool here[TAPS];
 #pragma unroll
         for (int u = 0; u < TAPS; u++) {
             const int4 ti = tap_info[T0 + u < pa.taps_total ? T0 + u : T0];
+            here[u] = !ABSENT || ((ti.w >> phase) & 1);
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                v[u][e] = w[have[e] ? at0 + e * ci_step + ti.z : 0];
+                v[u][e] = w[have[e] && here[u] ? at0 + e * ci_step + ti.z : 0];
             slot[u] = ti.x + wg_weight_slot(0, 0, pa.co_blocks, pa.taps_total, pa.chunks, 0, ti.y, chunk);
         }
 #pragma unroll
@@ -469,7 +475,7 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
                 float *b = &big.x;
 #pragma unroll
                 for (int e = 0; e < 4; e++)
-                    b[e] = __uint_as_float(tf32_exact(have[e] ? v[u][e] : 0.0f));
+                    b[e] = __uint_as_float(tf32_exact(have[e] && here[u] ? v[u][e] : 0.0f));
                 float *out = row + slot[u] * pa.tap_f + 4 * co; /* 16-byte aligned: tap_f, a_lbo_f are multiples of 4 */
                 *(float4 *)out = big;
                 if (pa.parts == 2) {
@@ -477,7 +483,7 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
                     float *sm = &small.x;
 #pragma unroll
                     for (int e = 0; e < 4; e++)
-                        sm[e] = __uint_as_float(tf32_exact((have[e] ? v[u][e] : 0.0f) - b[e]));
+                        sm[e] = __uint_as_float(tf32_exact((have[e] && here[u] ? v[u][e] : 0.0f) - b[e]));
                     *(float4 *)(out + part_f) = small;
                 }
             }
@@ -1337,9 +1343,13 @@ static wg_pack_args wg_pack_args_of(const convt_problem *p, const wg_knobs &k, i
 typedef void (*wg_pack_fn)(const float *, float *, const int4 *, const int64_t *, wg_pack_args);
 static wg_pack_fn wg_pack_kernel(const wg_pack_args &pa)
 {
-    return pa.taps_block == 1   ? pack_weights_stages<1>
-           : pa.taps_block == 2 ? pack_weights_stages<2>
-                                : pack_weights_stages<4>;
+    if (convt_fold_padded(&pa.fold))
+        return pa.taps_block == 1   ? pack_weights_stages<1, true>
+               : pa.taps_block == 2 ? pack_weights_stages<2, true>
+                                    : pack_weights_stages<4, true>;
+    return pa.taps_block == 1   ? pack_weights_stages<1, false>
+           : pa.taps_block == 2 ? pack_weights_stages<2, false>
+                                : pack_weights_stages<4, false>;
 }
 static dim3 wg_pack_grid(const wg_pack_args &pa)
 {
@@ -1610,6 +1620,13 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (!poly_sizes_fit(p, WG_M, wg_block_rows(k, p->cout / p->groups), why, why_len))
         return false;
     if (k.inplace) {
+        for (int d = 0; d < p_orig->dims; d++)
+            if (p_orig->k[d] % p_orig->stride[d] != 0) {
+                snprintf(why, why_len, "k[%d] = %lld is no multiple of stride[%d] = %lld: the fold's "
+                         "zero taps live in a weight image, and the box reads w itself", d,
+                         (long long)p_orig->k[d], d, (long long)p_orig->stride[d]);
+                return false;
+            }
         const convt_fold f = convt_fold_of(p_orig);
         const convt_fold_box b = wg_inplace_box(p_orig, k);
         if (convt_fold_box_check(&f, &b, (int)k.bk, why, why_len))
@@ -1979,7 +1996,8 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
             const int64_t row_slot = wg_weight_slot(0, 0, st->pack.co_blocks, st->pack.taps_total,
                                                     st->pack.chunks, w->rows[r].tap_begin, 0, 0);
             tap_info[T] = make_int4((int)row_slot + t, w->rows[r].ntaps,
-                                    convt_fold_tap_base(&st->args.fold, w->pl.taps[T].lin), 0);
+                                    convt_fold_tap_base(&st->args.fold, w->pl.taps[T].lin),
+                                    convt_fold_tap_phases(&st->args.fold, w->pl.taps[T].lin));
         }
     if (wg_upload_built((void **)&st->d_tap_info, tap_info, (size_t)ntaps, sizeof *tap_info, e))
         return -1;
@@ -2418,7 +2436,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .name = "polyphase_wgmma_fold_tf32",
-    .summary = "polyphase_wgmma_tf32 with the stride phases folded into the output channels, for kernels a whole number of strides long (k = m x stride, dilation 1: vocoder and UNet upsampling): a stride-1 GEMM of S x the channels whose tiles store every phase of a stretch; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 with the stride phases folded into the output channels, for dilation 1 (kernels a whole number of strides long, k = m x stride: vocoder and UNet upsampling; others padded with zero taps to one, k 3 stride 2 among them, where at least a quarter of the padded taps are w's): a stride-1 GEMM of S x the channels whose tiles store every phase of a stretch; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
@@ -2479,7 +2497,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
               {.name = "fold",
                .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (output channels as "
                        "M); 1: folded into the output channels, as polyphase_wgmma_fold_tf32 "
-                       "(kernels a whole number of strides long)",
+                       "(dilation 1; kernels padded with zero taps to whole strides)",
                .n_defaults = 2,
                .defaults = {0, 1}},
               {.name = "ksplit",
@@ -2550,7 +2568,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32 = {
               {.name = "fold",
                .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (a tap row staged at "
                        "a time); 1: folded into the output channels, as "
-                       "polyphase_wgmma_fold_tf32 (kernels a whole number of strides long)",
+                       "polyphase_wgmma_fold_tf32 (dilation 1; kernels padded with zero taps to "
+                       "whole strides)",
                .n_defaults = 2,
                .defaults = {0, 1}},
               {.name = "co_block",

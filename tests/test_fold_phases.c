@@ -1,8 +1,10 @@
 /* The stride phases folded into the output channels (src/lib/fold_phases.h)
- * against the float64 reference, over 300 random shapes that fold (1-3
+ * against the float64 reference, over 400 random shapes that fold (1-3
  * dimensions, strides with 2 to 16 phases, powers of two or not, kernels
- * of 1 to 3 strides, every pad and out_pad that folds, groups, bias): the folded problem's
- * reference, with W built by convt_fold_weight_index, mapped back by
+ * of 1 to 3 strides, whole or padded with zero taps to whole strides,
+ * every pad and out_pad that folds, groups, bias): the folded problem's
+ * reference, with W built by convt_fold_weight_index (zero where
+ * convt_fold_tap_present says a tap is padding), mapped back by
  * convt_fold_output (plus the bias of the original channel), is the
  * original's reference, and the map hits every output exactly once. The
  * kernels' epilogue and weight image call these same functions; the
@@ -32,8 +34,10 @@ static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, l
 
 /* A random problem that folds: strides with at most 16 phases in all
  * (1 along some dimensions; 3, 5, 6 as well as powers of two), k a
- * multiple of the stride. */
-static convt_problem random_foldable(void)
+ * multiple of the stride, or (padded: half the time) any k from 1 to 3
+ * strides that leaves at least CONVT_FOLD_MIN_PRESENT of the padded
+ * kernel's taps w's own. */
+static convt_problem random_foldable(bool padded)
 {
     for (;;) {
         convt_problem p = convt_problem_default((int)pick(1, 3));
@@ -43,17 +47,21 @@ static convt_problem random_foldable(void)
         p.cout = p.groups * pick(1, 3);
         p.bias = pick(0, 1);
         int64_t S = 1;
+        double present = 1.0;
         for (int d = 0; d < p.dims; d++) {
             p.stride[d] = pick(1, p.dims == 1 ? 16 : p.dims == 2 ? 5 : 3);
-            p.k[d] = p.stride[d] * pick(1, 3);
+            p.k[d] = padded ? pick(1, 3 * p.stride[d]) : p.stride[d] * pick(1, 3);
+            const int64_t m = (p.k[d] + p.stride[d] - 1) / p.stride[d], extra = m * p.stride[d] - p.k[d];
+            present *= (double)p.k[d] / (double)(m * p.stride[d]);
             p.in[d] = pick(1, p.dims == 3 ? 4 : 9);
             p.pad[d] = pick(0, p.k[d] - 1);
-            p.out_pad[d] = pick(0, p.pad[d] < p.stride[d] - 1 ? p.pad[d] : p.stride[d] - 1);
+            const int64_t reach = p.pad[d] + extra; /* the most out_pad the folded positions cover */
+            p.out_pad[d] = pick(0, reach < p.stride[d] - 1 ? reach : p.stride[d] - 1);
             S *= p.stride[d];
         }
         char why[200];
-        if (S < 2 || S > CONVT_FOLD_MAX_PHASES || convt_problem_check(&p, why, sizeof why) ||
-            convt_out_spatial(&p) <= 0)
+        if (S < 2 || S > CONVT_FOLD_MAX_PHASES || present < CONVT_FOLD_MIN_PRESENT ||
+            convt_problem_check(&p, why, sizeof why) || convt_out_spatial(&p) <= 0)
             continue;
         assert_null(convt_fold_check(&p, why, sizeof why));
         return p;
@@ -139,6 +147,16 @@ static void check_one(const convt_problem *p)
     for (int64_t ci = 0; ci < p->cin; ci++)
         for (int cf = 0; cf < fcout_g; cf++)
             for (int j = 0; j < mtaps; j++) {
+                /* a zero tap of a kernel padded to whole strides, as the
+                 * weight image's kernel finds it: its phase's bit of the
+                 * tap's mask */
+                const bool present = convt_fold_tap_present(&f, (int)(cf % f.S), j);
+                assert_int_equal(present, (convt_fold_tap_phases(&f, j) >> (cf % f.S)) & 1);
+                if (!present) {
+                    assert_true(convt_fold_padded(&f));
+                    W[(ci * fcout_g + cf) * mtaps + j] = 0.0f;
+                    continue;
+                }
                 const int tb = convt_fold_tap_base(&f, j);
                 const int64_t src = convt_fold_weight_index(&f, ci, cf, tb);
                 assert_true(src >= 0 && src < convt_w_elems(p));
@@ -198,17 +216,21 @@ static void check_one(const convt_problem *p)
 static void folded_equals_reference(void **state)
 {
     (void)state;
-    int not_pow2 = 0, strides[17] = {0};
-    for (int s = 0; s < 300; s++) {
-        const convt_problem p = random_foldable();
+    int not_pow2 = 0, strides[17] = {0}, padded = 0;
+    for (int s = 0; s < 400; s++) {
+        const convt_problem p = random_foldable(s % 2);
         check_one(&p);
         const convt_fold f = convt_fold_of(&p);
         not_pow2 += !convt_fold_pow2(&f);
         strides[f.S]++;
+        padded += convt_fold_padded(&f);
     }
-    /* both forms of the epilogue, and the odd strides among them */
-    assert_true(not_pow2 >= 60 && not_pow2 <= 240);
+    /* both forms of the epilogue, the odd strides among them, and kernels
+     * padded to whole strides (most of the padded half: k may still be a
+     * whole number of strides there) */
+    assert_true(not_pow2 >= 80 && not_pow2 <= 320);
     assert_true(strides[3] > 0 && strides[5] > 0 && strides[6] > 0 && strides[9] > 0);
+    assert_true(padded >= 100 && padded <= 200);
 }
 
 /* The realistic layers that fold, as configs/realistic.json has them. */
@@ -240,9 +262,14 @@ static void refuses_what_does_not_fold(void **state)
     convt_problem p = convt_problem_default(1);
     p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = 8, p.k[0] = 16, p.stride[0] = 8, p.pad[0] = 4;
     assert_null(convt_fold_check(&p, why, sizeof why));
-    p.k[0] = 15;
+    p.k[0] = 15; /* padded with a zero tap to 16: folds */
+    assert_null(convt_fold_check(&p, why, sizeof why));
+    p.out_pad[0] = 5; /* pad 4 + the one zero tap reach it */
+    assert_null(convt_fold_check(&p, why, sizeof why));
+    p.out_pad[0] = 6; /* past them */
     assert_non_null(convt_fold_check(&p, why, sizeof why));
-    assert_non_null(strstr(why, "multiple of stride[0]"));
+    assert_non_null(strstr(why, "out_pad[0] = 6 exceeds pad[0] + 1 = 5"));
+    p.out_pad[0] = 0;
     p.k[0] = 16, p.dil[0] = 2;
     assert_non_null(convt_fold_check(&p, why, sizeof why));
     assert_non_null(strstr(why, "dil[0]"));
@@ -265,6 +292,11 @@ static void refuses_what_does_not_fold(void **state)
     p.k[0] = 10, p.stride[0] = 5, p.k[1] = 8, p.stride[1] = 4;
     assert_non_null(convt_fold_check(&p, why, sizeof why)); /* 5 x 4 = 20 phases */
     assert_non_null(strstr(why, "20 stride phases"));
+    p.k[0] = 1, p.stride[0] = 3, p.k[1] = 1, p.stride[1] = 2; /* 1 tap of 6 */
+    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "83% zero taps: folding takes at most 75%"));
+    p.k[0] = 3, p.stride[0] = 2, p.k[1] = 3, p.stride[1] = 2; /* PyTorch's decoder layer: 9 of 16 */
+    assert_null(convt_fold_check(&p, why, sizeof why));
 }
 
 /* The identity fold, through the same two functions the weight image's

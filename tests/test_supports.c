@@ -452,10 +452,15 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 200, ws,
             "bn = 200 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    /* a kernel no whole number of strides long folds padded with zero
+     * taps (odd_k, and p's k 3 at stride 2), unless most taps would be
+     * zeros (sparse_k: 1 tap of 6) */
     convt_problem odd_k = vocoder;
     odd_k.k[0] = 15;
-    refuses("polyphase_wgmma_fold_tf32", &odd_k, NULL, 0, ws, "k[0] = 15 is no multiple of stride[0] = 8");
-    refuses("polyphase_wgmma_fold_tf32", &p, NULL, 0, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    convt_problem sparse_k = p;
+    sparse_k.k[0] = sparse_k.k[1] = 1, sparse_k.stride[0] = 3, sparse_k.stride[1] = 2;
+    sparse_k.pad[0] = sparse_k.pad[1] = 0, sparse_k.out_pad[0] = sparse_k.out_pad[1] = 0;
+    refuses("polyphase_wgmma_fold_tf32", &sparse_k, NULL, 0, ws, "83% zero taps: folding takes at most 75%");
     convt_problem s20 = vocoder; /* more phases than an epilogue warp's lanes take to a column */
     s20.k[0] = 20, s20.stride[0] = 20, s20.pad[0] = 0;
     refuses("polyphase_wgmma_fold_tf32", &s20, NULL, 0, ws, "20 stride phases: folding takes 2 to 16");
@@ -491,11 +496,18 @@ static void refusals_name_their_reason(void **state)
         assert_true(wgf->supports(&encodec, &l, &ctx, why, sizeof why));
         assert_int_equal(wgf->workspace_size(&encodec, &l), (size_t)256 * 640 * 2 * 4 +
                          (size_t)256 / 4 * 64 * 5 * 2);
+        /* k 15 at stride 8 is the vocoder's image (a zero tap in 16) */
+        if (!wgf->supports(&odd_k, &l, &ctx, why, sizeof why))
+            fail_msg("the fold refused k 15 at stride 8: %s", why);
+        assert_int_equal(wgf->workspace_size(&odd_k, &l), wgf->workspace_size(&vocoder, &l));
+        if (!wgf->supports(&p, &l, &ctx, why, sizeof why))
+            fail_msg("the fold refused k 3 at stride 2: %s", why);
     }
     /* the weights read in place: a tap row's box of w must be rows of 16 bytes,
      * one stretch of w (no phase along dimension 0), and needs no workspace */
     refuses("polyphase_wgmma_fold_inplace_tf32", &unstrided, NULL, 0, ws, "nothing to fold");
-    refuses("polyphase_wgmma_fold_inplace_tf32", &odd_k, NULL, 0, ws, "k[0] = 15 is no multiple of stride[0] = 8");
+    refuses("polyphase_wgmma_fold_inplace_tf32", &odd_k, NULL, 0, ws,
+            "k[0] = 15 is no multiple of stride[0] = 8: the fold's zero taps live in a weight image");
     convt_problem encodec_k10 = vocoder;
     encodec_k10.k[0] = 10, encodec_k10.stride[0] = 5, encodec_k10.pad[0] = 0;
     refuses("polyphase_wgmma_fold_inplace_tf32", &encodec_k10, NULL, 0, ws,
@@ -567,7 +579,7 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with split-K");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
-    refuses("polyphase_wgmma_splitk_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    refuses("polyphase_wgmma_splitk_tf32", &sparse_k, "fold", 1, ws, "83% zero taps");
     /* 256 channels a block: for more than 128 a group (vocoder has 128),
      * bk 16 or 32, widths up to 160 (BN accumulators a thread, twice) */
     refuses("polyphase_wgmma_wide_tf32", &vocoder, NULL, 0, ws,
@@ -605,7 +617,7 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_cluster_tf32", &vocoder, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with clusters");
     refuses("polyphase_wgmma_cluster_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
-    refuses("polyphase_wgmma_cluster_tf32", &p, "fold", 1, ws, "k[0] = 3 is no multiple of stride[0] = 2");
+    refuses("polyphase_wgmma_cluster_tf32", &sparse_k, "fold", 1, ws, "83% zero taps");
     refuses2("polyphase_wgmma_cluster_tf32", &short_many, "co_block", 256, "bn", 192, ws,
              "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at co_block = 256 "
              "with clusters");

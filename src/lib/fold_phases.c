@@ -7,26 +7,23 @@
 const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
 {
     int64_t S = 1;
+    double present = 1.0; /* the share of the padded kernel's taps that are w's */
     for (int d = 0; d < p->dims; d++) {
         if (p->dil[d] != 1) {
             snprintf(buf, len, "dil[%d] = %lld: folding the phases needs dilation 1", d,
                      (long long)p->dil[d]);
             return buf;
         }
-        if (p->k[d] % p->stride[d] != 0) {
+        /* the kernel padded with zero taps to m whole strides */
+        const int64_t m = (p->k[d] + p->stride[d] - 1) / p->stride[d], extra = m * p->stride[d] - p->k[d];
+        if (p->out_pad[d] > p->pad[d] + extra) {
             snprintf(buf, len,
-                     "k[%d] = %lld is no multiple of stride[%d] = %lld: the phases' taps "
-                     "differ, so they do not fold",
-                     d, (long long)p->k[d], d, (long long)p->stride[d]);
+                     "out_pad[%d] = %lld exceeds pad[%d] + %lld = %lld: the folded positions "
+                     "would not reach the last outputs",
+                     d, (long long)p->out_pad[d], d, (long long)extra, (long long)(p->pad[d] + extra));
             return buf;
         }
-        if (p->out_pad[d] > p->pad[d]) {
-            snprintf(buf, len,
-                     "out_pad[%d] = %lld exceeds pad[%d] = %lld: the folded positions would "
-                     "not reach the last outputs",
-                     d, (long long)p->out_pad[d], d, (long long)p->pad[d]);
-            return buf;
-        }
+        present *= (double)p->k[d] / (double)(m * p->stride[d]);
         /* every folded position and original output index stays far inside an int */
         if (p->in[d] + p->k[d] > ((int64_t)1 << 30) / p->stride[d]) {
             snprintf(buf, len, "in[%d] = %lld is too long to fold in 32-bit positions", d,
@@ -46,6 +43,13 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
                  (long long)S, CONVT_FOLD_MAX_PHASES);
         return buf;
     }
+    if (present < CONVT_FOLD_MIN_PRESENT) {
+        snprintf(buf, len,
+                 "the kernel padded to whole strides would be %.0f%% zero taps: folding takes at "
+                 "most %.0f%%",
+                 100.0 * (1.0 - present), 100.0 * (1.0 - CONVT_FOLD_MIN_PRESENT));
+        return buf;
+    }
     return NULL;
 }
 
@@ -55,7 +59,7 @@ convt_problem convt_fold_problem(const convt_problem *p)
     int64_t S = 1;
     for (int d = 0; d < p->dims; d++) {
         S *= p->stride[d];
-        f.k[d] = p->k[d] / p->stride[d];
+        f.k[d] = (p->k[d] + p->stride[d] - 1) / p->stride[d]; /* m: zero taps pad k */
         f.stride[d] = 1;
         f.pad[d] = 0;
         f.out_pad[d] = 0;
@@ -83,7 +87,7 @@ convt_fold convt_fold_of(const convt_problem *p)
         f.s[d] = (int)s.stride[d];
         f.lg[d] = ceil_log2(f.s[d]);
         f.k[d] = (int)s.k[d];
-        f.m[d] = (int)(s.k[d] / s.stride[d]);
+        f.m[d] = (int)((s.k[d] + s.stride[d] - 1) / s.stride[d]);
         f.pad[d] = (int)s.pad[d];
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];

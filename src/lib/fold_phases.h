@@ -1,17 +1,20 @@
 /* The stride phases folded into the output channels: a transposed
- * convolution whose kernel is a whole number of strides long along every
- * dimension (k[d] = m[d] * stride[d], dilation 1) is a stride-1 transposed
- * convolution with S = stride[0] * stride[1] * stride[2] times the output
- * channels, followed by a depth-to-space rearrangement of its output.
+ * convolution of dilation 1 is a stride-1 transposed convolution with S =
+ * stride[0] * stride[1] * stride[2] times the output channels, followed by
+ * a depth-to-space rearrangement of its output.
  *
  * With o = t*s + r - pad (t the folded position, r the phase, 0 <= r < s)
- * the taps that reach o are k = j*s + r, reading input t - j (j < m): the
- * same input shifts j for every phase. So
+ * the taps that reach o are k = j*s + r, reading input t - j (j < m, m =
+ * ceil(k / s) strides): the same input shifts j for every phase. So
  *
  *   y[n][c][o]  =  Y[n][c*S + r][t],   Y = stride-1 convolution, pad 0,
  *   kernel m, weights W[ci][c*S + r][j] = w[ci][c][j*s + r],
  *
- * per dimension (r's innermost dimension fastest in c*S + r). A tile of Y
+ * per dimension (r's innermost dimension fastest in c*S + r), and W is
+ * zero where j*s + r >= k: a kernel that is no whole number of strides
+ * long (k 3, stride 2: PyTorch's usual decoder layer) is the fold of one
+ * padded with zero taps to m*s, the phases' taps made alike
+ * (convt_fold_tap_present). A tile of Y
  * holds every phase of a stretch of outputs, so its stores fill whole
  * sectors, and the input is staged once for all the phases
  * (polyphase_wgmma_tf32, knob fold); phase by phase, each of the S phases
@@ -19,8 +22,8 @@
  * L2 at 75% of its peak with the SMs at 17%).
  *
  * Y's positions t run over [0, in + m - 1); they cover outputs
- * [-pad, (in + m - 1)*s - pad), which is all of y when out_pad <= pad
- * (convt_fold_check). Any S from 2 to 16 folds: the maps below divide by
+ * [-pad, (in + m - 1)*s - pad), which is all of y when out_pad <= pad +
+ * m*s - k (convt_fold_check). Any S from 2 to 16 folds: the maps below divide by
  * s[d] and S; the kernels' epilogue keeps shifts where S is a power of two
  * (the form measured before other strides folded) and divides otherwise.
  * The host (C11) and the kernels share what is here;
@@ -46,6 +49,13 @@ extern "C" {
  * (a vocoder's stride 8, a 4 x 4 2-D stride), and none was ever checked. */
 #define CONVT_FOLD_MAX_PHASES 16
 
+/* The least share of the padded kernel's taps (prod m[d]*s[d]) that are
+ * w's own (prod k[d]) for a fold: below it the GEMM multiplies zeros in
+ * more than three taps of four. Not measured: a guess that keeps the
+ * sweep from timing folds that cannot win (k 1 at stride 2 in 3-D is
+ * 1/8; k 3 at stride 2 is 27/64 in 3-D, 9/16 in 2-D). */
+#define CONVT_FOLD_MIN_PRESENT 0.25
+
 /* What the folded output's consumer needs of the original problem, as
  * 3-dimensional (index 2 innermost; convt_problem_as_3d). S = 1: no fold. */
 typedef struct convt_fold {
@@ -54,15 +64,17 @@ typedef struct convt_fold {
     int lg[3];             /* log2 of s[d] where S is a power of two (convt_fold_phase_pow2) */
     int lgS;               /* log2 of the least power of two at or above S: the
                             * epilogue's lanes a column group (log2 S where S is one) */
-    int k[3];              /* the original kernel: m[d] * s[d] */
+    int k[3];              /* the original kernel: m[d] * s[d], less the zero taps
+                            * that pad it to whole strides (convt_fold_tap_present) */
     int ktaps;             /* k[0] * k[1] * k[2] */
     int cout_g;            /* the original output channels per group */
     int64_t out_plane;     /* out[0] * out[1] * out[2] */
 } convt_fold;
 
-/* NULL when p folds: dilation 1, every k[d] a multiple of stride[d], S in
- * 2..CONVT_FOLD_MAX_PHASES, out_pad[d] <= pad[d] (else Y would not cover
- * y's last outputs); otherwise a sentence in buf. */
+/* NULL when p folds: dilation 1, S in 2..CONVT_FOLD_MAX_PHASES, out_pad[d]
+ * <= pad[d] + m[d]*s[d] - k[d] (else Y would not cover y's last outputs),
+ * and at least CONVT_FOLD_MIN_PRESENT of the padded kernel's taps w's own;
+ * otherwise a sentence in buf. */
 const char *convt_fold_check(const convt_problem *p, char *buf, size_t len);
 
 /* The folded problem (stride 1, pad 0, out_pad 0, kernel m, cout * S
@@ -139,10 +151,41 @@ CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
     return ((j0 * f->s[0]) * f->k[1] + j1 * f->s[1]) * f->k[2] + j2 * f->s[2];
 }
 
+/* Whether W's tap jlin of phase r (0 <= r < S) is one of w's taps: j[d]*s[d]
+ * + ph[d] < k[d] along every dimension. Always so where every k[d] is a
+ * whole number of strides; elsewhere W holds zero there, and
+ * convt_fold_weight_index's answer for it is no weight of w. */
+CONVT_HD bool convt_fold_tap_present(const convt_fold *f, int r, int jlin)
+{
+    int ph[3];
+    convt_fold_phase(f, r, ph);
+    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
+    return j0 * f->s[0] + ph[0] < f->k[0] && j1 * f->s[1] + ph[1] < f->k[1] && j2 * f->s[2] + ph[2] < f->k[2];
+}
+
+/* The phases r whose tap jlin is present (convt_fold_tap_present), bit r
+ * of the mask (S <= CONVT_FOLD_MAX_PHASES = 16 bits): the weight image's
+ * kernel tests its folded channel's phase against it. */
+CONVT_HD int convt_fold_tap_phases(const convt_fold *f, int jlin)
+{
+    int mask = 0;
+    for (int r = 0; r < f->S; r++)
+        mask |= (int)convt_fold_tap_present(f, r, jlin) << r;
+    return mask;
+}
+
+/* Whether some k[d] is no whole number of strides: W then has zero taps,
+ * which only a weight image holds (convt_fold_tap_present). */
+CONVT_HD bool convt_fold_padded(const convt_fold *f)
+{
+    return f->m[0] * f->s[0] != f->k[0] || f->m[1] * f->s[1] != f->k[1] || f->m[2] * f->s[2] != f->k[2];
+}
+
 /* The original weight w[ci][c][k] that W[ci][cf][jlin] is, as an index into
  * w: ci counts from 0 over all input channels (g * cin_g + ci within the
  * group), cf is a folded channel of the group, tap_base =
- * convt_fold_tap_base(f, jlin). It is a sum of a term of ci (ci times the
+ * convt_fold_tap_base(f, jlin), a tap present for cf's phase
+ * (convt_fold_tap_present). It is a sum of a term of ci (ci times the
  * index of ci = 1, cf = 0, tap_base = 0), a term of cf (the index of ci =
  * 0, cf, tap_base = 0) and tap_base: the weight image's threads add them
  * (tests/test_fold_phases.c checks it). */
