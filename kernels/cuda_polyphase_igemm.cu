@@ -2436,7 +2436,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
     .name = "polyphase_wgmma_fold_tf32",
-    .summary = "polyphase_wgmma_tf32 with the stride phases folded into the output channels, for dilation 1 (kernels a whole number of strides long, k = m x stride: vocoder and UNet upsampling; others padded with zero taps to one, k 3 stride 2 among them, where at least a quarter of the padded taps are w's): a stride-1 GEMM of S x the channels whose tiles store every phase of a stretch; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 with the stride phases folded into the output channels, for dilation 1 (kernels a whole number of strides long, k = m x stride: vocoder and UNet upsampling; others padded with zero taps to one, k 3 stride 2 among them, where at least half the padded taps are w's): a stride-1 GEMM of S x the channels whose tiles store every phase of a stretch; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,

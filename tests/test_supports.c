@@ -460,7 +460,7 @@ static void refusals_name_their_reason(void **state)
     convt_problem sparse_k = p;
     sparse_k.k[0] = sparse_k.k[1] = 1, sparse_k.stride[0] = 3, sparse_k.stride[1] = 2;
     sparse_k.pad[0] = sparse_k.pad[1] = 0, sparse_k.out_pad[0] = sparse_k.out_pad[1] = 0;
-    refuses("polyphase_wgmma_fold_tf32", &sparse_k, NULL, 0, ws, "83% zero taps: folding takes at most 75%");
+    refuses("polyphase_wgmma_fold_tf32", &sparse_k, NULL, 0, ws, "83% zero taps: folding takes at most 50%");
     convt_problem s20 = vocoder; /* more phases than an epilogue warp's lanes take to a column */
     s20.k[0] = 20, s20.stride[0] = 20, s20.pad[0] = 0;
     refuses("polyphase_wgmma_fold_tf32", &s20, NULL, 0, ws, "20 stride phases: folding takes 2 to 16");

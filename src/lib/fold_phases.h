@@ -50,11 +50,14 @@ extern "C" {
 #define CONVT_FOLD_MAX_PHASES 16
 
 /* The least share of the padded kernel's taps (prod m[d]*s[d]) that are
- * w's own (prod k[d]) for a fold: below it the GEMM multiplies zeros in
- * more than three taps of four. Not measured: a guess that keeps the
- * sweep from timing folds that cannot win (k 1 at stride 2 in 3-D is
- * 1/8; k 3 at stride 2 is 27/64 in 3-D, 9/16 in 2-D). */
-#define CONVT_FOLD_MIN_PRESENT 0.25
+ * w's own (prod k[d]) for a fold: below it the GEMM multiplies more zeros
+ * than weights. Measured on the H100 (results/notes.md, session 35; the
+ * k 4 analogs of session 28): k 3 at stride 2 in 3-D (27 of 64 taps w's)
+ * lost to the unfolded kernels on all 8 layers measured, by 5 to 33%; in
+ * 2-D (9 of 16) it won 2 of 4 (few channels: 32 -> 3, 64 -> 32, by 11
+ * to 16%); in 1-D, k 5 at stride 2 (5 of 6) and k 7 at stride 4 (7 of 8)
+ * won by 11 and 29%. */
+#define CONVT_FOLD_MIN_PRESENT 0.5
 
 /* What the folded output's consumer needs of the original problem, as
  * 3-dimensional (index 2 innermost; convt_problem_as_3d). S = 1: no fold. */
