@@ -998,6 +998,10 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
+    /* knob ksplit 1 (no fixed count of parts) is the balanced cut; knobs
+     * take no negative values, the plan's constant is CONVT_SPLIT_BALANCE */
+    const int64_t ksplit_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1;
+    const int64_t ksplit = kind == WG_SPLITK_TF32 && ksplit_knob == 1 ? CONVT_SPLIT_BALANCE : ksplit_knob;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
@@ -1007,7 +1011,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
             kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || inplace || fold_knob == 1,
-            kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1, fold_knob,
+            ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace};
@@ -1181,6 +1185,30 @@ static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int b
                              k.colsum ? wg_colsum_out(bn, gm->col_span) : 0);
 }
 
+/* The stages of the tile list (wg_tile_of: units x phases x co_tiles,
+ * a tile past its phase's end empty) and the balanced cut's figures
+ * (src/lib/split_k.h): the longest tile's walk, the blocks (one per SM,
+ * at most one per stage, as wg_upload_work_list launches them) and their
+ * even share. */
+struct wg_balance {
+    int64_t total, longest, blocks, share;
+};
+static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t positions, int64_t units,
+                                int64_t co_tiles, int64_t chunks, int64_t sms)
+{
+    wg_balance b = {0, 0, 0, 0};
+    for (int i = 0; i < nphases; i++) {
+        const int64_t used = convt_ceil_div(flat[i].flat, positions), tiles = (used < units ? used : units) * co_tiles;
+        const int64_t stages = (int64_t)wg_tile_stages(flat[i], (int)chunks);
+        b.total += tiles * stages;
+        if (tiles > 0 && stages > b.longest)
+            b.longest = stages;
+    }
+    b.blocks = sms < b.total ? sms : b.total;
+    b.share = b.blocks > 0 ? convt_split_share(b.total, (int)b.blocks) : 0;
+    return b;
+}
+
 /* bn = 0: the width with the least predicted time, over every compiled
  * width. One block runs on each SM (384 threads of 168 registers) and
  * takes a tile per round; a round costs bn + 64: per position, a wide tile
@@ -1213,8 +1241,8 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         blocks *= co_blocks;
         /* split-K: each block a part of a tile; stream-K: the SMs share
          * the tiles' stages evenly, no round left part empty */
-        const double rounds = k.ksplit == CONVT_SPLIT_STREAM ? (double)blocks / (double)sms
-                                                             : (double)((blocks * k.ksplit + sms - 1) / sms);
+        const bool shared = k.ksplit == CONVT_SPLIT_STREAM || k.ksplit == CONVT_SPLIT_BALANCE;
+        const double rounds = shared ? (double)blocks / (double)sms : (double)((blocks * k.ksplit + sms - 1) / sms);
         const double cost = rounds * (bn + 64);
         if (best_cost == 0 || cost < best_cost) {
             best = bn;
@@ -1535,15 +1563,17 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (kind == WG_SPLITK_TF32) {
         /* before bn's and bk's checks: the compiled widths and chunks depend on it */
-        if (k.ksplit != CONVT_SPLIT_STREAM && (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX)) {
+        if (k.ksplit != CONVT_SPLIT_STREAM && k.ksplit != CONVT_SPLIT_BALANCE &&
+            (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX)) {
             snprintf(why, why_len, "ksplit = %lld must be 0 (stream-K: the SMs share the tiles' "
-                     "stages) or 2 to %d (parts of a tile's K walk)",
+                     "stages), 1 (balance: the tiles longer than the SMs' even share cut) or 2 to "
+                     "%d (parts of a tile's K walk)",
                      (long long)k.ksplit, CONVT_SPLIT_K_MAX);
             return false;
         }
-        if (k.ksplit == CONVT_SPLIT_STREAM && !k.persist) {
-            snprintf(why, why_len, "ksplit = 0 (stream-K) shares the stages between persistent "
-                     "blocks: it needs persist = 1");
+        if ((k.ksplit == CONVT_SPLIT_STREAM || k.ksplit == CONVT_SPLIT_BALANCE) && !k.persist) {
+            snprintf(why, why_len, "ksplit = %s shares the stages between persistent blocks: it "
+                     "needs persist = 1", k.ksplit == CONVT_SPLIT_STREAM ? "0 (stream-K)" : "1 (balance)");
             return false;
         }
     }
@@ -1666,6 +1696,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     int64_t flat_max = 0; /* the longest phase's positions */
     for (int i = 0; i < w.pl.nphases; i++)
         flat_max = w.flat[i].flat > flat_max ? w.flat[i].flat : flat_max;
+    const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
+    const wg_balance bal = wg_balance_of(w.flat, w.pl.nphases, wg_tile_positions(k, &gm, gm.bn), gm.units,
+                                         gm.co_blocks * p->groups, convt_ceil_div(p->cin / p->groups, k.bk), sms);
     wg_planned_free(&w);
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
@@ -1687,8 +1720,17 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "cluster's second block would have none", gm.nseg * gm.bn, (long long)flat_max);
         return false;
     }
+    /* the balanced cut pays only where some tile's walk is longer than the
+     * SMs' even share of all the stages: elsewhere it cuts nothing */
+    if (k.ksplit == CONVT_SPLIT_BALANCE && bal.longest <= bal.share) {
+        snprintf(why, why_len,
+                 "ksplit = 1 (balance) cuts the tiles longer than the SMs' even share of the stages: here the "
+                 "longest has %lld stages, the share is %lld (%lld stages over %lld blocks), so it "
+                 "would cut none",
+                 (long long)bal.longest, (long long)bal.share, (long long)bal.total, (long long)bal.blocks);
+        return false;
+    }
     /* split-K pays only where the tiles leave most SMs idle */
-    const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
     if (k.ksplit == CONVT_SPLIT_STREAM && gm.tiles > sms) {
         snprintf(why, why_len,
                  "stream-K (ksplit = 0) is for shapes of at most one round of tiles: this one has "
@@ -1747,6 +1789,8 @@ static void wg_describe(const void *state, char *buf, size_t len)
     char mode[24] = ""; /* split-K, clusters or column sets: at most one */
     if (st->args.p.ksplit == CONVT_SPLIT_STREAM)
         snprintf(mode, sizeof mode, " stream");
+    else if (st->args.p.ksplit == CONVT_SPLIT_BALANCE)
+        snprintf(mode, sizeof mode, " balance");
     else if (st->args.p.ksplit > 1)
         snprintf(mode, sizeof mode, " ksplit=%d", st->args.p.ksplit);
     else if (st->launch.numAttrs > 1)
@@ -2047,7 +2091,7 @@ static int wg_upload_work_list(wg_state *st, const wg_phase_flat *flat, int posi
         total += stages[L];
     }
     const int ksplit = a.p.ksplit;
-    if (ksplit == CONVT_SPLIT_STREAM) {
+    if (ksplit == CONVT_SPLIT_STREAM || ksplit == CONVT_SPLIT_BALANCE) {
         /* a device that reports no SMs still gets one block */
         const int64_t resident = sms > 0 ? sms : 1, blocks = resident < total ? resident : total;
         st->base.grid = dim3((unsigned)(blocks > 0 ? blocks : 0));
@@ -2475,7 +2519,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 =
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
-    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
@@ -2505,12 +2549,16 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "block's, 2 to 8, refused where the tiles, at the launch's width, are "
                        "more than half the SMs; or 0, stream-K: one block per SM, the tiles' "
                        "stages shared evenly between them (a block's share may cross tiles), "
-                       "refused where the tiles are more than the SMs (src/lib/split_k.h). "
-                       "Defaults 2 and 4: on the H100 (session 28) stream-K won no layer of "
+                       "refused where the tiles are more than the SMs; or 1, balance: one block "
+                       "per SM, only the tiles whose walks are longer than the blocks' even share "
+                       "of the stages cut, into parts of at most it, every tile and part to the "
+                       "least loaded block, the longest first (phases of unequal taps: k 3 at "
+                       "stride 2 in 3-D), refused where it would cut none (src/lib/split_k.h). "
+                       "Defaults 2, 4 and 1: on the H100 (session 28) stream-K won no layer of "
                        "realistic, unseen or splitk-short, its best against parts vol3d_k3_s2_4cube "
                        "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606)",
-               .n_defaults = 2,
-               .defaults = {2, 4}},
+               .n_defaults = 3,
+               .defaults = {2, 4, 1}},
               {.name = "co_block",
                .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
                        "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "

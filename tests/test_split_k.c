@@ -9,8 +9,9 @@
  * exactly once; parts reproduce the walk the kernels computed themselves
  * before the list; stream-K gives every block the same share of the
  * stages to one stage, in at most two partial segments a block, in the
- * list's order. A planted fault (a stage dropped) is caught by the same
- * check. */
+ * list's order; balance cuts only the tiles longer than the even share,
+ * into parts of at most it, and no block passes twice the share. A
+ * planted fault (a stage dropped) is caught by the same check. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,7 +140,11 @@ static void work_list_takes_every_stage_once(void **state)
     uint64_t rng = 2028;
     static plan_case c;
     for (int trial = 0; trial < 400; trial++) {
-        plan_random(&c, &rng, trial % 2 ? CONVT_SPLIT_STREAM : (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX), 70);
+        plan_random(&c, &rng,
+                    trial % 3 == 1   ? CONVT_SPLIT_STREAM
+                    : trial % 3 == 2 ? CONVT_SPLIT_BALANCE
+                                     : (int)convt_next_in(&rng, 2, CONVT_SPLIT_K_MAX),
+                    70);
         assert_int_equal(takes_every_stage_once(c.stages, c.tiles, c.blocks, c.seg, c.begin, c.n), 0);
         if (c.n > 0) { /* planted: the last segment's last stage dropped is caught */
             convt_split_segment *last = &c.seg[c.n - 1];
@@ -217,6 +222,88 @@ static void stream_shares_the_stages_evenly(void **state)
     }
 }
 
+/* Balance: a tile no longer than the even share stays whole (stored, no
+ * atomic add); a longer one is cut into the fewest parts of at most the
+ * share, equal to a stage; no block's load passes the even share by more
+ * than its last item, so none passes twice the share; every block's items
+ * are in the order given, the longest first. */
+static void balance_cuts_only_the_long_tiles(void **state)
+{
+    (void)state;
+    uint64_t rng = 35;
+    static plan_case c;
+    for (int trial = 0; trial < 300; trial++) {
+        plan_random(&c, &rng, CONVT_SPLIT_BALANCE, trial % 2 ? 8 : 200);
+        int64_t total = 0;
+        for (int t = 0; t < c.tiles; t++)
+            total += c.stages[t];
+        const int64_t share = convt_split_share(total, c.blocks);
+        int parts[600] = {0};
+        for (int i = 0; i < c.n; i++) {
+            const int len = c.seg[i].kt1 - c.seg[i].kt0, t = c.seg[i].tile;
+            assert_true(len <= share);
+            parts[t]++;
+        }
+        for (int t = 0; t < c.tiles; t++) {
+            const int want = (int)((c.stages[t] + share - 1) / share);
+            assert_int_equal(parts[t], want);
+        }
+        for (int i = 0; i < c.n; i++) {
+            const int t = c.seg[i].tile, len = c.seg[i].kt1 - c.seg[i].kt0;
+            assert_int_equal(c.seg[i].whole, c.stages[t] <= share);
+            /* equal to a stage: the tile's parts are convt_split_begin's */
+            assert_true(len >= c.stages[t] / parts[t] && len <= (c.stages[t] + parts[t] - 1) / parts[t]);
+        }
+        for (int b = 0; b < c.blocks; b++) {
+            int64_t load = 0;
+            for (int i = c.begin[b]; i < c.begin[b + 1]; i++) {
+                if (i > c.begin[b]) /* the longest first */
+                    assert_true(c.seg[i].kt1 - c.seg[i].kt0 <= c.seg[i - 1].kt1 - c.seg[i - 1].kt0);
+                load += c.seg[i].kt1 - c.seg[i].kt0;
+            }
+            if (c.begin[b + 1] > c.begin[b]) {
+                const int last = c.seg[c.begin[b + 1] - 1].kt1 - c.seg[c.begin[b + 1] - 1].kt0;
+                assert_true((load - last) * c.blocks <= total); /* given its last while least loaded */
+            }
+            assert_true(load <= 2 * share);
+        }
+        plan_free(&c);
+    }
+}
+
+/* The case it is for: 3-D k 3 at stride 2 has phases of 8, 4, 4, 4, 2, 2,
+ * 2 and 1 taps. 21 tiles a phase (168 in all) on 132 blocks, 4 channel
+ * chunks a tap: whole tiles in rounds leave a block 32 + 32 stages where
+ * the even share is 18; balanced, the 8-tap tiles are cut in two, and no
+ * block passes 2 x 18. */
+static void balance_evens_phases_of_unequal_taps(void **state)
+{
+    (void)state;
+    const int taps[8] = {8, 4, 4, 4, 2, 2, 2, 1};
+    static int stages[168], begin[133];
+    static convt_split_segment seg[168 + 132];
+    int64_t total = 0;
+    for (int t = 0; t < 168; t++)
+        total += stages[t] = taps[t % 8] * 4; /* the tile list cycles through the phases */
+    const int n = convt_split_plan(stages, 168, 132, CONVT_SPLIT_BALANCE, seg, begin);
+    assert_int_equal(takes_every_stage_once(stages, 168, 132, seg, begin, n), 0);
+    const int64_t share = convt_split_share(total, 132);
+    assert_int_equal(share, 18);
+    int64_t worst = 0;
+    int whole = 0;
+    for (int b = 0; b < 132; b++) {
+        int64_t load = 0;
+        for (int i = begin[b]; i < begin[b + 1]; i++)
+            load += seg[i].kt1 - seg[i].kt0;
+        worst = load > worst ? load : worst;
+    }
+    for (int i = 0; i < n; i++)
+        whole += seg[i].whole;
+    assert_true(worst <= 2 * share);
+    assert_int_equal(whole, 168 - 21); /* only the 21 tiles of 32 stages cut */
+    assert_int_equal(n, 168 + 21);
+}
+
 static void work_list_refuses_what_it_cannot_cut(void **state)
 {
     (void)state;
@@ -237,6 +324,8 @@ int main(void)
         cmocka_unit_test(work_list_takes_every_stage_once),
         cmocka_unit_test(parts_are_the_kernels_former_walk),
         cmocka_unit_test(stream_shares_the_stages_evenly),
+        cmocka_unit_test(balance_cuts_only_the_long_tiles),
+        cmocka_unit_test(balance_evens_phases_of_unequal_taps),
         cmocka_unit_test(work_list_refuses_what_it_cannot_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

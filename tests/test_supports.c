@@ -538,7 +538,8 @@ static void refusals_name_their_reason(void **state)
          * k 4 stride 2): folded, 1024 channels in 8 blocks x 3 stretches of
          * 17 x 32 positions; unfolded, 2 phases x 4 blocks x a few stretches:
          * well under 4 rounds of 132 SMs, split either way, every ksplit,
-         * stream-K (0) among them */
+         * stream-K (0) and balance (1: a tile's 64 stages against a share
+         * of a few) among them */
         convt_problem music = convt_problem_default(1);
         music.n = 32, music.cin = 1024, music.cout = 512, music.in[0] = 16;
         music.k[0] = 4, music.stride[0] = 2, music.pad[0] = 1;
@@ -547,8 +548,6 @@ static void refusals_name_their_reason(void **state)
         char why[512] = "";
         for (int fold = 0; fold <= 1; fold++)
             for (int ks = 0; ks <= 8; ks++) {
-                if (ks == 1)
-                    continue; /* no split: refused below */
                 l.value[convt_knob_index(wgs, "fold")] = fold;
                 l.value[convt_knob_index(wgs, "ksplit")] = ks;
                 if (!wgs->supports(&music, &l, &ctx, why, sizeof why))
@@ -570,9 +569,11 @@ static void refusals_name_their_reason(void **state)
             "co_block = 256 is for more than 128 output channels per group (folded: the stride "
             "phases x the channels); this shape has 128");
     /* split-K: its knobs, and shapes whose tiles fill the SMs */
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, ws,
-            "ksplit = 1 must be 0 (stream-K: the SMs share the tiles' stages) or 2 to 8");
-    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 0");
+    refuses("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 9, ws,
+            "ksplit = 9 must be 0 (stream-K: the SMs share the tiles' stages), 1 (balance: the "
+            "tiles longer than the SMs' even share cut) or 2 to 8");
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 1, "persist", 0, ws,
+             "ksplit = 1 (balance) shares the stages between persistent blocks: it needs persist = 1");
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "ksplit", 0, "persist", 0, ws,
              "ksplit = 0 (stream-K) shares the stages between persistent blocks: it needs persist = 1");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "fold", 2, ws, "fold = 2 must be 0");
@@ -667,6 +668,31 @@ static void refusals_name_their_reason(void **state)
              "stream-K (ksplit = 0) is for shapes of at most one round of tiles: this one has");
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 0, ws,
              "more than the device's 132 SMs");
+    /* balance cuts only walks longer than the even share: the vocoder's
+     * phases all have 2 taps (one tap row, 8 chunks of 32 channels), 2000 equal tiles over 132 SMs */
+    refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 1, ws,
+             "ksplit = 1 (balance) cuts the tiles longer than the SMs' even share of the stages: here the "
+             "longest has 8 stages");
+    if (convt_variant_find("polyphase_wgmma_splitk_tf32")) {
+        /* 3-D k 3 at stride 2 (phases of 1 to 8 taps), 2 x 16^3 inputs of
+         * 128 channels to 64: the 8-tap phase's tiles are longer than the
+         * share, so balance takes it, fold 0 (this layer does not fold) */
+        const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
+        convt_problem dec3d = convt_problem_default(3);
+        dec3d.n = 2, dec3d.cin = 128, dec3d.cout = 64;
+        for (int d = 0; d < 3; d++)
+            dec3d.in[d] = 16, dec3d.k[d] = 3, dec3d.stride[d] = 2, dec3d.pad[d] = 1, dec3d.out_pad[d] = 1;
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgs);
+        l.value[convt_knob_index(wgs, "fold")] = 0;
+        l.value[convt_knob_index(wgs, "ksplit")] = 1;
+        char why[512] = "";
+        if (!wgs->supports(&dec3d, &l, &ctx, why, sizeof why))
+            fail_msg("balance refused 3-D k 3 at stride 2: %s", why);
+        l.value[convt_knob_index(wgs, "ksplit")] = 2; /* 160 tiles or more: parts are refused */
+        assert_false(wgs->supports(&dec3d, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "split-K is for shapes of few tiles"));
+    }
     if (wgf) {
         /* the widest with two 64-channel blocks a warpgroup: BN accumulators a thread */
         convt_context ctx = ctx_with(ws);

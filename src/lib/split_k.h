@@ -70,6 +70,17 @@ CONVT_HD convt_split_part convt_split_part_at(int kt0, int kt1, int chunks, int 
  *   48 tiles at ksplit 2 are 96 parts, 36 of 132 SMs idle); a block's
  *   share of the stages does not. For shapes of at most one round of tiles
  *   (kernels/cuda_polyphase_igemm.cu refuses the rest).
+ * - balance (session 35; knob ksplit = 1, CONVT_SPLIT_BALANCE here): only the tiles whose walks are
+ *   longer than the blocks' even share of all the stages are cut, into
+ *   parts of at most that share; the whole tiles and the parts then go to
+ *   the least loaded block, the longest first (Graham's list scheduling:
+ *   a block is given an item only while it is the least loaded, so none
+ *   ends past the even share by more than an item, at most the share).
+ *   For phases of unequal taps (k 3 at stride 2 in
+ *   3-D: 1 to 8 taps a phase), where a round of whole tiles leaves the
+ *   blocks of the short phases idle while those of the 8-tap phase run;
+ *   the tiles not cut store their sums, so most of the output takes no
+ *   atomic add.
  *
  * A segment that is a tile's whole walk is `whole`: its sums are stored,
  * not added. Empty tiles (stages 0) and empty parts make no segment. */
@@ -81,15 +92,26 @@ typedef struct convt_split_segment {
 
 /* knob ksplit's value for stream-K */
 #define CONVT_SPLIT_STREAM 0
+/* the balanced cut (knob ksplit = 1: no fixed count of parts; the
+ * kernels' ksplit 1 is no split at all, so the plan names it apart) */
+#define CONVT_SPLIT_BALANCE (-1)
+
+/* The blocks' even share of `total` stages, rounded up (at least 1): the
+ * longest walk the balanced cut leaves whole. */
+CONVT_HD int64_t convt_split_share(int64_t total, int blocks)
+{
+    const int64_t share = (total + blocks - 1) / blocks;
+    return share > 0 ? share : 1;
+}
 
 /* The most segments convt_split_plan writes for these arguments. */
 int64_t convt_split_segments_max(int tiles, int blocks, int ksplit);
 
 /* Fills seg (room for convt_split_segments_max) and begin[0..blocks] for
  * `blocks` blocks over tiles whose walks have stages[t] stages (0: an
- * empty tile), cut by ksplit (2 to CONVT_SPLIT_K_MAX, or
- * CONVT_SPLIT_STREAM). Returns the segments' count, or -1 for arguments
- * out of range. */
+ * empty tile), cut by ksplit (2 to CONVT_SPLIT_K_MAX, CONVT_SPLIT_STREAM
+ * or CONVT_SPLIT_BALANCE). Returns the segments' count, -1 for arguments
+ * out of range, -2 where host memory ran out. */
 int convt_split_plan(const int *stages, int tiles, int blocks, int ksplit,
                      convt_split_segment *seg, int *begin);
 
