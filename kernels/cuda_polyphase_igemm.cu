@@ -1185,30 +1185,6 @@ static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int b
                              k.colsum ? wg_colsum_out(bn, gm->col_span) : 0);
 }
 
-/* The stages of the tile list (wg_tile_of: units x phases x co_tiles,
- * a tile past its phase's end empty) and the balanced cut's figures
- * (src/lib/split_k.h): the longest tile's walk, the blocks (one per SM,
- * at most one per stage, as wg_upload_work_list launches them) and their
- * even share. */
-struct wg_balance {
-    int64_t total, longest, blocks, share;
-};
-static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t positions, int64_t units,
-                                int64_t co_tiles, int64_t chunks, int64_t sms)
-{
-    wg_balance b = {0, 0, 0, 0};
-    for (int i = 0; i < nphases; i++) {
-        const int64_t used = convt_ceil_div(flat[i].flat, positions), tiles = (used < units ? used : units) * co_tiles;
-        const int64_t stages = (int64_t)wg_tile_stages(flat[i], (int)chunks);
-        b.total += tiles * stages;
-        if (tiles > 0 && stages > b.longest)
-            b.longest = stages;
-    }
-    b.blocks = sms < b.total ? sms : b.total;
-    b.share = b.blocks > 0 ? convt_split_share(b.total, (int)b.blocks) : 0;
-    return b;
-}
-
 /* bn = 0: the width with the least predicted time, over every compiled
  * width. One block runs on each SM (384 threads of 168 registers) and
  * takes a tile per round; a round costs bn + 64: per position, a wide tile
@@ -1495,6 +1471,30 @@ static int wg_colsum_check(const wg_planned *w, char *why, size_t why_len)
             }
         }
     return 0;
+}
+
+/* The stages of the tile list (wg_tile_of: units x phases x co_tiles,
+ * a tile past its phase's end empty) and the balanced cut's figures
+ * (src/lib/split_k.h): the longest tile's walk, the blocks (one per SM,
+ * at most one per stage, as wg_upload_work_list launches them) and their
+ * even share. */
+struct wg_balance {
+    int64_t total, longest, blocks, share;
+};
+static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t positions, int64_t units,
+                                int64_t co_tiles, int64_t chunks, int64_t sms)
+{
+    wg_balance b = {0, 0, 0, 0};
+    for (int i = 0; i < nphases; i++) {
+        const int64_t used = convt_ceil_div(flat[i].flat, positions), tiles = (used < units ? used : units) * co_tiles;
+        const int64_t stages = (int64_t)wg_tile_stages(flat[i], (int)chunks);
+        b.total += tiles * stages;
+        if (tiles > 0 && stages > b.longest)
+            b.longest = stages;
+    }
+    b.blocks = sms < b.total ? sms : b.total;
+    b.share = b.blocks > 0 ? convt_split_share(b.total, (int)b.blocks) : 0;
+    return b;
 }
 
 static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
