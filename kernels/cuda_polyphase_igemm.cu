@@ -2554,11 +2554,14 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "of the stages cut, into parts of at most it, every tile and part to the "
                        "least loaded block, the longest first (phases of unequal taps: k 3 at "
                        "stride 2 in 3-D), refused where it would cut none (src/lib/split_k.h). "
-                       "Defaults 2, 4 and 1: on the H100 (session 28) stream-K won no layer of "
+                       "Defaults 2 and 4: on the H100 (session 28) stream-K won no layer of "
                        "realistic, unseen or splitk-short, its best against parts vol3d_k3_s2_4cube "
-                       "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606)",
-               .n_defaults = 3,
-               .defaults = {2, 4, 1}},
+                       "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606); balance (session 35) beat the "
+                       "unsplit kernels on 2 of the 14 layers it was admitted to (a 2-D k 3 stride 2 "
+                       "layer of 8 x 8 inputs, 512 -> 256 channels: 0.0327 ms against 0.0419) and "
+                       "lost the rest, the 8 of unseen and realistic among them, by 6% to 2.5x",
+               .n_defaults = 2,
+               .defaults = {2, 4}},
               {.name = "co_block",
                .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
                        "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "
