@@ -1697,8 +1697,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     for (int i = 0; i < w.pl.nphases; i++)
         flat_max = w.flat[i].flat > flat_max ? w.flat[i].flat : flat_max;
     const int64_t sms = ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 1;
-    const wg_balance bal = wg_balance_of(w.flat, w.pl.nphases, wg_tile_positions(k, &gm, gm.bn), gm.units,
-                                         gm.co_blocks * p->groups, convt_ceil_div(p->cin / p->groups, k.bk), sms);
+    /* the balanced cut's figures, for its refusal below */
+    const wg_balance bal = k.ksplit != CONVT_SPLIT_BALANCE
+                               ? wg_balance{0, 0, 0, 0}
+                               : wg_balance_of(w.flat, w.pl.nphases, wg_tile_positions(k, &gm, gm.bn), gm.units,
+                                               gm.co_blocks * p->groups, convt_ceil_div(p->cin / p->groups, k.bk), sms);
     wg_planned_free(&w);
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "

@@ -4,6 +4,10 @@
 
 #include <stdio.h>
 
+/* m: the strides a kernel of k taps spans, padded with zero taps to whole
+ * strides (fold_phases.h) */
+static int64_t whole_strides(int64_t k, int64_t s) { return (k + s - 1) / s; }
+
 const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
 {
     int64_t S = 1;
@@ -15,7 +19,7 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
             return buf;
         }
         /* the kernel padded with zero taps to m whole strides */
-        const int64_t m = (p->k[d] + p->stride[d] - 1) / p->stride[d], extra = m * p->stride[d] - p->k[d];
+        const int64_t m = whole_strides(p->k[d], p->stride[d]), extra = m * p->stride[d] - p->k[d];
         if (p->out_pad[d] > p->pad[d] + extra) {
             snprintf(buf, len,
                      "out_pad[%d] = %lld exceeds pad[%d] + %lld = %lld: the folded positions "
@@ -59,7 +63,7 @@ convt_problem convt_fold_problem(const convt_problem *p)
     int64_t S = 1;
     for (int d = 0; d < p->dims; d++) {
         S *= p->stride[d];
-        f.k[d] = (p->k[d] + p->stride[d] - 1) / p->stride[d]; /* m: zero taps pad k */
+        f.k[d] = whole_strides(p->k[d], p->stride[d]);
         f.stride[d] = 1;
         f.pad[d] = 0;
         f.out_pad[d] = 0;
@@ -87,7 +91,7 @@ convt_fold convt_fold_of(const convt_problem *p)
         f.s[d] = (int)s.stride[d];
         f.lg[d] = ceil_log2(f.s[d]);
         f.k[d] = (int)s.k[d];
-        f.m[d] = (int)((s.k[d] + s.stride[d] - 1) / s.stride[d]);
+        f.m[d] = (int)whole_strides(s.k[d], s.stride[d]);
         f.pad[d] = (int)s.pad[d];
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];

@@ -148,10 +148,19 @@ CONVT_HD int convt_fold_channel(const convt_fold *f, int cf) { return cf / f->S;
 
 /* Where W's tap jlin = (j0*m1 + j1)*m2 + j2 reads in the original kernel,
  * phase 0: the taps j*s[d], as a tap index of w. */
+/* W's tap jlin = (j0*m1 + j1)*m2 + j2 split into its shifts j[d]. */
+CONVT_HD void convt_fold_tap_shifts(const convt_fold *f, int jlin, int j[3])
+{
+    j[2] = jlin % f->m[2];
+    j[1] = (jlin / f->m[2]) % f->m[1];
+    j[0] = jlin / (f->m[2] * f->m[1]);
+}
+
 CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
 {
-    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
-    return ((j0 * f->s[0]) * f->k[1] + j1 * f->s[1]) * f->k[2] + j2 * f->s[2];
+    int j[3];
+    convt_fold_tap_shifts(f, jlin, j);
+    return ((j[0] * f->s[0]) * f->k[1] + j[1] * f->s[1]) * f->k[2] + j[2] * f->s[2];
 }
 
 /* Whether W's tap jlin of phase r (0 <= r < S) is one of w's taps: j[d]*s[d]
@@ -160,10 +169,10 @@ CONVT_HD int convt_fold_tap_base(const convt_fold *f, int jlin)
  * convt_fold_weight_index's answer for it is no weight of w. */
 CONVT_HD bool convt_fold_tap_present(const convt_fold *f, int r, int jlin)
 {
-    int ph[3];
+    int ph[3], j[3];
     convt_fold_phase(f, r, ph);
-    const int j2 = jlin % f->m[2], j1 = (jlin / f->m[2]) % f->m[1], j0 = jlin / (f->m[2] * f->m[1]);
-    return j0 * f->s[0] + ph[0] < f->k[0] && j1 * f->s[1] + ph[1] < f->k[1] && j2 * f->s[2] + ph[2] < f->k[2];
+    convt_fold_tap_shifts(f, jlin, j);
+    return j[0] * f->s[0] + ph[0] < f->k[0] && j[1] * f->s[1] + ph[1] < f->k[1] && j[2] * f->s[2] + ph[2] < f->k[2];
 }
 
 /* The phases r whose tap jlin is present (convt_fold_tap_present), bit r
