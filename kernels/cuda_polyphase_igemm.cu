@@ -935,6 +935,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -954,7 +955,8 @@ enum wg_variant {
     WG_CLUSTER_TF32,
     WG_COLSUM_TF32,
     WG_PINGPONG_TF32,
-    WG_FOLD_INPLACE_TF32 /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
+    WG_FOLD_INPLACE_TF32, /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
+    WG_FOLD_INNER_TF32    /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -977,6 +979,8 @@ struct wg_knobs {
                         * (convt_wg_segment_phases); 0 for every other variant */
     bool inplace;      /* polyphase_wgmma_fold_inplace_tf32: folded, each stage's weights a
                         * TMA box of w itself (src/lib/fold_box.h), no weight image */
+    int64_t fold_dims; /* the innermost dimensions a fold folds: polyphase_wgmma_fold_inner_tf32's
+                        * knob fold_dims, CONVT_FOLD_ALL for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -989,6 +993,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_COLSUM_TF32  ? &convt_variant_polyphase_wgmma_colsum_tf32
                              : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
                              : kind == WG_FOLD_INPLACE_TF32 ? &convt_variant_polyphase_wgmma_fold_inplace_tf32
+                             : kind == WG_FOLD_INNER_TF32   ? &convt_variant_polyphase_wgmma_fold_inner_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
@@ -997,6 +1002,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     const bool inplace = kind == WG_FOLD_INPLACE_TF32;
     const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
+    const bool fold_inner = kind == WG_FOLD_INNER_TF32; /* folded, its knobs fold_dims and plane */
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     /* knob ksplit 1 (no fixed count of parts) is the balanced cut; knobs
      * take no negative values, the plan's constant is CONVT_SPLIT_BALANCE */
@@ -1007,28 +1013,28 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
             has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_COLSUM_TF32 ? 1 : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
-            kind == WG_FOLD_TF32 || has_fold ? convt_launch_get(v, l, "co_block")
+            kind == WG_FOLD_TF32 || fold_inner || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || inplace || fold_knob == 1,
+            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_inner || inplace || fold_knob == 1,
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
-            inplace};
+            inplace, fold_inner ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL};
 }
 
 /* The problem the kernel computes: the folded one for
  * polyphase_wgmma_fold_tf32 (which supports() has checked folds), else p. */
 static convt_problem wg_problem(const convt_problem *p, const wg_knobs &k)
 {
-    return k.fold ? convt_fold_problem(p) : *p;
+    return k.fold ? convt_fold_problem(p, (int)k.fold_dims) : *p;
 }
 
 /* The fold the epilogue and the weight image undo: the identity (S = 1)
  * where none, through which the image reads w's own indices. */
 static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
 {
-    return k.fold ? convt_fold_of(p) : convt_fold_identity(p);
+    return k.fold ? convt_fold_of(p, (int)k.fold_dims) : convt_fold_identity(p);
 }
 
 /* Whether the launch splits tiles' K walks (polyphase_wgmma_splitk_tf32:
@@ -1371,7 +1377,7 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
 {
     const wg_knobs k = wg_knobs_of(l, kind);
     char why[200];
-    if (k.fold && convt_fold_check(p, why, sizeof why))
+    if (k.fold && convt_fold_check(p, (int)k.fold_dims, why, sizeof why))
         return 0; /* supports() refuses it */
     if (k.inplace)
         return 0; /* no weight image: the stages read w */
@@ -1385,7 +1391,7 @@ static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_var
  * counts them); 0 bytes for the other variants. */
 static convt_fold_box wg_inplace_box(const convt_problem *p, const wg_knobs &k)
 {
-    const convt_fold f = convt_fold_of(p);
+    const convt_fold f = convt_fold_of(p, CONVT_FOLD_ALL);
     return convt_fold_box_of(&f, wg_block_rows(k, p->cout / p->groups * f.S));
 }
 static int64_t wg_inplace_stage_share(const convt_problem *p, const wg_knobs &k)
@@ -1501,7 +1507,16 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                         const convt_context *ctx, char *why, size_t why_len, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
-    if (k.fold && convt_fold_check(p_orig, why, why_len))
+    if (kind == WG_FOLD_INNER_TF32 && (k.fold_dims < 1 || k.fold_dims >= p_orig->dims)) {
+        if (k.fold_dims >= 1 && k.fold_dims <= 3)
+            snprintf(why, why_len, "fold_dims = %lld folds every dimension of a %d-D shape: that is "
+                     "polyphase_wgmma_fold_tf32", (long long)k.fold_dims, p_orig->dims);
+        else
+            snprintf(why, why_len, "fold_dims = %lld must be 1 or 2 (the innermost dimensions "
+                     "folded, fewer than the shape has)", (long long)k.fold_dims);
+        return false;
+    }
+    if (k.fold && convt_fold_check(p_orig, (int)k.fold_dims, why, why_len))
         return false;
     /* from here on, the problem the kernel computes */
     const convt_problem q = wg_problem(p_orig, k);
@@ -1632,7 +1647,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "quarter of a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
-    if (k.plane == 1 && k.fold) {
+    if (k.plane == 1 && k.fold && k.fold_dims == CONVT_FOLD_ALL) {
         snprintf(why, why_len, "plane = 1 is for the stride phases apart (fold = 0): the folded "
                  "kernels stage a tap row at a time");
         return false;
@@ -1657,7 +1672,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                          (long long)p_orig->k[d], d, (long long)p_orig->stride[d]);
                 return false;
             }
-        const convt_fold f = convt_fold_of(p_orig);
+        const convt_fold f = convt_fold_of(p_orig, CONVT_FOLD_ALL);
         const convt_fold_box b = wg_inplace_box(p_orig, k);
         if (convt_fold_box_check(&f, &b, (int)k.bk, why, why_len))
             return false;
@@ -2357,6 +2372,7 @@ WG_ENTRY_POINTS(cluster, WG_CLUSTER_TF32)
 WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
 WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
+WG_ENTRY_POINTS(fold_inner, WG_FOLD_INNER_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2408,6 +2424,17 @@ WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
              "stagings instead of 9, each a span of rows longer",                                \
      .n_defaults = 2,                                                                              \
      .defaults = {0, 1}}
+/* the folded variants' co_block */
+#define WG_KNOB_FOLD_CO_BLOCK                                                                      \
+    {.name = "co_block",                                                                           \
+     .help = "output channels of the folded problem per block: 0, 64 or 128 as its "               \
+             "channels ask (the consumer warpgroups take two tiles of positions or "               \
+             "two 64-channel halves); 256 (more than 128 per group, widths up to "                 \
+             "160): two halves each, so that a staged input feeds 256 channels and a "             \
+             "short problem with many channels has half the tiles (vocoder_up1: "                  \
+             "one round of 128 tiles on 132 SMs)",                                                 \
+     .n_defaults = 2,                                                                              \
+     .defaults = {0, 256}}
 #define WG_KNOB_ROWS                                                                               \
     {.name = "rows",                                                                               \
      .help = "how a phase's rows of outputs are laid out flat: 1 octets (each row a "             \
@@ -2493,17 +2520,37 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
-              {.name = "co_block",
-               .help = "output channels of the folded problem per block: 0, 64 or 128 as its "
-                       "channels ask (the consumer warpgroups take two tiles of positions or "
-                       "two 64-channel halves); 256 (more than 128 per group, widths up to "
-                       "160): two halves each, so that a staged input feeds 256 channels and a "
-                       "short problem with many channels has half the tiles (vocoder_up1: "
-                       "one round of 128 tiles on 132 SMs)",
-               .n_defaults = 2,
-               .defaults = {0, 256}},
+              WG_KNOB_FOLD_CO_BLOCK,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
+    .name = "polyphase_wgmma_fold_inner_tf32",
+    .summary = "polyphase_wgmma_fold_tf32 with the stride phases of the innermost one or two dimensions alone folded into the output channels (knob fold_dims), the outer dimensions' phases run apart: for 2-D and 3-D kernels no whole number of strides long, where the whole fold multiplies too many zero taps (3-D k 3 stride 2: 27 of 64 taps w's folded whole, 3 of 4 along the innermost dimension) and the phases apart stage each input once per phase; dilation 1 along the folded dimensions; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 9,
+    .knobs = {WG_KNOB_FOLD_BN,
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles, the producer filling the "
+                       "next tile's stages during this one's epilogue; 0: one block per tile",
+               .n_defaults = 1,
+               .defaults = {1}},
+              WG_KNOB_FOLD_CO_BLOCK,
+              WG_KNOB_ROWS,
+              WG_KNOB_PLANE,
+              {.name = "fold_dims",
+               .help = "how many of the innermost dimensions are folded (1 or 2, fewer than the "
+                       "shape has): their phases become output channels, as "
+                       "polyphase_wgmma_fold_tf32 folds all of them; the outer dimensions keep "
+                       "their stride, and their phases are run apart",
+               .n_defaults = 2,
+               .defaults = {1, 2}}},
+    WG_VARIANT_FUNCTIONS(fold_inner),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
     .name = "polyphase_wgmma_fold_inplace_tf32",

@@ -276,19 +276,30 @@ __device__ __forceinline__ bool wg_is_output(const wg_args &wa, const phase_desc
            c.q1 < ph.q_count[1];
 }
 
+/* The output position (o0, o1, o2) of an output of a phase's flat layout,
+ * in the problem the kernel computes (o = q*stride + ph - pad; the folded
+ * problem's positions t in a fold: kernels/polyphase_wgmma_fold.cuh). SEG:
+ * segmented rows (wgmma_flat.h), dimension 0 the lifted one of a 2-D shape
+ * and q0 the segment. */
+template <bool SEG = false>
+__device__ __forceinline__ void wg_output_pos(const poly_args &a, const phase_desc &ph,
+                                              const wg_phase_flat &fl, const wg_cursor &c, int (&o)[3])
+{
+    o[0] = SEG ? 0 : (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
+    o[1] = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
+    const int col = c.col - fl.lead + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
+    o[2] = (col + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
+}
+
 /* Where an output position goes: its offset from its channel's plane in
- * image 0 (image c.n, and its place in the plane). SEG: segmented rows
- * (wgmma_flat.h), dimension 0 the lifted one of a 2-D shape and q0 the
- * segment. */
+ * image 0 (image c.n, and its place in the plane). */
 template <bool SEG = false>
 __device__ __forceinline__ int64_t wg_output_offset(const poly_args &a, const phase_desc &ph,
                                                     const wg_phase_flat &fl, const wg_cursor &c)
 {
-    const int o0 = SEG ? 0 : (c.q0 + ph.q_min[0]) * a.stride[0] + ph.ph[0] - a.pad[0];
-    const int o1 = (c.q1 + ph.q_min[1]) * a.stride[1] + ph.ph[1] - a.pad[1];
-    const int col = c.col - fl.lead + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
-    const int o2 = (col + ph.q_min[2]) * a.stride[2] + ph.ph[2] - a.pad[2];
-    return (int64_t)c.n * a.cout * a.out_plane + (o0 * a.out[1] + o1) * a.out[2] + o2;
+    int o[3];
+    wg_output_pos<SEG>(a, ph, fl, c, o);
+    return (int64_t)c.n * a.cout * a.out_plane + (o[0] * a.out[1] + o[1]) * a.out[2] + o[2];
 }
 
 /* The epilogue's staging, per warp: 16 output channels x 32 positions,

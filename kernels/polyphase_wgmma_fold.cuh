@@ -20,7 +20,15 @@
  * split and the channel take shifts. These kernels are the ones measured
  * before other strides folded, and their SASS is unchanged by the general
  * form (results/notes.md, "Session 24"); the general form divides.
- * KSPLIT: split-K's parts add their sums where `add` (wg_store). */
+ * KSPLIT: split-K's parts add their sums where `add` (wg_store).
+ *
+ * A partial fold (polyphase_wgmma_fold_inner_tf32, fold_phases.h) leaves
+ * the outer dimensions' strides to the folded problem, whose phases there
+ * the kernel runs apart: a position's folded coordinates t are then that
+ * problem's outputs (wg_output_pos), which the fold's map along those
+ * dimensions keeps as they are. Folded whole, t is the position itself
+ * (stride 1, pad 0, one phase): the extra products were measured (results/
+ * notes.md, session 36). */
 #ifndef CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
@@ -69,9 +77,10 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
         for (int k = 0; k < P; k++) {
             const int col = k * step + u;
             int64_t off;
+            int t[3]; /* the folded problem's output position */
+            wg_output_pos(a, ph, fl, c, t);
             if (col < cols && storing && wg_is_output(wa, ph, fl, c) &&
-                convt_fold_output(&f, phd, c.q0 + ph.q_min[0], c.q1 + ph.q_min[1],
-                                  c.col - fl.lead + ph.q_min[2], &off)) {
+                convt_fold_output(&f, phd, t[0], t[1], t[2], &off)) {
                 float *yq = y_ch + c.n * image + off;
                 for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
                     wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);

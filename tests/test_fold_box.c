@@ -42,7 +42,7 @@ static convt_problem random_foldable_wide(void)
         }
         char why[200];
         if (S < 2 || S > CONVT_FOLD_MAX_PHASES || convt_problem_check(&p, why, sizeof why) ||
-            convt_fold_check(&p, why, sizeof why))
+            convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why))
             continue;
         return p;
     }
@@ -54,7 +54,7 @@ static void every_index_is_the_weight_it_names(void **state)
     int64_t checked = 0;
     for (int shape = 0; shape < 60; shape++) {
         const convt_problem p = random_foldable_wide();
-        const convt_fold f = convt_fold_of(&p);
+        const convt_fold f = convt_fold_of(&p, CONVT_FOLD_ALL);
         const int cin_g = (int)(p.cin / p.groups), rows = f.cout_g * f.S;
         const int taps = f.m[0] * f.m[1] * f.m[2];
         for (int w_rows = 64; w_rows <= 128; w_rows *= 2) {
@@ -112,7 +112,7 @@ static void the_box_holds_every_block_and_is_rounded_for_the_banks(void **state)
     (void)state;
     for (int shape = 0; shape < 200; shape++) {
         const convt_problem p = random_foldable_wide();
-        const convt_fold f = convt_fold_of(&p);
+        const convt_fold f = convt_fold_of(&p, CONVT_FOLD_ALL);
         for (int w_rows = 64; w_rows <= 128; w_rows *= 2) {
             const convt_fold_box b = convt_fold_box_of(&f, w_rows);
             const int need = convt_fold_box_need(&f, w_rows);
@@ -135,7 +135,7 @@ static void the_box_holds_every_block_and_is_rounded_for_the_banks(void **state)
     convt_problem voc = convt_problem_default(1);
     voc.n = 4, voc.cin = 1536, voc.cout = 768, voc.in[0] = 64, voc.k[0] = 12, voc.stride[0] = 6,
     voc.pad[0] = 3;
-    convt_fold f = convt_fold_of(&voc);
+    convt_fold f = convt_fold_of(&voc, CONVT_FOLD_ALL);
     convt_fold_box b = convt_fold_box_of(&f, 128);
     assert_int_equal(b.ncb, 22);
     assert_int_equal(b.pitch, 264);
@@ -148,7 +148,7 @@ static void the_box_holds_every_block_and_is_rounded_for_the_banks(void **state)
     assert_int_equal(convt_fold_box_stage_bytes(&odd, 1), 128);
     /* a vocoder's k 16 stride 8: 16 channels, 256 floats (4-way), one more: 272 (2-way) */
     voc.k[0] = 16, voc.stride[0] = 8, voc.pad[0] = 4;
-    f = convt_fold_of(&voc);
+    f = convt_fold_of(&voc, CONVT_FOLD_ALL);
     b = convt_fold_box_of(&f, 128);
     assert_int_equal(b.ncb, 17);
     assert_int_equal(b.pitch, 272);
@@ -160,23 +160,23 @@ static void the_check_names_what_tma_cannot_take(void **state)
     char why[200];
     convt_problem p = convt_problem_default(1); /* k 12, stride 6: 12 taps */
     p.cin = 64, p.cout = 32, p.in[0] = 50, p.k[0] = 12, p.stride[0] = 6;
-    convt_fold f = convt_fold_of(&p);
+    convt_fold f = convt_fold_of(&p, CONVT_FOLD_ALL);
     convt_fold_box b = convt_fold_box_of(&f, 128);
     assert_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
     p.k[0] = 10, p.stride[0] = 5; /* EnCodec's: 10 taps, rows of 40 bytes */
-    f = convt_fold_of(&p);
+    f = convt_fold_of(&p, CONVT_FOLD_ALL);
     b = convt_fold_box_of(&f, 128);
     assert_non_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
     assert_non_null(strstr(why, "10 taps (a row's box 10) are no multiple of 4"));
     p.k[0] = 12, p.stride[0] = 6;
-    f = convt_fold_of(&p);
+    f = convt_fold_of(&p, CONVT_FOLD_ALL);
     b = convt_fold_box_of(&f, 128);
     assert_non_null(convt_fold_box_check(&f, &b, 512, why, sizeof why));
     assert_non_null(strstr(why, "TMA boxes reach 256"));
     /* 2-D, k 4 x 4, stride 2 x 2: a tap row's box is 2 x 4 taps of 16 */
     convt_problem q = convt_problem_default(2);
     q.cin = 16, q.cout = 16, q.in[0] = q.in[1] = 8, q.k[0] = q.k[1] = 4, q.stride[0] = q.stride[1] = 2;
-    f = convt_fold_of(&q);
+    f = convt_fold_of(&q, CONVT_FOLD_ALL);
     b = convt_fold_box_of(&f, 64);
     assert_int_equal(b.e0, 8);
     assert_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
@@ -185,7 +185,7 @@ static void the_check_names_what_tma_cannot_take(void **state)
     v.cin = 16, v.cout = 16;
     for (int d = 0; d < 3; d++)
         v.in[d] = 4, v.k[d] = 2, v.stride[d] = 2;
-    f = convt_fold_of(&v);
+    f = convt_fold_of(&v, CONVT_FOLD_ALL);
     b = convt_fold_box_of(&f, 64);
     assert_non_null(convt_fold_box_check(&f, &b, 32, why, sizeof why));
     assert_non_null(strstr(why, "stride 2 along dimension 0"));

@@ -32,15 +32,17 @@
 static uint64_t rng_state = 12345;
 static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, lo, hi); }
 
-/* A random problem that folds: strides with at most 16 phases in all
- * (1 along some dimensions; 3, 5, 6 as well as powers of two), k a
+/* A random problem that folds along its `inner` innermost dimensions
+ * (every one for CONVT_FOLD_ALL): strides with at most 16 phases in all
+ * there (1 along some dimensions; 3, 5, 6 as well as powers of two), k a
  * multiple of the stride, or (padded: half the time) any k from 1 to 3
  * strides that leaves at least CONVT_FOLD_MIN_PRESENT of the padded
- * kernel's taps w's own. */
-static convt_problem random_foldable(bool padded)
+ * kernel's taps w's own. A partial fold's outer dimensions, which it
+ * leaves alone, take any stride, kernel, dilation, pad and out_pad. */
+static convt_problem random_foldable(bool padded, int inner)
 {
     for (;;) {
-        convt_problem p = convt_problem_default((int)pick(1, 3));
+        convt_problem p = convt_problem_default((int)pick(inner == CONVT_FOLD_ALL ? 1 : inner + 1, 3));
         p.n = pick(1, 2);
         p.groups = pick(1, 3);
         p.cin = p.groups * pick(1, 3);
@@ -49,11 +51,20 @@ static convt_problem random_foldable(bool padded)
         int64_t S = 1;
         double present = 1.0;
         for (int d = 0; d < p.dims; d++) {
+            p.in[d] = pick(1, p.dims == 3 ? 4 : 9);
+            if (!convt_fold_folds(&p, inner, d)) {
+                p.stride[d] = pick(1, 3);
+                p.k[d] = pick(1, 4);
+                p.dil[d] = pick(1, 2);
+                p.pad[d] = pick(0, p.dil[d] * (p.k[d] - 1));
+                const int64_t most = (p.stride[d] > p.dil[d] ? p.stride[d] : p.dil[d]) - 1;
+                p.out_pad[d] = pick(0, most);
+                continue;
+            }
             p.stride[d] = pick(1, p.dims == 1 ? 16 : p.dims == 2 ? 5 : 3);
             p.k[d] = padded ? pick(1, 3 * p.stride[d]) : p.stride[d] * pick(1, 3);
             const int64_t m = (p.k[d] + p.stride[d] - 1) / p.stride[d], extra = m * p.stride[d] - p.k[d];
             present *= (double)p.k[d] / (double)(m * p.stride[d]);
-            p.in[d] = pick(1, p.dims == 3 ? 4 : 9);
             p.pad[d] = pick(0, p.k[d] - 1);
             const int64_t reach = p.pad[d] + extra; /* the most out_pad the folded positions cover */
             p.out_pad[d] = pick(0, reach < p.stride[d] - 1 ? reach : p.stride[d] - 1);
@@ -63,7 +74,7 @@ static convt_problem random_foldable(bool padded)
         if (S < 2 || S > CONVT_FOLD_MAX_PHASES || present < CONVT_FOLD_MIN_PRESENT ||
             convt_problem_check(&p, why, sizeof why) || convt_out_spatial(&p) <= 0)
             continue;
-        assert_null(convt_fold_check(&p, why, sizeof why));
+        assert_null(convt_fold_check(&p, inner, why, sizeof why));
         return p;
     }
 }
@@ -128,10 +139,10 @@ static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
     }
 }
 
-static void check_one(const convt_problem *p)
+static void check_one(const convt_problem *p, int inner)
 {
-    const convt_problem fp = convt_fold_problem(p);
-    const convt_fold f = convt_fold_of(p);
+    const convt_problem fp = convt_fold_problem(p, inner);
+    const convt_fold f = convt_fold_of(p, inner);
     char why[200];
     assert_null(convt_problem_check(&fp, why, sizeof why));
     assert_int_equal(fp.cout, p->cout * f.S);
@@ -218,9 +229,9 @@ static void folded_equals_reference(void **state)
     (void)state;
     int not_pow2 = 0, strides[17] = {0}, padded = 0;
     for (int s = 0; s < 400; s++) {
-        const convt_problem p = random_foldable(s % 2);
-        check_one(&p);
-        const convt_fold f = convt_fold_of(&p);
+        const convt_problem p = random_foldable(s % 2, CONVT_FOLD_ALL);
+        check_one(&p, CONVT_FOLD_ALL);
+        const convt_fold f = convt_fold_of(&p, CONVT_FOLD_ALL);
         not_pow2 += !convt_fold_pow2(&f);
         strides[f.S]++;
         padded += convt_fold_padded(&f);
@@ -233,26 +244,60 @@ static void folded_equals_reference(void **state)
     assert_true(padded >= 100 && padded <= 200);
 }
 
+/* Partial folds (polyphase_wgmma_fold_inner_tf32): the innermost one or two
+ * dimensions folded, the outer ones kept with any stride, dilation, pad
+ * and out_pad, on 300 random shapes; the folded problem's reference,
+ * mapped back, is the original's, every output hit once. The outer
+ * dimensions' strides and dilations must have been exercised, and the
+ * fold's map be the identity along them. */
+static void partial_folds_equal_reference(void **state)
+{
+    (void)state;
+    int strided_outer = 0, dilated_outer = 0, padded = 0, by_inner[3] = {0};
+    for (int s = 0; s < 300; s++) {
+        const int inner = 1 + s % 2;
+        const convt_problem p = random_foldable(s % 4 < 2, inner);
+        check_one(&p, inner);
+        const convt_fold f = convt_fold_of(&p, inner);
+        const convt_problem fp = convt_fold_problem(&p, inner);
+        for (int d = 0; d < p.dims - inner; d++) {
+            const int d3 = d + 3 - p.dims; /* convt_problem_as_3d's index */
+            assert_int_equal(f.s[d3], 1);
+            assert_int_equal(f.m[d3], p.k[d]);
+            assert_int_equal(f.pad[d3], 0);
+            assert_int_equal(fp.stride[d], p.stride[d]);
+            assert_int_equal(fp.k[d], p.k[d]);
+            strided_outer += p.stride[d] > 1;
+            dilated_outer += p.dil[d] > 1;
+        }
+        padded += convt_fold_padded(&f);
+        by_inner[inner]++;
+    }
+    assert_true(strided_outer >= 100 && dilated_outer >= 50 && padded >= 30);
+    assert_int_equal(by_inner[1], 150);
+    assert_int_equal(by_inner[2], 150);
+}
+
 /* The realistic layers that fold, as configs/realistic.json has them. */
 static void realistic_layers_fold(void **state)
 {
     (void)state;
     convt_problem p = convt_problem_default(1);
     p.n = 1, p.cin = 4, p.cout = 3, p.in[0] = 7, p.k[0] = 16, p.stride[0] = 8, p.pad[0] = 4;
-    check_one(&p); /* vocoder: k 2 x stride 8 */
+    check_one(&p, CONVT_FOLD_ALL); /* vocoder: k 2 x stride 8 */
     p = convt_problem_default(2);
     p.n = 1, p.cin = 3, p.cout = 2, p.in[0] = 5, p.in[1] = 6, p.bias = true;
     p.k[0] = p.k[1] = p.stride[0] = p.stride[1] = 2;
-    check_one(&p); /* UNet 2x2 */
+    check_one(&p, CONVT_FOLD_ALL); /* UNet 2x2 */
     p = convt_problem_default(1);
     p.n = 2, p.cin = 3, p.cout = 5, p.in[0] = 9, p.k[0] = 10, p.stride[0] = 5, p.pad[0] = 3;
-    check_one(&p); /* EnCodec / SoundStream: k 2 x stride 5 */
+    check_one(&p, CONVT_FOLD_ALL); /* EnCodec / SoundStream: k 2 x stride 5 */
     p.cout = 7, p.k[0] = 12, p.stride[0] = 6, p.pad[0] = 3, p.out_pad[0] = 0, p.bias = true;
-    check_one(&p); /* BigVGAN-like: k 2 x stride 6, 7 x 6 = 42 folded rows over three warps */
+    check_one(&p, CONVT_FOLD_ALL); /* BigVGAN-like: k 2 x stride 6, 7 x 6 = 42 folded rows over three warps */
     p = convt_problem_default(2);
     p.n = 1, p.cin = 2, p.cout = 3, p.in[0] = 4, p.in[1] = 5, p.bias = true;
     p.k[0] = p.k[1] = p.stride[0] = p.stride[1] = 3, p.pad[0] = 1, p.pad[1] = 2, p.out_pad[1] = 1;
-    check_one(&p); /* a 2-D stride-3 upsampler: 9 phases */
+    check_one(&p, CONVT_FOLD_ALL); /* a 2-D stride-3 upsampler: 9 phases */
 }
 
 static void refuses_what_does_not_fold(void **state)
@@ -261,48 +306,62 @@ static void refuses_what_does_not_fold(void **state)
     char why[200];
     convt_problem p = convt_problem_default(1);
     p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = 8, p.k[0] = 16, p.stride[0] = 8, p.pad[0] = 4;
-    assert_null(convt_fold_check(&p, why, sizeof why));
+    assert_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     p.k[0] = 15; /* padded with a zero tap to 16: folds */
-    assert_null(convt_fold_check(&p, why, sizeof why));
+    assert_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     p.out_pad[0] = 5; /* pad 4 + the one zero tap reach it */
-    assert_null(convt_fold_check(&p, why, sizeof why));
+    assert_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     p.out_pad[0] = 6; /* past them */
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "out_pad[0] = 6 exceeds pad[0] + 1 = 5"));
     p.out_pad[0] = 0;
     p.k[0] = 16, p.dil[0] = 2;
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "dil[0]"));
     p.dil[0] = 1, p.pad[0] = 0, p.out_pad[0] = 1;
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "out_pad[0]"));
     p.out_pad[0] = 0, p.k[0] = 3, p.stride[0] = 1;
-    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* one phase: nothing to fold */
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why)); /* one phase: nothing to fold */
     assert_non_null(strstr(why, "nothing to fold"));
     p.k[0] = 32, p.stride[0] = 32;
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "32 stride phases"));
     p.k[0] = 34, p.stride[0] = 17;
-    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* one past the most */
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why)); /* one past the most */
     assert_non_null(strstr(why, "17 stride phases"));
     p.k[0] = 6, p.stride[0] = 3;
-    assert_null(convt_fold_check(&p, why, sizeof why)); /* 3 phases fold */
+    assert_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why)); /* 3 phases fold */
     p = convt_problem_default(2);
     p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = p.in[1] = 4;
     p.k[0] = 10, p.stride[0] = 5, p.k[1] = 8, p.stride[1] = 4;
-    assert_non_null(convt_fold_check(&p, why, sizeof why)); /* 5 x 4 = 20 phases */
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why)); /* 5 x 4 = 20 phases */
     assert_non_null(strstr(why, "20 stride phases"));
     p.k[0] = 1, p.stride[0] = 3, p.k[1] = 1, p.stride[1] = 2; /* 1 tap of 6 */
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "83% zero taps: folding takes at most 50%"));
     p.k[0] = 3, p.stride[0] = 2, p.k[1] = 3, p.stride[1] = 2; /* PyTorch's decoder layer: 9 of 16 */
-    assert_null(convt_fold_check(&p, why, sizeof why));
+    assert_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     p = convt_problem_default(3); /* in 3-D, 27 of 64: measured to lose */
     p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = p.in[1] = p.in[2] = 4;
     for (int d = 0; d < 3; d++)
         p.k[d] = 3, p.stride[d] = 2, p.pad[d] = 1, p.out_pad[d] = 1;
-    assert_non_null(convt_fold_check(&p, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, CONVT_FOLD_ALL, why, sizeof why));
     assert_non_null(strstr(why, "58% zero taps"));
+    /* folded along the innermost one or two dimensions alone: 3 of 4 and 9
+     * of 16 taps w's; the outer ones may keep a dilation or an out_pad
+     * the fold could not take */
+    assert_null(convt_fold_check(&p, 1, why, sizeof why));
+    assert_null(convt_fold_check(&p, 2, why, sizeof why));
+    p.dil[0] = 2, p.out_pad[0] = 1;
+    assert_null(convt_fold_check(&p, 2, why, sizeof why));
+    assert_non_null(convt_fold_check(&p, 3, why, sizeof why));
+    assert_non_null(strstr(why, "dil[0]"));
+    p.stride[1] = p.stride[2] = 1, p.out_pad[1] = p.out_pad[2] = 0;
+    assert_non_null(convt_fold_check(&p, 2, why, sizeof why));
+    assert_non_null(strstr(why, "stride 1 along the 2 innermost dimensions"));
+    assert_non_null(convt_fold_check(&p, 4, why, sizeof why));
+    assert_non_null(strstr(why, "4 innermost dimensions folded"));
 }
 
 /* The identity fold, through the same two functions the weight image's
@@ -343,6 +402,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(folded_equals_reference),
+        cmocka_unit_test(partial_folds_equal_reference),
         cmocka_unit_test(realistic_layers_fold),
         cmocka_unit_test(refuses_what_does_not_fold),
         cmocka_unit_test(identity_fold_is_the_plain_index),

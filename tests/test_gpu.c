@@ -57,6 +57,7 @@ static char dir[256];
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inplace_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
+    "  \"polyphase_wgmma_fold_inner_tf32\": {\"bn\": [0], \"bk\": [16], \"plane\": [0, 1], \"fold_dims\": [1, 2]}," \
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \

@@ -88,11 +88,10 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     const int plane = convt_knob_index(v, "plane");
     const int co_block = convt_knob_index(v, "co_block");
     const int fold = convt_knob_index(v, "fold");
-    char fold_why[200];
-    const bool folds = !convt_fold_check(p, fold_why, sizeof fold_why);
+    const int fold_dims = convt_knob_index(v, "fold_dims"); /* a partial fold's: fold_phases.h */
     const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
     const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32") ||
-                               !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32");
+                               !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") || fold_dims >= 0;
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
@@ -100,12 +99,14 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         convt_launch l = {{0}};
         for (int k = 0; k < v->n_knobs; k++)
             l.value[k] = v->knobs[k].defaults[at[k]];
-        char why[512] = "";
+        char why[512] = "", fold_why[200];
+        const int inner = fold_dims >= 0 ? (int)l.value[fold_dims] : CONVT_FOLD_ALL;
+        const bool folds = !convt_fold_check(p, inner, fold_why, sizeof fold_why);
         const bool ok = v->supports(p, &l, &ctx, why, sizeof why);
         const bool wide = always_wide || (co_block >= 0 && l.value[co_block] == 256);
         /* the channels per group of the problem the launch computes */
         const bool folded = folds && (always_folded || (fold >= 0 && l.value[fold] == 1));
-        const int64_t channels = (folded ? convt_fold_problem(p).cout : p->cout) / p->groups;
+        const int64_t channels = (folded ? convt_fold_problem(p, inner).cout : p->cout) / p->groups;
         const bool may_refuse =
             ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
         const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
@@ -120,7 +121,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool no_box = !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") &&
                             (strstr(why, "are no multiple of 4") || strstr(why, "along dimension 0") ||
                              (!folds && !strcmp(why, fold_why)));
-        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box)
+        /* a partial fold of every dimension is polyphase_wgmma_fold_tf32's */
+        const bool whole_fold = fold_dims >= 0 && inner >= p->dims && strstr(why, "folds every dimension");
+        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -150,6 +153,23 @@ static void every_default_launch_is_accepted(void **state)
     for (const convt_variant *const *v = convt_variants; *v; v++) {
         if (!strcmp((*v)->name, "fft_overlap_save") || !strcmp((*v)->name, "rows_tma_tf32")) {
             accepts_every_default(*v, &unit);
+            variants++;
+            continue;
+        }
+        if (!strcmp((*v)->name, "polyphase_wgmma_fold_inner_tf32")) {
+            /* a partial fold is of 2-D and 3-D shapes (refusals_name_their_reason):
+             * PyTorch's decoder layer, k 3 stride 2, folded along one or two
+             * innermost dimensions, and a 2-D one of 80 channels (160 folded,
+             * co_block = 256 runs) */
+            convt_problem vol = convt_problem_default(3), img = convt_problem_default(2);
+            vol.n = 2, vol.cin = 24, vol.cout = 16, img.n = 2, img.cin = 16, img.cout = 80;
+            for (int d = 0; d < 3; d++) {
+                vol.in[d] = 6, vol.k[d] = 3, vol.stride[d] = 2, vol.pad[d] = 1, vol.out_pad[d] = 1;
+                if (d < 2)
+                    img.in[d] = 12, img.k[d] = 3, img.stride[d] = 2, img.pad[d] = 1, img.out_pad[d] = 1;
+            }
+            accepts_every_default(*v, &vol);
+            accepts_every_default(*v, &img);
             variants++;
             continue;
         }
@@ -518,6 +538,23 @@ static void refusals_name_their_reason(void **state)
         vol_s2.in[d] = 6, vol_s2.k[d] = 4, vol_s2.stride[d] = 2, vol_s2.pad[d] = 1;
     refuses("polyphase_wgmma_fold_inplace_tf32", &vol_s2, NULL, 0, ws, "stride 2 along dimension 0 of a 3-D fold");
     refuses("polyphase_wgmma_fold_inplace_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    /* a partial fold: fewer dimensions than the shape has, each folded one
+     * strided and of dilation 1 */
+    refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 1, ws,
+            "stride 1 along the innermost dimension: one phase there");
+    refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 2, ws,
+            "fold_dims = 2 folds every dimension of a 2-D shape: that is polyphase_wgmma_fold_tf32");
+    refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 0, ws, "fold_dims = 0 must be 1 or 2");
+    refuses("polyphase_wgmma_fold_inner_tf32", &vocoder, "fold_dims", 1, ws,
+            "fold_dims = 1 folds every dimension of a 1-D shape");
+    convt_problem vol_k3 = vol_s2;
+    for (int d = 0; d < 3; d++)
+        vol_k3.k[d] = 3, vol_k3.out_pad[d] = 1;
+    refuses("polyphase_wgmma_fold_inner_tf32", &vol_k3, "fold_dims", 3, ws,
+            "fold_dims = 3 folds every dimension of a 3-D shape");
+    vol_k3.dil[2] = 2, vol_k3.pad[2] = 2, vol_k3.out_pad[2] = 1;
+    refuses("polyphase_wgmma_fold_inner_tf32", &vol_k3, "fold_dims", 1, ws,
+            "dil[2] = 2: folding the phases needs dilation 1");
     const convt_variant *wgi = convt_variant_find("polyphase_wgmma_fold_inplace_tf32");
     if (wgi) {
         convt_context ctx = ctx_with(0); /* no workspace: there is no weight image */

@@ -8,11 +8,17 @@
  * strides (fold_phases.h) */
 static int64_t whole_strides(int64_t k, int64_t s) { return (k + s - 1) / s; }
 
-const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
+const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_t len)
 {
+    if (inner < 0 || inner > 3) {
+        snprintf(buf, len, "%d innermost dimensions folded: 1 to 3, or all (%d)", inner, CONVT_FOLD_ALL);
+        return buf;
+    }
     int64_t S = 1;
     double present = 1.0; /* the share of the padded kernel's taps that are w's */
     for (int d = 0; d < p->dims; d++) {
+        if (!convt_fold_folds(p, inner, d))
+            continue; /* kept as it is: the folded problem's phases */
         if (p->dil[d] != 1) {
             snprintf(buf, len, "dil[%d] = %lld: folding the phases needs dilation 1", d,
                      (long long)p->dil[d]);
@@ -37,7 +43,14 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
         S *= p->stride[d];
     }
     if (S == 1) {
-        snprintf(buf, len, "stride 1 along every dimension: one phase, nothing to fold");
+        if (inner == CONVT_FOLD_ALL || inner >= p->dims)
+            snprintf(buf, len, "stride 1 along every dimension: one phase, nothing to fold");
+        else if (inner == 1)
+            snprintf(buf, len, "stride 1 along the innermost dimension: one phase there, nothing "
+                     "to fold");
+        else
+            snprintf(buf, len, "stride 1 along the %d innermost dimensions: one phase there, "
+                     "nothing to fold", inner);
         return buf;
     }
     if (S > CONVT_FOLD_MAX_PHASES) {
@@ -57,11 +70,13 @@ const char *convt_fold_check(const convt_problem *p, char *buf, size_t len)
     return NULL;
 }
 
-convt_problem convt_fold_problem(const convt_problem *p)
+convt_problem convt_fold_problem(const convt_problem *p, int inner)
 {
     convt_problem f = *p;
     int64_t S = 1;
     for (int d = 0; d < p->dims; d++) {
+        if (!convt_fold_folds(p, inner, d))
+            continue;
         S *= p->stride[d];
         f.k[d] = whole_strides(p->k[d], p->stride[d]);
         f.stride[d] = 1;
@@ -82,17 +97,22 @@ static int ceil_log2(int v)
     return k;
 }
 
-convt_fold convt_fold_of(const convt_problem *p)
+convt_fold convt_fold_of(const convt_problem *p, int inner)
 {
     const convt_shape3 s = convt_problem_as_3d(p);
+    const int lead = 3 - p->dims; /* convt_problem_as_3d's: p's dimension d is s's d + lead */
     convt_fold f;
     f.S = 1;
     for (int d = 0; d < 3; d++) {
-        f.s[d] = (int)s.stride[d];
+        /* a dimension left alone (a partial fold's, or one convt_problem_as_3d
+         * adds) maps each output to itself: stride and pad stay in the
+         * folded problem */
+        const bool folded = d >= lead && convt_fold_folds(p, inner, d - lead);
+        f.s[d] = folded ? (int)s.stride[d] : 1;
         f.lg[d] = ceil_log2(f.s[d]);
         f.k[d] = (int)s.k[d];
-        f.m[d] = (int)whole_strides(s.k[d], s.stride[d]);
-        f.pad[d] = (int)s.pad[d];
+        f.m[d] = (int)whole_strides(s.k[d], f.s[d]);
+        f.pad[d] = folded ? (int)s.pad[d] : 0;
         f.out[d] = (int)s.out[d];
         f.S *= f.s[d];
     }
@@ -105,7 +125,7 @@ convt_fold convt_fold_of(const convt_problem *p)
 
 convt_fold convt_fold_identity(const convt_problem *p)
 {
-    convt_fold f = convt_fold_of(p); /* k, pad, out, ktaps and cout_g as p has them */
+    convt_fold f = convt_fold_of(p, CONVT_FOLD_ALL); /* k, pad, out, ktaps and cout_g as p has them */
     f.S = 1;
     f.lgS = 0;
     for (int d = 0; d < 3; d++) {

@@ -74,17 +74,39 @@ typedef struct convt_fold {
     int64_t out_plane;     /* out[0] * out[1] * out[2] */
 } convt_fold;
 
-/* NULL when p folds: dilation 1, S in 2..CONVT_FOLD_MAX_PHASES, out_pad[d]
- * <= pad[d] + m[d]*s[d] - k[d] (else Y would not cover y's last outputs),
+/* Which dimensions a fold folds: `inner`, the count of p's innermost
+ * dimensions folded, or CONVT_FOLD_ALL for every one
+ * (polyphase_wgmma_fold_tf32). A partial fold (polyphase_wgmma_fold_inner_tf32)
+ * leaves the outer dimensions as they are, their stride, pad, out_pad,
+ * dilation and kernel kept in the folded problem, whose phases along them
+ * the kernels run apart as for any strided problem; along those
+ * dimensions the fold's map is the identity (s = 1, m = k, pad 0). So a
+ * 3-D k 3, stride 2 layer folded along its innermost dimension alone is 3
+ * of 4 taps w's own, where folded whole it is 27 of 64 (below
+ * CONVT_FOLD_MIN_PRESENT), and each of its 4 phase classes stages its
+ * input once for 2 phases, where apart each of 8 phases stages it. */
+#define CONVT_FOLD_ALL 0
+
+/* Whether p's dimension d (0 .. dims - 1) is folded by a fold of `inner`. */
+CONVT_HD bool convt_fold_folds(const convt_problem *p, int inner, int d)
+{
+    return inner == CONVT_FOLD_ALL || d >= p->dims - inner;
+}
+
+/* NULL when p folds along its `inner` innermost dimensions (every one for
+ * CONVT_FOLD_ALL): along each folded one dilation 1 and out_pad[d] <=
+ * pad[d] + m[d]*s[d] - k[d] (else Y would not cover y's last outputs); S,
+ * the folded dimensions' strides' product, in 2..CONVT_FOLD_MAX_PHASES;
  * and at least CONVT_FOLD_MIN_PRESENT of the padded kernel's taps w's own;
  * otherwise a sentence in buf. */
-const char *convt_fold_check(const convt_problem *p, char *buf, size_t len);
+const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_t len);
 
-/* The folded problem (stride 1, pad 0, out_pad 0, kernel m, cout * S
- * output channels; groups, images, input and bias flag kept) and the
- * fold's description. p must pass convt_fold_check. */
-convt_problem convt_fold_problem(const convt_problem *p);
-convt_fold convt_fold_of(const convt_problem *p);
+/* The folded problem (along the folded dimensions stride 1, pad 0,
+ * out_pad 0, kernel m; the others as p has them; cout * S output channels;
+ * groups, images, input and bias flag kept) and the fold's description.
+ * p must pass convt_fold_check with the same `inner`. */
+convt_problem convt_fold_problem(const convt_problem *p, int inner);
+convt_fold convt_fold_of(const convt_problem *p, int inner);
 /* The identity fold of any problem (S = 1, s = 1, m = k): its weight index
  * is w's own, (ci * cout_g + co) * ktaps + tap, so the weight image's
  * kernel reads every wgmma variant's weights through one map. */
@@ -211,7 +233,8 @@ CONVT_HD int64_t convt_fold_weight_index(const convt_fold *f, int64_t ci, int cf
 
 /* Where Y's position (t0, t1, t2) of phase ph goes in its original
  * channel's plane: true and *off, or false where that is outside y (the
- * pad's outputs before 0 and past out). */
+ * pad's outputs before 0 and past out). Along a dimension a partial fold
+ * leaves alone, t is y's own output index (s = 1, ph 0, pad 0). */
 CONVT_HD bool convt_fold_output(const convt_fold *f, const int ph[3], int t0, int t1, int t2,
                                 int64_t *off)
 {
