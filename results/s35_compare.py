@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Session 35's comparison tables, from the committed records: for each
-layer, the best TF32 launch of a group of variants (the padded fold, split-K's
-balanced cut, the other own variants, cuDNN and PyTorch), median ms.
+"""Sessions 35's and 36's comparison tables, from the committed records: for
+each layer, the best TF32 launch of a group of variants (the padded fold,
+split-K's balanced cut or the partial fold, the other own variants, cuDNN
+and PyTorch), median ms.
 
   python3 results/s35_compare.py results/h100-2026-11-27-s35-fold-padded-probe.json.gz fold
   python3 results/s35_compare.py results/h100-2026-11-27-s35-balance-probe.json.gz balance
+  python3 results/s35_compare.py results/h100-2026-11-27-s36-fold-inner-probe-merged.json.gz inner
 """
 import collections
 import gzip
@@ -16,6 +18,8 @@ def group(record, mode):
     v, key = record["variant"], record.get("launch_key", "")
     if v.startswith("cudnn") or v.startswith("torch"):
         return "vendor"
+    if mode == "inner" and v == "polyphase_wgmma_fold_inner_tf32":
+        return "inner"
     if mode == "fold" and ("fold" in v or "fold=1" in key):
         return "fold"
     if mode == "balance" and v == "polyphase_wgmma_splitk_tf32" and "ksplit=1" in key:
