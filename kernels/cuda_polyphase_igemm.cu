@@ -1647,9 +1647,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "quarter of a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
-    if (k.plane == 1 && k.fold && k.fold_dims == CONVT_FOLD_ALL) {
-        snprintf(why, why_len, "plane = 1 is for the stride phases apart (fold = 0): the folded "
-                 "kernels stage a tap row at a time");
+    if (k.plane == 1 && k.fold_knob == 1) { /* the partial fold takes planes; split-K's fold does not */
+        snprintf(why, why_len, "plane = 1 is for the stride phases apart (fold = 0): split-K's "
+                 "folded kernels stage a tap row at a time");
         return false;
     }
     if (k.persist != 0 && k.persist != 1) {
