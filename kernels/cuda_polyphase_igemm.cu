@@ -979,8 +979,9 @@ struct wg_knobs {
                         * (convt_wg_segment_phases); 0 for every other variant */
     bool inplace;      /* polyphase_wgmma_fold_inplace_tf32: folded, each stage's weights a
                         * TMA box of w itself (src/lib/fold_box.h), no weight image */
-    int64_t fold_dims; /* the innermost dimensions a fold folds: polyphase_wgmma_fold_inner_tf32's
-                        * knob fold_dims, CONVT_FOLD_ALL for every other variant */
+    int64_t fold_dims; /* the innermost dimensions a fold folds: the knob fold_dims of
+                        * polyphase_wgmma_fold_inner_tf32 and of split-K's fold = 1 (there 0,
+                        * CONVT_FOLD_ALL, folds every dimension); CONVT_FOLD_ALL elsewhere */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1020,7 +1021,9 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
-            inplace, fold_inner ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL};
+            inplace,
+            fold_inner || (kind == WG_SPLITK_TF32 && fold_knob == 1) ? convt_launch_get(v, l, "fold_dims")
+                                                                     : CONVT_FOLD_ALL};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1503,19 +1506,46 @@ static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t 
     return b;
 }
 
+/* The knob fold_dims as given: the innermost dimensions a partial fold
+ * folds, 1 or 2 and fewer than the shape has. Split-K's also takes 0, the
+ * whole fold (CONVT_FOLD_ALL), and only with fold = 1. */
+static bool wg_fold_dims_fit(const convt_problem *p, int64_t fold_dims, wg_variant kind,
+                             int64_t fold_knob, char *why, size_t why_len)
+{
+    const bool splitk = kind == WG_SPLITK_TF32;
+    if (splitk && fold_dims == CONVT_FOLD_ALL)
+        return true;
+    if (fold_dims >= 1 && fold_dims <= 3 && fold_dims >= p->dims) {
+        snprintf(why, why_len, "fold_dims = %lld folds every dimension of a %d-D shape: that is %s",
+                 (long long)fold_dims, p->dims,
+                 splitk ? "fold_dims = 0" : "polyphase_wgmma_fold_tf32");
+        return false;
+    }
+    if (fold_dims < 1 || fold_dims > 2) {
+        snprintf(why, why_len, "fold_dims = %lld must be %s1 or 2 (the innermost dimensions "
+                 "folded, fewer than the shape has)", (long long)fold_dims,
+                 splitk ? "0 (every dimension), " : "");
+        return false;
+    }
+    if (splitk && fold_knob != 1) {
+        snprintf(why, why_len, "fold_dims = %lld chooses the dimensions that fold = 1 folds; "
+                 "with fold = 0 the stride phases run apart", (long long)fold_dims);
+        return false;
+    }
+    return true;
+}
+
 static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                         const convt_context *ctx, char *why, size_t why_len, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
-    if (kind == WG_FOLD_INNER_TF32 && (k.fold_dims < 1 || k.fold_dims >= p_orig->dims)) {
-        if (k.fold_dims >= 1 && k.fold_dims <= 3)
-            snprintf(why, why_len, "fold_dims = %lld folds every dimension of a %d-D shape: that is "
-                     "polyphase_wgmma_fold_tf32", (long long)k.fold_dims, p_orig->dims);
-        else
-            snprintf(why, why_len, "fold_dims = %lld must be 1 or 2 (the innermost dimensions "
-                     "folded, fewer than the shape has)", (long long)k.fold_dims);
+    if (kind == WG_FOLD_INNER_TF32 &&
+        !wg_fold_dims_fit(p_orig, k.fold_dims, kind, k.fold_knob, why, why_len))
         return false;
-    }
+    if (kind == WG_SPLITK_TF32 &&
+        !wg_fold_dims_fit(p_orig, convt_launch_get(&convt_variant_polyphase_wgmma_splitk_tf32, l, "fold_dims"),
+                          kind, k.fold_knob, why, why_len))
+        return false;
     if (k.fold && convt_fold_check(p_orig, (int)k.fold_dims, why, why_len))
         return false;
     /* from here on, the problem the kernel computes */
@@ -2569,11 +2599,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 =
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
-    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32; fold 1 with fold_dims 1 or 2, polyphase_wgmma_fold_inner_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
-    .n_knobs = 10,
+    .n_knobs = 11,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64, 96, 128, 192 or 256); 0: "
                        "the width of the least predicted time, rounds of blocks x (bn + 64): "
@@ -2626,7 +2656,14 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",
                .n_defaults = 1,
                .defaults = {0}},
-              WG_KNOB_ROWS},
+              WG_KNOB_ROWS,
+              {.name = "fold_dims",
+               .help = "with fold = 1, the dimensions folded: 0 every one (the whole fold); 1 or "
+                       "2 the innermost ones alone (fewer than the shape has), the outer "
+                       "dimensions' phases run apart, as polyphase_wgmma_fold_inner_tf32, for "
+                       "short 2-D and 3-D layers whose whole fold multiplies too many zero taps",
+               .n_defaults = 3,
+               .defaults = {0, 1, 2}}},
     WG_VARIANT_FUNCTIONS(splitk),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {

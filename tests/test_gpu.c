@@ -58,7 +58,8 @@ static char dir[256];
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inplace_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inner_tf32\": {\"bn\": [0], \"bk\": [16], \"plane\": [0, 1], \"fold_dims\": [1, 2]}," \
-    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]}," \
+    "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]," \
+    "   \"fold_dims\": [0, 1]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}," \
@@ -295,6 +296,14 @@ static void variants_against_gpu_reference(void **state)
                   parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
         printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
         assert_true(stream >= 100 && parts >= 50);
+        /* split-K over a partial fold (fold 1, fold_dims 1): the random 2-D
+         * and 3-D shapes strided along their innermost dimension; supports()
+         * takes 88 of these launches (both ksplits and co_blocks), counted on
+         * the host with the described H100 of tests/test_supports.c;
+         * configs/splitk-fold-inner-check.json validates its knobs on more */
+        const int split_inner = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "fold_dims", 1);
+        printf("split-K over a partial fold: %d runs ok\n", split_inner);
+        assert_true(split_inner >= 60);
         /* column sets: the random shapes with stride 1 and 3, 5 or 7
          * taps along the innermost dimension and up to 32 output channels
          * a group, by tap rows and (2-D and 3-D, two offsets along

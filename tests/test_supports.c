@@ -88,10 +88,13 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     const int plane = convt_knob_index(v, "plane");
     const int co_block = convt_knob_index(v, "co_block");
     const int fold = convt_knob_index(v, "fold");
-    const int fold_dims = convt_knob_index(v, "fold_dims"); /* a partial fold's: fold_phases.h */
+    /* a partial fold's (fold_phases.h): the fold_inner variant's, and split-K's
+     * with fold = 1, where 0 is the whole fold (CONVT_FOLD_ALL) */
+    const int fold_dims = convt_knob_index(v, "fold_dims");
     const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
     const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32") ||
-                               !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") || fold_dims >= 0;
+                               !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") ||
+                               !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
@@ -121,9 +124,13 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool no_box = !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") &&
                             (strstr(why, "are no multiple of 4") || strstr(why, "along dimension 0") ||
                              (!folds && !strcmp(why, fold_why)));
-        /* a partial fold of every dimension is polyphase_wgmma_fold_tf32's */
+        /* a partial fold of every dimension is polyphase_wgmma_fold_tf32's (or
+         * split-K's fold_dims = 0); split-K's fold_dims > 0 needs fold = 1 */
         const bool whole_fold = fold_dims >= 0 && inner >= p->dims && strstr(why, "folds every dimension");
-        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold)
+        const bool apart_dims = fold >= 0 && l.value[fold] == 0 && fold_dims >= 0 && inner != CONVT_FOLD_ALL &&
+                                strstr(why, "chooses the dimensions that fold = 1 folds");
+        if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold &&
+            !apart_dims)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -172,6 +179,15 @@ static void every_default_launch_is_accepted(void **state)
             accepts_every_default(*v, &img);
             variants++;
             continue;
+        }
+        if (!strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
+            /* split-K's fold_dims 1 and 2 on the same short decoder volume
+             * (its whole fold refused: 27 of 64 taps are w's) */
+            convt_problem vol = convt_problem_default(3);
+            vol.n = 2, vol.cin = 24, vol.cout = 16;
+            for (int d = 0; d < 3; d++)
+                vol.in[d] = 6, vol.k[d] = 3, vol.stride[d] = 2, vol.pad[d] = 1, vol.out_pad[d] = 1;
+            accepts_every_default(*v, &vol);
         }
         /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
         if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32") &&
@@ -635,6 +651,37 @@ static void refusals_name_their_reason(void **state)
             "co_block = 256 is for more than 128 output channels per group");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 128, ws,
             "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
+    /* split-K's partial fold: fold_dims with fold = 1, fewer than the dimensions */
+    convt_problem dec3d = convt_problem_default(3); /* 2 x 8^3, 128 -> 64, k 3 stride 2 */
+    dec3d.n = 2, dec3d.cin = 128, dec3d.cout = 64;
+    for (int d = 0; d < 3; d++)
+        dec3d.in[d] = 8, dec3d.k[d] = 3, dec3d.stride[d] = 2, dec3d.pad[d] = 1, dec3d.out_pad[d] = 1;
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 0, "fold_dims", 1, ws,
+             "fold_dims = 1 chooses the dimensions that fold = 1 folds; with fold = 0 the stride "
+             "phases run apart");
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 1, "fold_dims", 3, ws,
+             "fold_dims = 3 folds every dimension of a 3-D shape: that is fold_dims = 0");
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 1, "fold_dims", 4, ws,
+             "fold_dims = 4 must be 0 (every dimension), 1 or 2");
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 1, "fold_dims", 0, ws, "zero taps");
+    refuses2("polyphase_wgmma_splitk_tf32", &p, "fold", 1, "fold_dims", 1, ws,
+             "stride 1 along the innermost dimension");
+    if (wgs) {
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wgs);
+        char why[512] = "";
+        l.value[convt_knob_index(wgs, "fold")] = 1;
+        for (int dims = 1; dims <= 2; dims++) {
+            l.value[convt_knob_index(wgs, "fold_dims")] = dims;
+            if (!wgs->supports(&dec3d, &l, &ctx, why, sizeof why))
+                fail_msg("split-K folding %d of dec3d's dimensions refused: %s", dims, why);
+            l.value[convt_knob_index(wgs, "plane")] = 1; /* its folded kernels stage tap rows */
+            if (wgs->supports(&dec3d, &l, &ctx, why, sizeof why) ||
+                !strstr(why, "plane = 1 is for the stride phases apart"))
+                fail_msg("split-K folding %d dimensions with plane = 1: \"%s\"", dims, why);
+            l.value[convt_knob_index(wgs, "plane")] = 0;
+        }
+    }
     refuses2("polyphase_wgmma_splitk_tf32", &short_many, "co_block", 256, "bn", 192, ws,
              "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at co_block = 256 "
              "with split-K");
