@@ -2634,14 +2634,20 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "of the stages cut, into parts of at most it, every tile and part to the "
                        "least loaded block, the longest first (phases of unequal taps: k 3 at "
                        "stride 2 in 3-D), refused where it would cut none (src/lib/split_k.h). "
-                       "Defaults 2 and 4: on the H100 (session 28) stream-K won no layer of "
+                       "Defaults 2, 4, 1 and 0: on the H100 (session 28) stream-K won no layer of "
                        "realistic, unseen or splitk-short, its best against parts vol3d_k3_s2_4cube "
                        "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606); balance (session 35) beat the "
                        "unsplit kernels on 2 of the 14 layers it was admitted to (a 2-D k 3 stride 2 "
                        "layer of 8 x 8 inputs, 512 -> 256 channels: 0.0327 ms against 0.0419) and "
-                       "lost the rest, the 8 of unseen and realistic among them, by 6% to 2.5x",
-               .n_defaults = 2,
-               .defaults = {2, 4}},
+                       "lost the rest, the 8 of unseen and realistic among them, by 6% to 2.5x; in "
+                       "session 37's probe of short layers of many channels (configs/splitk-fold-"
+                       "inner-probe.json) balance was the fastest launch of all on a 4^3 volume of "
+                       "512 -> 256 channels (0.0404 ms; 4 parts 0.0499, cuDNN 0.0531) and that 8 x 8 "
+                       "layer (0.0325; 3 parts 0.0342), stream-K the fastest own on a 12^3 volume "
+                       "of 256 -> 128 (0.0531; unsplit 0.0570, cuDNN 0.0507): the sweep's defaults "
+                       "try both where they are admitted (one round of tiles or fewer, a tile to cut)",
+               .n_defaults = 4,
+               .defaults = {2, 4, 1, 0}},
               {.name = "co_block",
                .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
                        "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "
@@ -2661,9 +2667,14 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                .help = "with fold = 1, the dimensions folded: 0 every one (the whole fold); 1 or "
                        "2 the innermost ones alone (fewer than the shape has), the outer "
                        "dimensions' phases run apart, as polyphase_wgmma_fold_inner_tf32, for "
-                       "short 2-D and 3-D layers whose whole fold multiplies too many zero taps",
-               .n_defaults = 3,
-               .defaults = {0, 1, 2}}},
+                       "short 2-D and 3-D layers whose whole fold multiplies too many zero taps. "
+                       "Default 0 alone: on the H100 (session 37, configs/splitk-fold-inner-probe.json) "
+                       "a split partial fold was the fastest launch on none of 10 short volumes and "
+                       "images of 64 to 512 channels (dec3d_c128to64: 0.0796 ms by balance along 1 "
+                       "dimension, the partial fold unsplit 0.0645, cuDNN 0.0561): the parts' atomic "
+                       "sums cost more than the shorter walks gain",
+               .n_defaults = 1,
+               .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(splitk),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
