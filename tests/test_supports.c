@@ -148,6 +148,18 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         fail_msg("%s refused every default launch with co_block = 256", v->name);
 }
 
+/* PyTorch's 3-D decoder layer: k 3, stride 2, pad 1, out_pad 1 (a volume
+ * of in^3 inputs to twice that), which folds along one or two of its
+ * innermost dimensions but not whole (27 of 64 padded taps are w's). */
+static convt_problem decoder_volume(int64_t n, int64_t cin, int64_t cout, int64_t in)
+{
+    convt_problem p = convt_problem_default(3);
+    p.n = n, p.cin = cin, p.cout = cout;
+    for (int d = 0; d < 3; d++)
+        p.in[d] = in, p.k[d] = 3, p.stride[d] = 2, p.pad[d] = 1, p.out_pad[d] = 1;
+    return p;
+}
+
 static void every_default_launch_is_accepted(void **state)
 {
     (void)state;
@@ -168,13 +180,11 @@ static void every_default_launch_is_accepted(void **state)
              * PyTorch's decoder layer, k 3 stride 2, folded along one or two
              * innermost dimensions, and a 2-D one of 80 channels (160 folded,
              * co_block = 256 runs) */
-            convt_problem vol = convt_problem_default(3), img = convt_problem_default(2);
-            vol.n = 2, vol.cin = 24, vol.cout = 16, img.n = 2, img.cin = 16, img.cout = 80;
-            for (int d = 0; d < 3; d++) {
-                vol.in[d] = 6, vol.k[d] = 3, vol.stride[d] = 2, vol.pad[d] = 1, vol.out_pad[d] = 1;
-                if (d < 2)
-                    img.in[d] = 12, img.k[d] = 3, img.stride[d] = 2, img.pad[d] = 1, img.out_pad[d] = 1;
-            }
+            const convt_problem vol = decoder_volume(2, 24, 16, 6);
+            convt_problem img = convt_problem_default(2);
+            img.n = 2, img.cin = 16, img.cout = 80;
+            for (int d = 0; d < 2; d++)
+                img.in[d] = 12, img.k[d] = 3, img.stride[d] = 2, img.pad[d] = 1, img.out_pad[d] = 1;
             accepts_every_default(*v, &vol);
             accepts_every_default(*v, &img);
             variants++;
@@ -183,10 +193,7 @@ static void every_default_launch_is_accepted(void **state)
         if (!strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
             /* split-K's fold_dims 1 and 2 on the same short decoder volume
              * (its whole fold refused: 27 of 64 taps are w's) */
-            convt_problem vol = convt_problem_default(3);
-            vol.n = 2, vol.cin = 24, vol.cout = 16;
-            for (int d = 0; d < 3; d++)
-                vol.in[d] = 6, vol.k[d] = 3, vol.stride[d] = 2, vol.pad[d] = 1, vol.out_pad[d] = 1;
+            const convt_problem vol = decoder_volume(2, 24, 16, 6);
             accepts_every_default(*v, &vol);
         }
         /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
@@ -652,10 +659,7 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "co_block", 128, ws,
             "co_block = 128 must be 0 (64 or 128 output channels a block, by the channels) or 256");
     /* split-K's partial fold: fold_dims with fold = 1, fewer than the dimensions */
-    convt_problem dec3d = convt_problem_default(3); /* 2 x 8^3, 128 -> 64, k 3 stride 2 */
-    dec3d.n = 2, dec3d.cin = 128, dec3d.cout = 64;
-    for (int d = 0; d < 3; d++)
-        dec3d.in[d] = 8, dec3d.k[d] = 3, dec3d.stride[d] = 2, dec3d.pad[d] = 1, dec3d.out_pad[d] = 1;
+    const convt_problem dec3d = decoder_volume(2, 128, 64, 8);
     refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 0, "fold_dims", 1, ws,
              "fold_dims = 1 chooses the dimensions that fold = 1 folds; with fold = 0 the stride "
              "phases run apart");
@@ -757,24 +761,20 @@ static void refusals_name_their_reason(void **state)
     refuses2("polyphase_wgmma_splitk_tf32", &vocoder, "bn", 64, "ksplit", 1, ws,
              "ksplit = 1 (balance) cuts the tiles longer than the SMs' even share of the stages: here the "
              "longest has 8 stages");
-    if (convt_variant_find("polyphase_wgmma_splitk_tf32")) {
+    if (wgs) {
         /* 3-D k 3 at stride 2 (phases of 1 to 8 taps), 2 x 16^3 inputs of
          * 128 channels to 64: the 8-tap phase's tiles are longer than the
          * share, so balance takes it, fold 0 (this layer does not fold) */
-        const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
-        convt_problem dec3d = convt_problem_default(3);
-        dec3d.n = 2, dec3d.cin = 128, dec3d.cout = 64;
-        for (int d = 0; d < 3; d++)
-            dec3d.in[d] = 16, dec3d.k[d] = 3, dec3d.stride[d] = 2, dec3d.pad[d] = 1, dec3d.out_pad[d] = 1;
+        const convt_problem dec3d_16 = decoder_volume(2, 128, 64, 16);
         convt_context ctx = ctx_with(ws);
         convt_launch l = convt_launch_first_default(wgs);
         l.value[convt_knob_index(wgs, "fold")] = 0;
         l.value[convt_knob_index(wgs, "ksplit")] = 1;
         char why[512] = "";
-        if (!wgs->supports(&dec3d, &l, &ctx, why, sizeof why))
+        if (!wgs->supports(&dec3d_16, &l, &ctx, why, sizeof why))
             fail_msg("balance refused 3-D k 3 at stride 2: %s", why);
         l.value[convt_knob_index(wgs, "ksplit")] = 2; /* 160 tiles or more: parts are refused */
-        assert_false(wgs->supports(&dec3d, &l, &ctx, why, sizeof why));
+        assert_false(wgs->supports(&dec3d_16, &l, &ctx, why, sizeof why));
         assert_non_null(strstr(why, "split-K is for shapes of few tiles"));
     }
     if (wgf) {
