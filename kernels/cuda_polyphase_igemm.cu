@@ -1507,8 +1507,9 @@ static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t 
 }
 
 /* The knob fold_dims as given: the innermost dimensions a partial fold
- * folds, 1 or 2 and fewer than the shape has. Split-K's also takes 0, the
- * whole fold (CONVT_FOLD_ALL), and only with fold = 1. */
+ * folds, 1 or 2 and fewer than the shape has. Split-K's also takes 0 (the
+ * whole fold with fold = 1, CONVT_FOLD_ALL; nothing folded with fold = 0),
+ * and 1 or 2 only with fold = 1 (its caller checks fold first). */
 static bool wg_fold_dims_fit(const convt_problem *p, int64_t fold_dims, wg_variant kind,
                              int64_t fold_knob, char *why, size_t why_len)
 {
@@ -1542,7 +1543,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (kind == WG_FOLD_INNER_TF32 &&
         !wg_fold_dims_fit(p_orig, k.fold_dims, kind, k.fold_knob, why, why_len))
         return false;
-    if (kind == WG_SPLITK_TF32 &&
+    /* a fold other than 0 or 1 is refused below, by its own reason */
+    if (kind == WG_SPLITK_TF32 && (k.fold_knob == 0 || k.fold_knob == 1) &&
         !wg_fold_dims_fit(p_orig, convt_launch_get(&convt_variant_polyphase_wgmma_splitk_tf32, l, "fold_dims"),
                           kind, k.fold_knob, why, why_len))
         return false;
@@ -1677,7 +1679,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "quarter of a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
-    if (k.plane == 1 && k.fold_knob == 1) { /* the partial fold takes planes; split-K's fold does not */
+    if (k.plane == 1 && k.fold_knob == 1) { /* fold_inner takes planes; split-K's folds, whole or
+                                              * partial, are not validated with them */
         snprintf(why, why_len, "plane = 1 is for the stride phases apart (fold = 0): split-K's "
                  "folded kernels stage a tap row at a time");
         return false;
@@ -2599,7 +2602,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 =
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
-    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32; fold 1 with fold_dims 1 or 2, polyphase_wgmma_fold_inner_tf32) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32; fold 1 with fold_dims 1 or 2, polyphase_wgmma_fold_inner_tf32 by tap rows) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = false, /* the parts add in the order they finish */
@@ -2621,7 +2624,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
               {.name = "fold",
                .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (output channels as "
                        "M); 1: folded into the output channels, as polyphase_wgmma_fold_tf32 "
-                       "(dilation 1; kernels padded with zero taps to whole strides)",
+                       "(dilation 1; kernels padded with zero taps to whole strides), or with "
+                       "fold_dims 1 or 2 along the innermost dimensions alone, as "
+                       "polyphase_wgmma_fold_inner_tf32 (dilation 1 there; tap rows only)",
                .n_defaults = 2,
                .defaults = {0, 1}},
               {.name = "ksplit",
@@ -2671,8 +2676,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "Default 0 alone: on the H100 (session 37, configs/splitk-fold-inner-probe.json) "
                        "a split partial fold was the fastest launch on none of 10 short volumes and "
                        "images of 64 to 512 channels (dec3d_c128to64: 0.0796 ms by balance along 1 "
-                       "dimension, the partial fold unsplit 0.0645, cuDNN 0.0561): the parts' atomic "
-                       "sums cost more than the shorter walks gain",
+                       "dimension, the partial fold unsplit 0.0645, cuDNN 0.0561); the suspect, not "
+                       "measured: the parts' atomic sums into an output of 17 MB",
                .n_defaults = 1,
                .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(splitk),

@@ -296,14 +296,16 @@ static void variants_against_gpu_reference(void **state)
                   parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
         printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
         assert_true(stream >= 100 && parts >= 50);
-        /* split-K over a partial fold (fold 1, fold_dims 1): the random 2-D
-         * and 3-D shapes strided along their innermost dimension; supports()
-         * takes 88 of these launches (both ksplits and co_blocks), counted on
-         * the host with the described H100 of tests/test_supports.c;
-         * configs/splitk-fold-inner-check.json validates its knobs on more */
+        /* split-K over a partial fold (fold 1, fold_dims 1): the 2-D and
+         * 3-D shapes strided along their innermost dimension. Session 37's
+         * run had 132 ok, 88 of them on the random shapes (supports() takes
+         * those 88 on the host too, with the described H100 of
+         * tests/test_supports.c), the rest on the sweeps. Every run is
+         * checked against the reference above; configs/splitk-fold-inner-check.json
+         * validates the knobs on more */
         const int split_inner = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "fold_dims", 1);
         printf("split-K over a partial fold: %d runs ok\n", split_inner);
-        assert_true(split_inner >= 60);
+        assert_true(split_inner >= 100);
         /* column sets: the random shapes with stride 1 and 3, 5 or 7
          * taps along the innermost dimension and up to 32 output channels
          * a group, by tap rows and (2-D and 3-D, two offsets along

@@ -191,8 +191,10 @@ static void every_default_launch_is_accepted(void **state)
             continue;
         }
         if (!strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
-            /* split-K's fold_dims 1 and 2 on the same short decoder volume
-             * (its whole fold refused: 27 of 64 taps are w's) */
+            /* split-K's defaults (fold_dims 0 alone) on the same short
+             * decoder volume: its whole fold refused (27 of 64 taps are
+             * w's), the rest run; fold_dims 1 and 2 are taken below
+             * (refusals_name_their_reason) */
             const convt_problem vol = decoder_volume(2, 24, 16, 6);
             accepts_every_default(*v, &vol);
         }
@@ -668,18 +670,34 @@ static void refusals_name_their_reason(void **state)
     refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 1, "fold_dims", 4, ws,
              "fold_dims = 4 must be 0 (every dimension), 1 or 2");
     refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 1, "fold_dims", 0, ws, "zero taps");
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 0, "fold_dims", 2, ws,
+             "fold_dims = 2 chooses the dimensions that fold = 1 folds");
+    refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 2, "fold_dims", 1, ws, "fold = 2 must be 0");
     refuses2("polyphase_wgmma_splitk_tf32", &p, "fold", 1, "fold_dims", 1, ws,
              "stride 1 along the innermost dimension");
     if (wgs) {
         convt_context ctx = ctx_with(ws);
         convt_launch l = convt_launch_first_default(wgs);
         char why[512] = "";
+        /* the partial fold fold_inner runs, split: its workspace is that
+         * variant's weight image of the same fold, bk and channel block */
+        const convt_variant *wgi_inner = convt_variant_find("polyphase_wgmma_fold_inner_tf32");
+        convt_launch li = convt_launch_first_default(wgi_inner);
         l.value[convt_knob_index(wgs, "fold")] = 1;
+        li.value[convt_knob_index(wgi_inner, "bk")] = l.value[convt_knob_index(wgs, "bk")];
+        li.value[convt_knob_index(wgi_inner, "co_block")] = l.value[convt_knob_index(wgs, "co_block")];
         for (int dims = 1; dims <= 2; dims++) {
             l.value[convt_knob_index(wgs, "fold_dims")] = dims;
-            if (!wgs->supports(&dec3d, &l, &ctx, why, sizeof why))
-                fail_msg("split-K folding %d of dec3d's dimensions refused: %s", dims, why);
-            l.value[convt_knob_index(wgs, "plane")] = 1; /* its folded kernels stage tap rows */
+            li.value[convt_knob_index(wgi_inner, "fold_dims")] = dims;
+            for (int ks = 0; ks <= 2; ks += 2) { /* stream-K and 2 parts */
+                l.value[convt_knob_index(wgs, "ksplit")] = ks;
+                if (!wgs->supports(&dec3d, &l, &ctx, why, sizeof why))
+                    fail_msg("split-K (ksplit %d) folding %d of dec3d's dimensions refused: %s", ks,
+                             dims, why);
+                assert_int_equal(wgs->workspace_size(&dec3d, &l), wgi_inner->workspace_size(&dec3d, &li));
+            }
+            assert_true(wgs->workspace_size(&dec3d, &l) > 0);
+            l.value[convt_knob_index(wgs, "plane")] = 1; /* tap rows only (not validated with planes) */
             if (wgs->supports(&dec3d, &l, &ctx, why, sizeof why) ||
                 !strstr(why, "plane = 1 is for the stride phases apart"))
                 fail_msg("split-K folding %d dimensions with plane = 1: \"%s\"", dims, why);
