@@ -980,8 +980,9 @@ struct wg_knobs {
     bool inplace;      /* polyphase_wgmma_fold_inplace_tf32: folded, each stage's weights a
                         * TMA box of w itself (src/lib/fold_box.h), no weight image */
     int64_t fold_dims; /* the innermost dimensions a fold folds: the knob fold_dims of
-                        * polyphase_wgmma_fold_inner_tf32 and of split-K's fold = 1 (there 0,
-                        * CONVT_FOLD_ALL, folds every dimension); CONVT_FOLD_ALL elsewhere */
+                        * polyphase_wgmma_fold_inner_tf32 and of split-K (there 0,
+                        * CONVT_FOLD_ALL, folds every dimension; read only where fold is
+                        * 1); CONVT_FOLD_ALL elsewhere */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1022,8 +1023,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace,
-            fold_inner || (kind == WG_SPLITK_TF32 && fold_knob == 1) ? convt_launch_get(v, l, "fold_dims")
-                                                                     : CONVT_FOLD_ALL};
+            fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1540,13 +1540,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                         const convt_context *ctx, char *why, size_t why_len, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
-    if (kind == WG_FOLD_INNER_TF32 &&
+    /* split-K's fold other than 0 or 1 is refused below, by its own reason */
+    if ((kind == WG_FOLD_INNER_TF32 || (kind == WG_SPLITK_TF32 && (k.fold_knob == 0 || k.fold_knob == 1))) &&
         !wg_fold_dims_fit(p_orig, k.fold_dims, kind, k.fold_knob, why, why_len))
-        return false;
-    /* a fold other than 0 or 1 is refused below, by its own reason */
-    if (kind == WG_SPLITK_TF32 && (k.fold_knob == 0 || k.fold_knob == 1) &&
-        !wg_fold_dims_fit(p_orig, convt_launch_get(&convt_variant_polyphase_wgmma_splitk_tf32, l, "fold_dims"),
-                          kind, k.fold_knob, why, why_len))
         return false;
     if (k.fold && convt_fold_check(p_orig, (int)k.fold_dims, why, why_len))
         return false;
