@@ -983,6 +983,8 @@ struct wg_knobs {
                         * polyphase_wgmma_fold_inner_tf32 and of split-K (there 0,
                         * CONVT_FOLD_ALL, folds every dimension; read only where fold is
                         * 1); CONVT_FOLD_ALL elsewhere */
+    int64_t resident;  /* ping-pong's knob resident: 1 keeps the whole weight image in
+                        * shared memory (RES); 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1023,7 +1025,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace,
-            fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL};
+            fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
+            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "resident") : 0};
 }
 
 /* The problem the kernel computes: the folded one for
@@ -1138,6 +1141,10 @@ struct wg_geometry {
     /* polyphase_wgmma_fold_inplace_tf32: a stage's weights, w's box
      * (wg_inplace_stage_share); 0 otherwise (the image's tap tiles) */
     int64_t box_bytes;
+    /* resident weights (knob resident): the image's tap tiles
+     * (wg_image_slots), which shared memory holds beside the stages; 0
+     * otherwise */
+    int64_t res_slots;
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
@@ -1160,8 +1167,11 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t kg = (size_t)k.bk / 4;
     gm->bn = bn;
     gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
-    const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : (size_t)gm->ntw_max * kg * (gm->w_rows * 16 + k.kpad);
-    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * (kg * (gm->r_alloc * 16 + k.kpad) + weights);
+    const size_t wtap = kg * (gm->w_rows * 16 + k.kpad); /* a tap tile's bytes */
+    /* a stage's weights: w's box, its tap tiles, or none (the image resident) */
+    const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : gm->res_slots ? 0 : (size_t)gm->ntw_max * wtap;
+    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * (kg * (gm->r_alloc * 16 + k.kpad) + weights) +
+                            (size_t)wg_resident_bytes(gm->res_slots, (int64_t)wtap);
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
@@ -1297,6 +1307,9 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     }
     gm->co_blocks = convt_ceil_div(cout_g, gm->w_rows);
     const int64_t co_tiles = gm->co_blocks * p->groups;
+    gm->res_slots = k.resident ? wg_image_slots((int)p->groups, (int)gm->co_blocks, gm->taps_total,
+                                                (int)convt_ceil_div(p->cin / p->groups, k.bk))
+                               : 0;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
@@ -1686,6 +1699,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (long long)k.persist);
         return false;
     }
+    if (k.resident != 0 && k.resident != 1) {
+        snprintf(why, why_len, "resident = %lld must be 0 (each stage copies its taps' weights) or 1 "
+                 "(the whole weight image copied once into shared memory)", (long long)k.resident);
+        return false;
+    }
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
                  ctx->dev->cc_major, ctx->dev->cc_minor);
@@ -1750,6 +1768,18 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
                  "offsets along dimension 1 (a 1-D shape, or one such tap per phase)");
+        return false;
+    }
+    if (gm.smem > ctx->dev->smem_per_block_optin && gm.res_slots) {
+        const int64_t kg = k.bk / 4;
+        snprintf(why, why_len,
+                 "resident = 1 needs %.1f KiB of shared memory: the weight image (%lld tap tiles of %lld "
+                 "input channels x %d output channels) is %.1f KiB beside %lld stages of %.1f KiB; the "
+                 "device allows %.1f KiB (fewer stages, a smaller bk or resident = 0)",
+                 gm.smem / 1024.0, (long long)gm.res_slots, (long long)k.bk, gm.w_rows,
+                 wg_resident_bytes(gm.res_slots, kg * (gm.w_rows * 16 + k.kpad)) / 1024.0,
+                 (long long)k.stages, kg * (gm.r_alloc * 16 + k.kpad) / 1024.0,
+                 ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
     if (gm.smem > ctx->dev->smem_per_block_optin) {
@@ -1974,10 +2004,10 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_pingpong_kernel_bn##BN(bk, k.seg > 0);
+    case BN: return wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_pingpong_kernel_bn256(bk, k.seg > 0);
+        default: return wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
         }
     }
     if (wg_split(k))
@@ -2772,7 +2802,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 7,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -2800,7 +2830,15 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                        "of one segment and tap planes (plane = 1) stage each input row once for "
                        "all the taps with a span of a few segment rows",
                .n_defaults = 1,
-               .defaults = {0}}},
+               .defaults = {0}},
+              {.name = "resident",
+               .help = "0: each stage copies its taps' weights beside its input (one bulk copy); "
+                       "1: the whole weight image is copied once into shared memory, before the "
+                       "stages, and each stage holds only its input (refused where the image and "
+                       "the stages do not fit: the image takes 256 bytes per input channel and tap at "
+                       "kpad 0, so about 700 of them at most)",
+               .n_defaults = 2,
+               .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(pingpong),
 };
 #undef WG_KNOB_STAGES

@@ -260,6 +260,22 @@ __host__ __device__ __forceinline__ int64_t wg_weight_slot(int g, int cob, int c
            (int64_t)chunk * row_ntaps;
 }
 
+/* The weight image's tap tiles, all of them: the slot one past the last
+ * group's (resident weights, RES, copy the whole image; the host sizes its
+ * shared memory with the same count). */
+__host__ __device__ __forceinline__ int64_t wg_image_slots(int groups, int co_blocks, int taps_total,
+                                                           int chunks)
+{
+    return wg_weight_slot(groups, 0, co_blocks, taps_total, chunks, 0, 0, 0);
+}
+
+/* The resident image's bytes rounded up to 128, so that the stages after it
+ * start as aligned as they do after the tables. */
+__host__ __device__ __forceinline__ int64_t wg_resident_bytes(int64_t slots, int64_t wtap_bytes)
+{
+    return (slots * wtap_bytes + 127) / 128 * 128;
+}
+
 /* A position of a phase's flat layout (src/lib/wgmma_flat.h). */
 typedef convt_wg_cursor wg_cursor;
 
@@ -723,10 +739,18 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * stage, tap rows at bn 128). COLS (polyphase_wgmma_colsum_tf32, with NCOS):
  * the taps along a row multiply one A read from shared memory, COLS sets
  * of accumulators, summed at their column shifts in the epilogue
- * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions. */
+ * (polyphase_wgmma_colsum.cuh); its tiles are NSEG x col_out positions.
+ * RES (ping-pong's knob resident): the whole weight image stays in shared
+ * memory, copied once by the producer before its first stage, and each
+ * stage holds only its input stretch: at 64 channels a tap tile of bk
+ * channels is as large as bk channels of 64 staged positions, so a stage
+ * of a tap plane's 9 taps held more weights than input (kb57 at seg 56:
+ * 37 KB against 25, three stages at most; session 31). Where the image
+ * fits beside the stages (kb57: 144 KiB at kpad 0), the stages' L2 reads
+ * are the input's alone and a plane's stretch is one small stage. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false, bool SEG = false, bool INPLACE = false>
+          bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -757,6 +781,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!SEG || PING, "segmented rows: the ping-pong kernel's");
     static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
                   "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
+    static_assert(!RES || PING, "resident weights: the ping-pong kernel's");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -768,6 +793,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     int w_stage_bytes; /* the weights' share of a stage: their image's tap tiles, or w's box (INPLACE) */
     if constexpr (INPLACE)
         w_stage_bytes = wg_inplace_stage_bytes<W_ROWS, BK>(wa.fold);
+    else if constexpr (RES)
+        w_stage_bytes = 0; /* the whole image stays in shared memory, before the stages */
     else
         w_stage_bytes = wa.ntw_max * wtap_bytes;
     const int stage_bytes = in_bytes + w_stage_bytes;
@@ -799,6 +826,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         fence_proxy_async();
         if constexpr (CLUSTER > 1)
             fence_mbarrier_init_cluster();
+        if constexpr (RES)
+            mbar_init(empty + WG_MAX_STAGES, 1); /* the resident image: the producer's one arrival */
     }
     /* Launched with programmatic stream serialization: the block may start
      * while the weight repack before it (pack_weights_stages, or the
@@ -816,9 +845,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int crank = CLUSTER > 1 ? wg_cluster_rank() : 0;
     const int walk0 = CLUSTER > 1 ? wg_cluster_index() : 0;
     const int walk_step = CLUSTER > 1 ? wg_cluster_count() : 0;
-    unsigned char *stages_base = wg_smem + wa.tables_bytes;
-    unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
     const int chunks = (a.cin_g + BK - 1) / BK;
+    /* RES: the whole weight image (every group's, block's, tap's and
+     * chunk's tiles, wg_weight_slot) after the tables, copied once; its
+     * barrier after the stages' */
+    unsigned char *res_base = wg_smem + wa.tables_bytes;
+    uint64_t *res_full = empty + WG_MAX_STAGES;
+    const int64_t res_image = RES ? wg_image_slots(wa.groups, wa.co_blocks, wa.taps_total, chunks) * wtap_bytes : 0;
+    unsigned char *stages_base = res_base + (RES ? wg_resident_bytes(res_image / wtap_bytes, wtap_bytes) : 0);
+    unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
 
     /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
@@ -855,6 +890,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         int ip_row = -1, ip_x0 = 0;
         if constexpr (INPLACE)
             ip_box = wg_inplace_box_bytes<W_ROWS, BK>(wa.fold);
+        if (RES && tid == 0) {
+            /* the image, in copies of up to 32 KiB, announced before they land */
+            mbar_expect_tx(res_full, (unsigned)res_image);
+            for (int64_t o = 0; o < res_image; o += 32768)
+                bulk_copy_to_shared(res_base + o, (const unsigned char *)wk + o,
+                                    (unsigned)(res_image - o < 32768 ? res_image - o : 32768), res_full);
+            mbar_arrive(res_full);
+        }
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
@@ -900,7 +943,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                         wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }
-                } else if (tid == 0) {
+                } else if (!RES && tid == 0) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */
                     const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
@@ -1034,6 +1077,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
     wg_ring ring = {0, 0u, false};
+    if constexpr (RES)
+        mbar_wait(res_full, 0u); /* the resident image has landed */
     int turn = 0; /* PING: the block's tiles so far (past-the-end ones not counted) */
     WG_CLOCK_COUNTER(c_clk);
     for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
@@ -1110,7 +1155,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
                  * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
                 const unsigned char *in_t = st + wg_seg * (BN * 16);
-                const unsigned char *w_t = st + in_bytes + wg_co * (MH * WG_M * 16);
+                const unsigned char *w_t =
+                    (RES ? res_base + wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
+                                                     r.tap_begin, r.ntaps, k_ci0 / BK) * wtap_bytes
+                         : st + in_bytes) + wg_co * (MH * WG_M * 16);
                 if constexpr (INPLACE)
                     wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
                 else
@@ -1364,17 +1412,21 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
  * of width BN (WG_PINGPONG_WIDTHS) for bk 8, 16 or 32, its rows whole or
  * segmented (SEG, knob seg: wgmma_flat.h), defined by
  * WG_PINGPONG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong.cu. */
-#define WG_PING_OF(BN, BK, SEG)                                                                    \
-    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG>
-#define WG_PING_SEG_OF(BN, SEG)                                                                    \
-    (bk == 8 ? WG_PING_OF(BN, 8, SEG) : bk == 16 ? WG_PING_OF(BN, 16, SEG) : WG_PING_OF(BN, 32, SEG))
+#define WG_PING_OF(BN, BK, SEG, RES)                                                               \
+    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG, false, RES>
+#define WG_PING_SEG_OF(BN, SEG, RES)                                                               \
+    (bk == 8    ? WG_PING_OF(BN, 8, SEG, RES)                                                      \
+     : bk == 16 ? WG_PING_OF(BN, 16, SEG, RES)                                                     \
+                : WG_PING_OF(BN, 32, SEG, RES))
 #define WG_PINGPONG_KERNELS_OF_WIDTH(BN)                                                           \
-    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg)                                       \
+    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res)                             \
     {                                                                                              \
-        return seg ? WG_PING_SEG_OF(BN, true) : WG_PING_SEG_OF(BN, false);                         \
+        if (res)                                                                                   \
+            return seg ? WG_PING_SEG_OF(BN, true, true) : WG_PING_SEG_OF(BN, false, true);         \
+        return seg ? WG_PING_SEG_OF(BN, true, false) : WG_PING_SEG_OF(BN, false, false);           \
     }
 #define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
-#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg);
+#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
 #undef WG_DECLARE_PINGPONG_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the

@@ -64,7 +64,8 @@ static char dir[256];
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}," \
     "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}," \
-    "  \"polyphase_wgmma_pingpong_tf32\": {\"bn\": [0], \"bk\": [16], \"stages\": [4], \"plane\": [0]}," \
+    "  \"polyphase_wgmma_pingpong_tf32\": {\"bn\": [0], \"bk\": [16], \"stages\": [4], \"plane\": [0]," \
+    "   \"resident\": [0, 1]}," \
     "  \"rows_tma_tf32\": {\"bm\": [64], \"bk\": [16], \"stages\": [4], \"resident\": [1, 0]}"
 
 /* These tests check results, not times: one round of one unbatched launch
@@ -328,9 +329,16 @@ static void variants_against_gpu_reference(void **state)
         /* ping-pong: the random shapes with up to 64 output channels a
          * group, the two warpgroups taking each block's tiles in turn;
          * configs/pingpong-check.json validates every knob on more */
-        const int pingpong = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "plane", 0);
+        const int pingpong = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "resident", 0);
         printf("ping-pong: %d runs ok\n", pingpong);
         assert_true(pingpong >= 50);
+        /* its resident weights (resident = 1): the same shapes, wherever
+         * the whole weight image fits beside the stages (every group's
+         * and phase's tiles, read from shared memory); configs/resident-check.json
+         * validates the other knobs with it */
+        const int resident = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "resident", 1);
+        printf("ping-pong with resident weights: %d runs ok\n", resident);
+        assert_true(resident >= 100);
     }
     cJSON_Delete(doc);
 }

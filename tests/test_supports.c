@@ -73,9 +73,10 @@ static void refuses2(const char *variant, const convt_problem *p, const char *kn
     refuses_with(variant, p, 2, knobs, values, workspace, fragment);
 }
 
-/* Every default launch of v on p is accepted; but two knobs' second
- * values stage more per stage and may be refused for shared memory at the
- * wider bk, as long as some launch with that value is accepted: the wgmma
+/* Every default launch of v on p is accepted; but three knobs' second
+ * values need more shared memory and may be refused for it, as long as
+ * some launch with that value is accepted: ping-pong's resident = 1 (the
+ * whole weight image beside the stages), and, at the wider bk, the wgmma
  * variants' plane = 1 (a tap plane's weights, every tap of the phase here,
  * and a longer stretch) and co_block = 256 (the weights of 256 channels:
  * the folded and split-K kernels' knob, polyphase_wgmma_wide_tf32's every
@@ -91,11 +92,13 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     /* a partial fold's (fold_phases.h): the fold_inner variant's, and split-K's
      * with fold = 1, where 0 is the whole fold (CONVT_FOLD_ALL) */
     const int fold_dims = convt_knob_index(v, "fold_dims");
+    const int resident = convt_knob_index(v, "resident");
     const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
     const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32") ||
                                !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") ||
                                !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
+    int resident_accepted = 0, resident_tried = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -110,8 +113,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         /* the channels per group of the problem the launch computes */
         const bool folded = folds && (always_folded || (fold >= 0 && l.value[fold] == 1));
         const int64_t channels = (folded ? convt_fold_problem(p, inner).cout : p->cout) / p->groups;
+        const bool resides = resident >= 0 && l.value[resident] == 1;
         const bool may_refuse =
-            ((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory");
+            ((plane >= 0 && l.value[plane] == 1) || wide || resides) && strstr(why, "shared memory");
         const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
                              ((!folds && !strcmp(why, fold_why)) ||
@@ -136,6 +140,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
         co_block_accepted += ok && wide;
         co_block_could_run += wide && channels > 128 && !no_fold;
+        resident_accepted += ok && resides;
+        resident_tried += resides;
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == v->knobs[k].n_defaults)
             at[k--] = 0;
@@ -146,6 +152,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         fail_msg("%s refused every default launch with plane = 1", v->name);
     if (co_block_could_run > 0 && co_block_accepted == 0)
         fail_msg("%s refused every default launch with co_block = 256", v->name);
+    if (resident_tried > 0 && resident_accepted == 0)
+        fail_msg("%s refused every default launch with resident = 1", v->name);
 }
 
 /* PyTorch's 3-D decoder layer: k 3, stride 2, pad 1, out_pad 1 (a volume
@@ -425,6 +433,46 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape), 64, 128, 192 or 256 (ping-pong's compiled widths)");
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 6, ws, "stages = 6 must be 3, 4 or 5");
+    /* resident weights (knob resident): the whole image beside the stages */
+    if (wpp) {
+        convt_context ctx = ctx_with(ws);
+        char why[512] = "";
+        convt_problem kb57 = convt_problem_default(2); /* kb57's class: 64 x 9 K rows, 144 KiB at kpad 0 */
+        kb57.n = 2, kb57.cin = kb57.cout = 64, kb57.in[0] = 64, kb57.in[1] = 1024, kb57.k[0] = kb57.k[1] = 3;
+        convt_launch l = convt_launch_first_default(wpp);
+        l.value[convt_knob_index(wpp, "resident")] = 1;
+        l.value[convt_knob_index(wpp, "kpad")] = 0;
+        /* tap rows at bk 16 and 3 stages; segments of 56 by tap planes at bk 8 and 5 */
+        l.value[convt_knob_index(wpp, "bk")] = 16;
+        l.value[convt_knob_index(wpp, "stages")] = 3;
+        if (!wpp->supports(&kb57, &l, &ctx, why, sizeof why))
+            fail_msg("resident weights refused kb57's class by tap rows: %s", why);
+        l.value[convt_knob_index(wpp, "bk")] = 8;
+        l.value[convt_knob_index(wpp, "stages")] = 5;
+        l.value[convt_knob_index(wpp, "seg")] = 56;
+        l.value[convt_knob_index(wpp, "plane")] = 1;
+        if (!wpp->supports(&kb57, &l, &ctx, why, sizeof why))
+            fail_msg("resident weights refused kb57's class by segment planes: %s", why);
+        /* strided and grouped: the image of every phase and group, if it fits */
+        convt_problem grouped = plain();
+        grouped.groups = 2;
+        l = convt_launch_first_default(wpp);
+        l.value[convt_knob_index(wpp, "resident")] = 1;
+        if (!wpp->supports(&grouped, &l, &ctx, why, sizeof why))
+            fail_msg("resident weights refused a small grouped strided shape: %s", why);
+        /* the workspace is the image all the same */
+        convt_launch l0 = l;
+        l0.value[convt_knob_index(wpp, "resident")] = 0;
+        assert_int_equal(wpp->workspace_size(&grouped, &l), wpp->workspace_size(&grouped, &l0));
+    }
+    convt_problem kb65 = convt_problem_default(2); /* 64 x 21 K rows: 336 KiB of weights */
+    kb65.n = 2, kb65.cin = kb65.cout = 64, kb65.in[0] = 32, kb65.in[1] = 64, kb65.k[0] = 3, kb65.k[1] = 7;
+    refuses("polyphase_wgmma_pingpong_tf32", &kb65, "resident", 1, ws,
+            "resident = 1 needs ");
+    refuses("polyphase_wgmma_pingpong_tf32", &kb65, "resident", 1, ws,
+            "the weight image (84 tap tiles of 16 input channels x 64 output channels) is 357.0 KiB");
+    refuses("polyphase_wgmma_pingpong_tf32", &dense, "resident", 2, ws,
+            "resident = 2 must be 0 (each stage copies its taps' weights) or 1");
     /* rows_tma_tf32: stride 1 along every dimension, 3, 5 or 7 taps along
      * the row, rows a multiple of 4 floats; the channel blocks as wide as
      * the sets' registers allow */
