@@ -19,7 +19,10 @@
 # that --resume finishes: carry it in the tree, copy it to $OUT/NAME.json
 # before calling this script, and pass CONVT_SWEEP_ARGS=--resume);
 # CONVT_SWEEP_ARGS adds
-# options to every sweep (e.g. "--devices all"); CONVT_SKIP_TESTS=1 skips
+# options to every sweep (e.g. "--devices all"), or with
+# CONVT_SWEEP_ARGS_ONLY="NAME ..." to the sweeps of those config names alone
+# (e.g. "--shard 1/3" for kernelbench-l1 beside a probe that runs whole: in
+# session 38 the shard cut a probe to 2 of its 11 shapes); CONVT_SKIP_TESTS=1 skips
 # the tests;
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
 # spread; CONVT_AGAIN_ARGS replaces CONVT_SWEEP_ARGS for the second, e.g.
@@ -166,8 +169,12 @@ configs=${CONVT_CONFIGS:-configs/kernelbench-l1.json}
 [ "$configs" = none ] && configs=""
 for cfg in $configs; do
   name=$(basename "$cfg" .json)
+  sweep_args=${CONVT_SWEEP_ARGS:-}
+  if [ -n "${CONVT_SWEEP_ARGS_ONLY:-}" ] && [[ " $CONVT_SWEEP_ARGS_ONLY " != *" $name "* ]]; then
+    sweep_args=""
+  fi
   timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
-    ${CONVT_SWEEP_ARGS:-} > "$OUT/$name.log" 2>&1
+    $sweep_args > "$OUT/$name.log" 2>&1
   check_rc $? "convt-bench --config $cfg"
   grep -vE '^\[' "$OUT/$name.log" | tail -45
   if [ "${CONVT_TORCH:-0}" = 1 ] && { [ -z "${CONVT_TORCH_ONLY:-}" ] || [[ " $CONVT_TORCH_ONLY " == *" $name "* ]]; }; then
@@ -181,7 +188,7 @@ for cfg in $configs; do
   if [ "${CONVT_REPEAT:-0}" = 1 ]; then
     # the same sweep again, and compare's verdict on the pair: run-to-run spread
     timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --quiet --config "$cfg" \
-      --out "$OUT/$name-again.json" ${CONVT_AGAIN_ARGS-${CONVT_SWEEP_ARGS:-}} \
+      --out "$OUT/$name-again.json" ${CONVT_AGAIN_ARGS-$sweep_args} \
       > "$OUT/$name-again.log" 2>&1 || status=1
     "$build/convt-bench" compare "$OUT/$name.json" "$OUT/$name-again.json" > "$OUT/$name-compare.txt"
     echo "compare $name vs again: exit $?"
