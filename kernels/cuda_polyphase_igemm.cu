@@ -1775,7 +1775,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         snprintf(why, why_len,
                  "resident = 1 needs %.1f KiB of shared memory: the weight image (%lld tap tiles of %lld "
                  "input channels x %d output channels) is %.1f KiB beside %lld stages of %.1f KiB; the "
-                 "device allows %.1f KiB (fewer stages, a smaller bk or resident = 0)",
+                 "device allows %.1f KiB (fewer stages, kpad = 0, a narrower bn or bk for smaller stages, or "
+                 "resident = 0)",
                  gm.smem / 1024.0, (long long)gm.res_slots, (long long)k.bk, gm.w_rows,
                  wg_resident_bytes(gm.res_slots, kg * (gm.w_rows * 16 + k.kpad)) / 1024.0,
                  (long long)k.stages, kg * (gm.r_alloc * 16 + k.kpad) / 1024.0,
@@ -2798,7 +2799,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32 = {
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .name = "polyphase_wgmma_pingpong_tf32",
-    .summary = "polyphase_wgmma_tf32 with output channels as M for up to 64 per group, its two consumer warpgroups taking a block's tiles in turn (ping-pong): one stores its tile while the other's wgmma run, where polyphase_wgmma_tf32's two store at once and the tensor cores idle (Nsight Compute, session 31: the epilogue 24% of the consumers' warp samples on kb57, 38% on kb71); each tile stages its own input stretch and weights; sm_90a builds",
+    .summary = "polyphase_wgmma_tf32 with output channels as M for up to 64 per group, its two consumer warpgroups taking a block's tiles in turn (ping-pong): one stores its tile while the other's wgmma run, where polyphase_wgmma_tf32's two store at once and the tensor cores idle (Nsight Compute, session 31: the epilogue 24% of the consumers' warp samples on kb57, 38% on kb71); each tile stages its own input stretch and weights, or with resident = 1 only its input beside the whole weight image; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
@@ -2817,7 +2818,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .defaults = {16, 32, 8}},
               {.name = "stages",
                .help = "shared-memory buffers (3, 4 or 5), shared by both warpgroups' tiles in "
-                       "the producer's order: a stage holds one tile's input and weights",
+                       "the producer's order: a stage holds one tile's input and weights (with "
+                       "resident = 1 its input alone)",
                .n_defaults = 2,
                .defaults = {4, 3}},
               WG_KNOB_KPAD,

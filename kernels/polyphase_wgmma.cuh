@@ -820,14 +820,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* each block's two consumer warpgroups; with ping-pong the one whose tile it holds */
             mbar_init(&empty[s], PING ? 1 : 2 * CLUSTER);
         }
+        if constexpr (RES)
+            mbar_init(empty + WG_MAX_STAGES, 1); /* the resident image: the producer's one arrival */
         /* the TMA engine completes transactions on the full barriers
-         * (v13's bulk copies): their initialisation made visible to the
-         * async proxy, as the CUDA Programming Guide's TMA example does */
+         * (v13's bulk copies) and on the resident image's: their
+         * initialisation made visible to the async proxy, as the CUDA
+         * Programming Guide's TMA example does */
         fence_proxy_async();
         if constexpr (CLUSTER > 1)
             fence_mbarrier_init_cluster();
-        if constexpr (RES)
-            mbar_init(empty + WG_MAX_STAGES, 1); /* the resident image: the producer's one arrival */
     }
     /* Launched with programmatic stream serialization: the block may start
      * while the weight repack before it (pack_weights_stages, or the

@@ -115,7 +115,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const int64_t channels = (folded ? convt_fold_problem(p, inner).cout : p->cout) / p->groups;
         const bool resides = resident >= 0 && l.value[resident] == 1;
         const bool may_refuse =
-            ((plane >= 0 && l.value[plane] == 1) || wide || resides) && strstr(why, "shared memory");
+            (((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory")) ||
+            (resides && strstr(why, "resident = 1 needs"));
         const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
                              ((!folds && !strcmp(why, fold_why)) ||

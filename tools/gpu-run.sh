@@ -165,14 +165,20 @@ if [ -n "${CONVT_BEFORE:-}" ]; then
   # run only if it succeeds (e.g. a check that a risky set-up is safe)
   bash -c "$CONVT_BEFORE" || { echo "CONVT_BEFORE failed: no sweep runs"; exit 1; }
 fi
+# CONVT_SWEEP_ARGS for the sweep of config name $1: all of them, or with
+# CONVT_SWEEP_ARGS_ONLY only those it names
+sweep_args_for() {
+  if [ -n "${CONVT_SWEEP_ARGS_ONLY:-}" ] && [[ " $CONVT_SWEEP_ARGS_ONLY " != *" $1 "* ]]; then
+    echo ""
+  else
+    echo "${CONVT_SWEEP_ARGS:-}"
+  fi
+}
 configs=${CONVT_CONFIGS:-configs/kernelbench-l1.json}
 [ "$configs" = none ] && configs=""
 for cfg in $configs; do
   name=$(basename "$cfg" .json)
-  sweep_args=${CONVT_SWEEP_ARGS:-}
-  if [ -n "${CONVT_SWEEP_ARGS_ONLY:-}" ] && [[ " $CONVT_SWEEP_ARGS_ONLY " != *" $name "* ]]; then
-    sweep_args=""
-  fi
+  sweep_args=$(sweep_args_for "$name")
   timeout ${CONVT_SWEEP_TIMEOUT:-480} "$build/convt-bench" --config "$cfg" --out "$OUT/$name.json" \
     $sweep_args > "$OUT/$name.log" 2>&1
   check_rc $? "convt-bench --config $cfg"
@@ -201,7 +207,7 @@ if [ "${CONVT_FAULTS:-0}" = 1 ]; then
   # planted CUDA faults (an illegal address, a kernel that never ends) beside
   # good variants: the sweep must finish, only the planted runs failed
   ninja -C "$build" convt-bench-faults >> "$OUT/build.log" 2>&1
-  timeout 300 "$build/convt-bench-faults" --config tests/data/gpu-faults.json ${CONVT_SWEEP_ARGS:-} \
+  timeout 300 "$build/convt-bench-faults" --config tests/data/gpu-faults.json $(sweep_args_for gpu-faults) \
     --out "$OUT/gpu-faults.json" > "$OUT/gpu-faults.log" 2>&1
   echo "convt-bench-faults on tests/data/gpu-faults.json: exit $? (1 expected)"
   grep -vE '^\[' "$OUT/gpu-faults.log" | grep -E 'worker|ok,' | head -12
