@@ -1145,6 +1145,9 @@ struct wg_geometry {
      * (wg_image_slots), which shared memory holds beside the stages; 0
      * otherwise */
     int64_t res_slots;
+    /* wg_size's figures: a stage's input tile and the resident image (0
+     * without one), in bytes; supports()'s refusal quotes them */
+    int64_t in_stage_bytes, res_bytes;
 };
 
 /* Output channels per block: two 64-channel halves beyond 64 per group,
@@ -1170,8 +1173,10 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t wtap = kg * (gm->w_rows * 16 + k.kpad); /* a tap tile's bytes */
     /* a stage's weights: w's box, its tap tiles, or none (the image resident) */
     const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : gm->res_slots ? 0 : (size_t)gm->ntw_max * wtap;
-    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * (kg * (gm->r_alloc * 16 + k.kpad) + weights) +
-                            (size_t)wg_resident_bytes(gm->res_slots, (int64_t)wtap);
+    gm->in_stage_bytes = (int64_t)(kg * (gm->r_alloc * 16 + k.kpad));
+    gm->res_bytes = wg_resident_bytes(gm->res_slots, (int64_t)wtap);
+    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * ((size_t)gm->in_stage_bytes + weights) +
+                            (size_t)gm->res_bytes;
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
@@ -1771,15 +1776,13 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     if (gm.smem > ctx->dev->smem_per_block_optin && gm.res_slots) {
-        const int64_t kg = k.bk / 4;
         snprintf(why, why_len,
                  "resident = 1 needs %.1f KiB of shared memory: the weight image (%lld tap tiles of %lld "
                  "input channels x %d output channels) is %.1f KiB beside %lld stages of %.1f KiB; the "
                  "device allows %.1f KiB (fewer stages, kpad = 0, a narrower bn or bk for smaller stages, or "
                  "resident = 0)",
                  gm.smem / 1024.0, (long long)gm.res_slots, (long long)k.bk, gm.w_rows,
-                 wg_resident_bytes(gm.res_slots, kg * (gm.w_rows * 16 + k.kpad)) / 1024.0,
-                 (long long)k.stages, kg * (gm.r_alloc * 16 + k.kpad) / 1024.0,
+                 gm.res_bytes / 1024.0, (long long)k.stages, gm.in_stage_bytes / 1024.0,
                  ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
