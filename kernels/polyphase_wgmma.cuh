@@ -128,6 +128,13 @@ enum {
     WG_PRODUCER_REGS = 64,
     WG_CONSUMER_REGS = 216,
     WG_MAX_STAGES = 5,
+#ifndef CONVT_WG_ISSUER_THREAD0
+    WG_ISSUER = WG_PRODUCERS - 32, /* the producer thread that issues a stage's weights: lane 0 of the last warp */
+    WG_ISSUE_OCTETS = 2,           /* the issue's cost in octets of the issuer warp's share */
+#else /* diagnostic builds (-Dcuda_args=-DCONVT_WG_ISSUER_THREAD0): as before session 39, to compare */
+    WG_ISSUER = 0,
+    WG_ISSUE_OCTETS = 0,
+#endif
     WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
 
@@ -881,12 +888,22 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * 80 (kb68) the walk cost more than the copies (SASS, v13). */
         wg_regs_dec<WG_PRODUCER_REGS>();
         WG_CLOCK_COUNTER(p_clk);
+        /* The stage's weights (one bulk copy, or INPLACE's box) are issued
+         * by lane 0 of the last warp, whose share of the octets is the
+         * smallest (the rest after three of oq): the full barrier waits for
+         * the slowest warp, and with thread 0 issuing them warp 0 carried
+         * both a full share and the issue (about 230 cycles a stage, 2.5
+         * octets' copies: session 32's stage clocks), on kb57 9 octets and
+         * the issue against warp 3's 6. The share counts the issue as
+         * WG_ISSUE_OCTETS octets of the last warp's. */
         const int octets = r_alloc / 8;
-        const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
+        const int oq = (octets + (RES ? 0 : WG_ISSUE_OCTETS) + 3) / 4, ob = min(octets, warp * oq),
+                  oe = min(octets, ob + oq);
+        const bool issuer = tid == WG_ISSUER;
         wg_ring ring = {0, 0u, false};
         /* INPLACE: the box's bytes, and the x0 of the last tap row loaded
          * (its first tap, ip_row), computed once and at a row's change:
-         * per stage, thread 0's divisions held up the stage's copies */
+         * per stage, the issuer's divisions held up the stage's copies */
         unsigned ip_box = 0;
         int ip_row = -1, ip_x0 = 0;
         if constexpr (INPLACE)
@@ -933,10 +950,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int buf = ring.buf;
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
-                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_FREE);
+                WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_FREE);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
-                if (INPLACE && tid == 0) {
+                if (INPLACE && issuer) {
                     if constexpr (INPLACE) { /* the row's box of w (wk: its tensor map) */
                         if (r.tap_begin != ip_row) {
                             ip_row = r.tap_begin;
@@ -944,7 +961,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                         wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }
-                } else if (!RES && tid == 0) {
+                } else if (!RES && issuer) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */
                     const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
@@ -962,7 +979,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         bulk_copy_to_shared(st + in_bytes, src, bytes, &full[buf]);
                     }
                 }
-                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_WEIGHTS);
+                WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_WEIGHTS);
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
                 const int ci = ci0 + lane % 4;
@@ -1045,7 +1062,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
-                WG_CLOCK(wa, tid == 0, p_clk, WG_CLK_PRODUCER_ISSUED);
+                WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_ISSUED);
                 WG_CLOCK_STEP(p_clk);
                 ci0 += BK;
                 if (ci0 >= a.cin_g) {

@@ -4,7 +4,8 @@
  *   meson setup B -Dcuda_args=-DCONVT_WG_STAGE_CLOCKS ...
  * (results/h100-2026-11-27-s32-stage-clocks*.sh, the scripts session 32
  * ran); without the macro every hook below is empty and the kernels are as
- * measured. The producer's thread 0 stamps when a stage's
+ * measured. The producer's issuing thread (WG_ISSUER: thread 0 until
+ * session 39, lane 0 of the last warp since) stamps when a stage's
  * buffer is free (past its empty barrier), when it has issued the weights'
  * bulk copy, and when its own copies are issued;
  * consumer warpgroup 0's thread 0 when it starts waiting for the stage, when

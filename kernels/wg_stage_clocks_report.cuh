@@ -12,7 +12,7 @@
  *   flight   from the producer's last issue to consumer 0 past the full
  *            barrier (the copies' latency where the consumer was waiting),
  *   empty    the producer waiting for a free buffer,
- *   weights  of the fill, the weights' bulk copy issued (thread 0's part
+ *   weights  of the fill, the weights' bulk copy issued (the issuing thread's part
  *            before its own copies: the tap row's setup and the bulk copy). */
 #pragma once
 #ifdef CONVT_WG_STAGE_CLOCKS

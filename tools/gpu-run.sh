@@ -52,6 +52,9 @@
 # CONVT_GPU_TEST_FUNCS="FILTER ..." runs test_gpu once per cmocka filter
 # (e.g. "kernelbench* variants_against_cpu*"), each under
 # CONVT_GPU_TEST_TIMEOUT seconds (default 400), logs in $OUT/test-gpu-*.log.
+# CONVT_AB_CUDA_ARGS="-DMACRO ..." then builds a second tree with those
+# cuda_args and runs the same sweeps with it (NAME-ab.json), compared with
+# the default build's: one call's A/B of a compile-time switch.
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
@@ -203,6 +206,31 @@ for cfg in $configs; do
     tail -3 "$OUT/$name-compare.txt"
   fi
 done
+if [ -n "${CONVT_AB_CUDA_ARGS:-}" ] && [ -n "$configs" ]; then
+  # A/B of a compile-time switch on one warm GPU: a second build whose CUDA
+  # code is compiled with these arguments (e.g. a diagnostic macro that
+  # restores the old behaviour, -DCONVT_WG_ISSUER_THREAD0), the same sweeps
+  # again into NAME-ab.json, and compare's verdict on them (A = the
+  # arguments' build, B = the default build)
+  ab=build-gpu-ab
+  ab_args=$(printf "'%s'," $CONVT_AB_CUDA_ARGS)
+  if [ ! -f "$ab/build.ninja" ]; then
+    meson setup "$ab" -Dcuda=enabled -Dcudnn=enabled -Dtests=disabled -Dsm="${CONVT_SM:-90}" $cudnn_opt \
+      "-Dcuda_args=[${ab_args%,}]" > "$OUT/setup-ab.log" 2>&1 || { tail -20 "$OUT/setup-ab.log"; exit 1; }
+  else
+    meson configure "$ab" "-Dcuda_args=[${ab_args%,}]" > "$OUT/setup-ab.log" 2>&1
+  fi
+  ninja -C "$ab" convt-bench > "$OUT/build-ab.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/build-ab.log" | head -40; exit 1; }
+  for cfg in $configs; do
+    name=$(basename "$cfg" .json)
+    timeout ${CONVT_SWEEP_TIMEOUT:-480} "$ab/convt-bench" --quiet --config "$cfg" --out "$OUT/$name-ab.json" \
+      $(sweep_args_for "$name") > "$OUT/$name-ab.log" 2>&1
+    check_rc $? "convt-bench --config $cfg, built with $CONVT_AB_CUDA_ARGS"
+    "$build/convt-bench" compare "$OUT/$name-ab.json" "$OUT/$name.json" > "$OUT/$name-ab-compare.txt"
+    echo "compare $name: $CONVT_AB_CUDA_ARGS (A) vs the default build (B): exit $?"
+    tail -3 "$OUT/$name-ab-compare.txt"
+  done
+fi
 if [ "${CONVT_FAULTS:-0}" = 1 ]; then
   # planted CUDA faults (an illegal address, a kernel that never ends) beside
   # good variants: the sweep must finish, only the planted runs failed
