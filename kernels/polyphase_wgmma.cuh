@@ -130,10 +130,8 @@ enum {
     WG_MAX_STAGES = 5,
 #ifndef CONVT_WG_ISSUER_THREAD0
     WG_ISSUER = WG_PRODUCERS - 32, /* the producer thread that issues a stage's weights: lane 0 of the last warp */
-    WG_ISSUE_OCTETS = 2,           /* the issue's cost in octets of the issuer warp's share */
-#else /* diagnostic builds (-Dcuda_args=-DCONVT_WG_ISSUER_THREAD0): as before session 39, to compare */
+#else /* diagnostic builds (-Dcuda_args=-DCONVT_WG_ISSUER_THREAD0): thread 0, as before session 39, to compare */
     WG_ISSUER = 0,
-    WG_ISSUE_OCTETS = 0,
 #endif
     WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
@@ -889,16 +887,17 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         wg_regs_dec<WG_PRODUCER_REGS>();
         WG_CLOCK_COUNTER(p_clk);
         /* The stage's weights (one bulk copy, or INPLACE's box) are issued
-         * by lane 0 of the last warp, whose share of the octets is the
-         * smallest (the rest after three of oq): the full barrier waits for
-         * the slowest warp, and with thread 0 issuing them warp 0 carried
-         * both a full share and the issue (about 230 cycles a stage, 2.5
-         * octets' copies: session 32's stage clocks), on kb57 9 octets and
-         * the issue against warp 3's 6. The share counts the issue as
-         * WG_ISSUE_OCTETS octets of the last warp's. */
+         * by lane 0 of the last warp (WG_ISSUER), whose share of the
+         * octets is the smallest (the rest after three of oq): the full
+         * barrier waits for the slowest warp, and with thread 0 issuing
+         * them warp 0 carried a full share and the issue (kb69 in 3xTF32:
+         * 9 octets and the issue against warp 3's 6; 3 to 6% of the dense
+         * layers' 3xTF32 time, session 39). Shares shifted further to make
+         * room for the issue (a quarter of an octet more per other warp)
+         * cost 10 to 17% where they made the other warps' shares 9 for 8
+         * (unet2d_up1). */
         const int octets = r_alloc / 8;
-        const int oq = (octets + (RES ? 0 : WG_ISSUE_OCTETS) + 3) / 4, ob = min(octets, warp * oq),
-                  oe = min(octets, ob + oq);
+        const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
         const bool issuer = tid == WG_ISSUER;
         wg_ring ring = {0, 0u, false};
         /* INPLACE: the box's bytes, and the x0 of the last tap row loaded
