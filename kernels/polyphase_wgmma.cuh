@@ -121,12 +121,11 @@ enum {
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
     WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
     WG_MAX_BN_WIDE_M = 160, /* the widest with two 64-channel blocks a warpgroup (BN accumulators) */
-    /* 72 + 2 x 216 = 504, the 3 x 168 registers a thread the launch
+    /* 64 + 2 x 216 = 496 of the 3 x 168 registers a thread the launch
      * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
      * 210 instantiations (the 3xTF32 ones and one with positions as M);
-     * at 64 none had any until the octet pairs' second path (session 39:
-     * 2 to 24 bytes in 361 of 807); no consumer spills at 216 */
-    WG_PRODUCER_REGS = 72,
+     * at 64 none has any, and no consumer spills at 216 */
+    WG_PRODUCER_REGS = 64,
     WG_CONSUMER_REGS = 216,
     WG_MAX_STAGES = 5,
 #ifndef CONVT_WG_ISSUER_THREAD0
@@ -134,12 +133,7 @@ enum {
 #else /* diagnostic builds (-Dcuda_args=-DCONVT_WG_ISSUER_THREAD0): thread 0, as before session 39, to compare */
     WG_ISSUER = 0,
 #endif
-    WG_BARRIER_BYTES = 128, /* full and empty barriers of up to 5 stages, 8 bytes each */
-#ifndef CONVT_WG_GATHER_OCTETS
-    WG_GATHER_PAIRS = 1, /* the row walk copies octet pairs (wg_copy_pairs) in octet rows */
-#else /* diagnostic builds (-Dcuda_args=-DCONVT_WG_GATHER_OCTETS): octets, as before session 39, to compare */
-    WG_GATHER_PAIRS = 0,
-#endif
+    WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
 
 /* A phase's tap rows and its flat layout (src/lib/wgmma_flat.h). */
@@ -596,50 +590,6 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
-/* The row walk's copies in octet pairs (WG_GATHER_PAIRS): a lane copies
- * position q = lane % 16 of each pair of octets (16 positions) of one row,
- * channels c and c + 2 of each group of 4 (c = lane / 16), so that a warp
- * instruction reads 16 neighbouring positions of 2 channels: 2 cache lines
- * where wg_copy_octets' 8 positions of 4 channels read 4. Nsight Compute on
- * kb57's ping-pong launch (session 39) counted 3.9 shared wavefronts and
- * 3.9 tag requests for each of those LDGSTS: one wavefront a line, though
- * its 32 lanes write 32 banks. Here the shared writes of a warp instruction
- * take 2 wavefronts (positions q and q + 8 share their banks) for 2 lines.
- * A pair's upper octet past the row's octets (upper: q >= 8) is not copied:
- * it is the next row's. Octet rows only (the pitch a multiple of 8: no
- * octet crosses a row). */
-template <bool FULL, int NG>
-__device__ __forceinline__ void wg_copy_pairs(unsigned char *dp, int b_lbo, const float *sp,
-                                              int64_t kstride, int64_t two_planes, int icol, int in2,
-                                              bool row_ok, int n_oct, int have_a, int have_b, bool upper)
-{
-    const float *spk[NG];
-    unsigned dpk[NG];
-#pragma unroll
-    for (int kg = 0; kg < NG; kg++) {
-        spk[kg] = sp + kg * kstride;
-        dpk[kg] = (unsigned)__cvta_generic_to_shared(dp) + kg * b_lbo;
-    }
-#pragma unroll 2
-    for (int j = 0; j < n_oct; j += 2, icol += 16) {
-        if (!upper || j + 1 < n_oct) {
-            const bool ok = row_ok && (unsigned)icol < (unsigned)in2;
-#pragma unroll
-            for (int kg = 0; kg < NG; kg++) {
-                if (WG_CLOCK_SKIP_COPY(kg))
-                    continue;
-                cp_async4_shared(dpk[kg], spk[kg], FULL ? ok : ok && kg < have_a);
-                cp_async4_shared(dpk[kg] + 8, spk[kg] + two_planes, FULL ? ok : ok && kg < have_b);
-            }
-        }
-#pragma unroll
-        for (int kg = 0; kg < NG; kg++) {
-            spk[kg] += 16;
-            dpk[kg] += 16 * 16;
-        }
-    }
-}
-
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
  * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
  * warp's octets ob <= o < oe, channel lane%4 of each of the KG groups),
@@ -815,11 +765,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     constexpr int KG = BK / 4;                /* 16-byte channel groups */
     constexpr int NG = KG < 4 ? KG : 4;       /* channel groups a producer pass copies */
     constexpr int PARTS = SPLIT3 ? 2 : 1;     /* a staged operand's parts: big, or big and small */
-    /* the row walk in octet pairs (wg_copy_pairs); 3xTF32's producer splits
-     * the floats each lane copied as wg_copy_octets lays them out; with the
-     * in-place box or split-K's bookkeeping beside it the producer kept 2 to
-     * 4 bytes of stack at bk 32 */
-    constexpr bool PAIRS = WG_GATHER_PAIRS && !SPLIT3 && !STEP && !INPLACE && !KSPLIT;
     static_assert(NSEG == 1 || NSEG == 2, "two consumer warpgroups: two tiles or two channel halves");
     static_assert(!SPLIT3 || NCOS || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
@@ -1038,9 +983,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                  * cin_g the groups that do not exist are zero-filled */
                 const int ci = ci0 + lane % 4;
                 const float *x_ch = x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
-                /* octet pairs (wg_copy_pairs) where no octet crosses a row:
-                 * rows and the tile's first position on multiples of 8 */
-                const bool pairs = PAIRS && fl.pitch % 8 == 0 && tl.f0 % 8 == 0;
                 const int64_t kstride = 4 * a.in_plane;
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
@@ -1090,31 +1032,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                      (SEG ? icol : c.col) + (SEG ? 0 : c0)
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
-                    if (PAIRS && pairs) {
-                        /* the lane's position q of each octet pair and its
-                         * channels c, c + 2 of each group (wg_copy_pairs),
-                         * from the octet lane's (lane / 4, lane % 4) */
-                        const int q = lane % 16, cp = lane / 16, delta = q - lane / 4;
-                        const float *spp = sp + (int64_t)(cp - lane % 4) * a.in_plane + delta;
-                        unsigned char *dpp = st + cp * 4 + (8 * o + q) * 16;
-                        const int icp = (SEG ? icol : c.col + c0) + delta;
-                        const int have_a = ci0 + BK <= a.cin_g ? KG : (a.cin_g - (ci0 + cp) + 3) / 4;
-                        const int have_b = ci0 + BK <= a.cin_g ? KG : (a.cin_g - (ci0 + cp + 2) + 3) / 4;
-                        /* half the groups a pass: with NG, bk 32's 8 pointers and
-                         * their second channels spilled (18 to 20 bytes of stack) */
-                        constexpr int NGP = NG > 1 ? NG / 2 : 1;
-#pragma unroll
-                        for (int h = 0; h < KG; h += NGP) {
-                            if (have_b >= h + NGP)
-                                wg_copy_pairs<true, NGP>(dpp + h * b_lbo, b_lbo, spp + h * kstride, kstride,
-                                                         2 * a.in_plane, icp, a.in[2], row_ok, n_oct, NGP, NGP,
-                                                         q >= 8);
-                            else
-                                wg_copy_pairs<false, NGP>(dpp + h * b_lbo, b_lbo, spp + h * kstride, kstride,
-                                                          2 * a.in_plane, icp, a.in[2], row_ok, n_oct,
-                                                          have_a - h, have_b - h, q >= 8);
-                        }
-                    } else
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
                      * from the producer's registers (56 then) */
 #pragma unroll
