@@ -35,6 +35,15 @@ static convt_problem plain(void)
     return p;
 }
 
+/* Expects v to accept launch l on p; a failure names `what` and v's reason. */
+static void accepts(const convt_variant *v, const convt_problem *p, const convt_launch *l,
+                    const convt_context *ctx, const char *what)
+{
+    char why[512] = "";
+    if (!v->supports(p, l, ctx, why, sizeof why))
+        fail_msg("%s refused %s: %s", v->name, what, why);
+}
+
 /* Expects `variant` to refuse its first default launch with knobs[i] set to
  * values[i] on p, with a reason containing `fragment`. */
 static void refuses_with(const char *variant, const convt_problem *p, int n,
@@ -416,8 +425,7 @@ static void refusals_name_their_reason(void **state)
         l.value[convt_knob_index(wpp, "seg")] = 1024;
         convt_problem narrow = sq;
         narrow.in[1] = 40;
-        if (!wpp->supports(&narrow, &l, &ctx, why, sizeof why))
-            fail_msg("segments of 1024 refused rows of 42: %s", why);
+        accepts(wpp, &narrow, &l, &ctx, "segments of 1024 on rows of 42");
     }
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "seg", 56, ws,
             "seg > 0 segments the rows of 2-D shapes (the lifted dimension 0 counts a row's "
@@ -437,7 +445,6 @@ static void refusals_name_their_reason(void **state)
     /* resident weights (knob resident): the whole image beside the stages */
     if (wpp) {
         convt_context ctx = ctx_with(ws);
-        char why[512] = "";
         convt_problem kb57 = convt_problem_default(2); /* kb57's class: 64 x 9 K rows, 144 KiB at kpad 0 */
         kb57.n = 2, kb57.cin = kb57.cout = 64, kb57.in[0] = 64, kb57.in[1] = 1024, kb57.k[0] = kb57.k[1] = 3;
         convt_launch l = convt_launch_first_default(wpp);
@@ -446,21 +453,18 @@ static void refusals_name_their_reason(void **state)
         /* tap rows at bk 16 and 3 stages; segments of 56 by tap planes at bk 8 and 5 */
         l.value[convt_knob_index(wpp, "bk")] = 16;
         l.value[convt_knob_index(wpp, "stages")] = 3;
-        if (!wpp->supports(&kb57, &l, &ctx, why, sizeof why))
-            fail_msg("resident weights refused kb57's class by tap rows: %s", why);
+        accepts(wpp, &kb57, &l, &ctx, "kb57's class by tap rows with resident weights");
         l.value[convt_knob_index(wpp, "bk")] = 8;
         l.value[convt_knob_index(wpp, "stages")] = 5;
         l.value[convt_knob_index(wpp, "seg")] = 56;
         l.value[convt_knob_index(wpp, "plane")] = 1;
-        if (!wpp->supports(&kb57, &l, &ctx, why, sizeof why))
-            fail_msg("resident weights refused kb57's class by segment planes: %s", why);
+        accepts(wpp, &kb57, &l, &ctx, "kb57's class by segment planes with resident weights");
         /* strided and grouped: the image of every phase and group, if it fits */
         convt_problem grouped = plain();
         grouped.groups = 2;
         l = convt_launch_first_default(wpp);
         l.value[convt_knob_index(wpp, "resident")] = 1;
-        if (!wpp->supports(&grouped, &l, &ctx, why, sizeof why))
-            fail_msg("resident weights refused a small grouped strided shape: %s", why);
+        accepts(wpp, &grouped, &l, &ctx, "a small grouped strided shape with resident weights");
         /* the workspace is the image all the same */
         convt_launch l0 = l;
         l0.value[convt_knob_index(wpp, "resident")] = 0;
