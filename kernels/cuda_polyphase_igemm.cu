@@ -41,6 +41,7 @@
 #include "fold_box.h"
 #include "hostdevice.h"
 #include "polyphase_plan.h"
+#include "row_fold.h"
 #include "stride_phase.h"
 #include "tensor_map_encoder.h" /* polyphase_wgmma_fold_inplace_tf32's weight map */
 #include "variant.h"
@@ -487,6 +488,18 @@ __global__ void pack_weights_stages(const float *__restrict__ w, float *__restri
                     *(float4 *)(out + part_f) = small;
                 }
             }
+    }
+}
+
+/* polyphase_wgmma_rowfold_tf32: W', the row fold's weights
+ * (src/lib/row_fold.h), from w, a float a thread (kb78's 57 344), before
+ * pack_weights_stages makes the image from it; each launch, as the weights
+ * are data. */
+__global__ void row_fold_weights(const float *__restrict__ w, float *__restrict__ w2, convt_row_fold_w m)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m.elems; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t src = convt_row_fold_weight_source(&m, i);
+        w2[i] = src >= 0 ? w[src] : 0.0f;
     }
 }
 #endif /* CONVT_HAVE_WGMMA */
@@ -936,6 +949,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -956,7 +970,8 @@ enum wg_variant {
     WG_COLSUM_TF32,
     WG_PINGPONG_TF32,
     WG_FOLD_INPLACE_TF32, /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
-    WG_FOLD_INNER_TF32    /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
+    WG_FOLD_INNER_TF32,   /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
+    WG_ROWFOLD_TF32       /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -985,6 +1000,8 @@ struct wg_knobs {
                         * 1); CONVT_FOLD_ALL elsewhere */
     int64_t resident;  /* ping-pong's knob resident: 1 keeps the whole weight image in
                         * shared memory (RES); 0 for every other variant */
+    bool row_fold;     /* polyphase_wgmma_rowfold_tf32: the fold's problem is the row fold's
+                        * (wg_source), whose input the kernel reads from x (ROWFOLD) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -998,6 +1015,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_PINGPONG_TF32 ? &convt_variant_polyphase_wgmma_pingpong_tf32
                              : kind == WG_FOLD_INPLACE_TF32 ? &convt_variant_polyphase_wgmma_fold_inplace_tf32
                              : kind == WG_FOLD_INNER_TF32   ? &convt_variant_polyphase_wgmma_fold_inner_tf32
+                             : kind == WG_ROWFOLD_TF32      ? &convt_variant_polyphase_wgmma_rowfold_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
@@ -1020,27 +1038,40 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || fold_inner || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1, kind == WG_FOLD_TF32 || fold_inner || inplace || fold_knob == 1,
+            kind == WG_3XTF32 ? 2 : 1,
+            kind == WG_FOLD_TF32 || fold_inner || inplace || fold_knob == 1 || kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace,
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
-            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "resident") : 0};
+            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "resident") : 0,
+            kind == WG_ROWFOLD_TF32};
+}
+
+/* The problem a fold folds: the row fold's for
+ * polyphase_wgmma_rowfold_tf32 (src/lib/row_fold.h; p must pass
+ * convt_row_fold_check), else p. */
+static convt_problem wg_source(const convt_problem *p, const wg_knobs &k)
+{
+    return k.row_fold ? convt_row_fold_problem(p) : *p;
 }
 
 /* The problem the kernel computes: the folded one for
  * polyphase_wgmma_fold_tf32 (which supports() has checked folds), else p. */
 static convt_problem wg_problem(const convt_problem *p, const wg_knobs &k)
 {
-    return k.fold ? convt_fold_problem(p, (int)k.fold_dims) : *p;
+    const convt_problem src = wg_source(p, k);
+    return k.fold ? convt_fold_problem(&src, (int)k.fold_dims) : src;
 }
 
 /* The fold the epilogue and the weight image undo: the identity (S = 1)
- * where none, through which the image reads w's own indices. */
+ * where none, through which the image reads w's own indices (W''s, the
+ * row fold's weights, for polyphase_wgmma_rowfold_tf32). */
 static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
 {
-    return k.fold ? convt_fold_of(p, (int)k.fold_dims) : convt_fold_identity(p);
+    const convt_problem src = wg_source(p, k);
+    return k.fold ? convt_fold_of(&src, (int)k.fold_dims) : convt_fold_identity(p);
 }
 
 /* Whether the launch splits tiles' K walks (polyphase_wgmma_splitk_tf32:
@@ -1394,16 +1425,30 @@ static unsigned wg_pack_threads(const wg_pack_args &pa)
 }
 
 /* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
+/* polyphase_wgmma_rowfold_tf32: W' (the row fold's weights, written from w
+ * each launch) after the weight image, at a multiple of 64 floats; 0
+ * elsewhere. p must pass convt_row_fold_check where there is a row fold. */
+static int64_t wg_row_fold_at(int64_t image_floats) { return round_up(image_floats, 64); }
+static int64_t wg_row_fold_w_floats(const convt_problem *p, const wg_knobs &k)
+{
+    return k.row_fold ? convt_row_fold_w_of(p).elems : 0;
+}
+
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
     char why[200];
-    if (k.fold && convt_fold_check(p, (int)k.fold_dims, why, sizeof why))
+    if (k.row_fold && convt_row_fold_check(p, why, sizeof why))
+        return 0; /* supports() refuses it */
+    const convt_problem src = wg_source(p, k);
+    if (k.fold && convt_fold_check(&src, (int)k.fold_dims, why, sizeof why))
         return 0; /* supports() refuses it */
     if (k.inplace)
         return 0; /* no weight image: the stages read w */
     const convt_problem q = wg_problem(p, k);
-    return sizeof(float) * (size_t)wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
+    const int64_t image = wg_pack_args_of(&q, k, convt_taps(&q), wg_fold(p, k)).total;
+    const int64_t w2 = wg_row_fold_w_floats(p, k);
+    return sizeof(float) * (size_t)(w2 ? wg_row_fold_at(image) + w2 : image);
 }
 
 /* polyphase_wgmma_fold_inplace_tf32: a block's box of w (src/lib/fold_box.h)
@@ -1562,7 +1607,10 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if ((kind == WG_FOLD_INNER_TF32 || (kind == WG_SPLITK_TF32 && (k.fold_knob == 0 || k.fold_knob == 1))) &&
         !wg_fold_dims_fit(p_orig, k.fold_dims, kind, k.fold_knob, why, why_len))
         return false;
-    if (k.fold && convt_fold_check(p_orig, (int)k.fold_dims, why, why_len))
+    if (k.row_fold && convt_row_fold_check(p_orig, why, why_len))
+        return false;
+    const convt_problem src = wg_source(p_orig, k);
+    if (k.fold && convt_fold_check(&src, (int)k.fold_dims, why, why_len))
         return false;
     /* from here on, the problem the kernel computes */
     const convt_problem q = wg_problem(p_orig, k);
@@ -1857,6 +1905,10 @@ typedef struct wg_state {
     void *d_map;
     const float *map_of;
     convt_fold_box box;
+    /* polyphase_wgmma_rowfold_tf32: W''s map from w (elems 0 where no row
+     * fold) and W''s place in the workspace, in floats past the image */
+    convt_row_fold_w row_fold;
+    int64_t row_fold_at;
 } wg_state;
 
 /* What the launch resolved to (the record's detail): bn = 0's width, the
@@ -2023,6 +2075,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
             WG_WIDTHS(WG_CASE)
 #undef WG_CASE
         default: return wg_fold_inplace_kernel_bn256(bk, nseg, pow2);
+        }
+    }
+    if (k.row_fold) { /* S a power of two, 64 or 128 channels a block: supports() */
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_rowfold_kernel_bn##BN(bk, nseg);
+            WG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_rowfold_kernel_bn256(bk, nseg);
         }
     }
     if (k.fold && w_rows == 4 * WG_M) {
@@ -2303,6 +2364,10 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l, const 
             goto done;
         }
         st->pack = wg_pack_args_of(p, k, w.pl.ntaps_total, st->args.fold);
+        if (k.row_fold) {
+            st->row_fold = convt_row_fold_w_of(p_orig); /* supports() has checked it */
+            st->row_fold_at = wg_row_fold_at(st->pack.total);
+        }
         st->pack_kernel = wg_pack_kernel(st->pack);
         st->pack_grid = wg_pack_grid(st->pack);
         st->pack_threads = wg_pack_threads(st->pack);
@@ -2390,8 +2455,17 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     const bool fill_first = st->args.p.ksplit != 1;
     if (fill_first && prefill_output(p, t, s, e))
         return -1;
+    /* the row fold's W' from w, which the image is then made from */
+    const float *w_image = t->w;
+    if (st->row_fold.elems) {
+        float *w2 = (float *)workspace + st->row_fold_at;
+        const int64_t blocks = (st->row_fold.elems + 255) / 256;
+        row_fold_weights<<<(unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s>>>(t->w, w2, st->row_fold);
+        CUDA_TRY_LAUNCH(e);
+        w_image = w2;
+    }
     if (st->pack.total) {
-        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(t->w, (float *)workspace, st->d_tap_info,
+        st->pack_kernel<<<st->pack_grid, st->pack_threads, 0, s>>>(w_image, (float *)workspace, st->d_tap_info,
                                                                   st->d_co_term, st->pack);
         CUDA_TRY_LAUNCH(e);
     }
@@ -2436,6 +2510,7 @@ WG_ENTRY_POINTS(colsum, WG_COLSUM_TF32)
 WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
 WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
 WG_ENTRY_POINTS(fold_inner, WG_FOLD_INNER_TF32)
+WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2614,6 +2689,26 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
                .n_defaults = 2,
                .defaults = {1, 2}}},
     WG_VARIANT_FUNCTIONS(fold_inner),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
+    .name = "polyphase_wgmma_rowfold_tf32",
+    .summary = "polyphase_wgmma_fold_tf32 on a stride-1 layer whose rows (2-D; 3-D: the middle dimension) are folded in pairs into the input channels first, making a stride-2 layer of twice the channels and a kernel one tap longer, whose phases then fold into the output channels: twice the output channels on wgmma's M of 64 (32 channels fill it where they filled half) and half the positions, at k 3 two thirds of the staged input and products (kb78, kb71); stride 1 and dilation 1 along that dimension, an even input there; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 7,
+    .knobs = {WG_KNOB_FOLD_BN,
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles, the producer filling the "
+                       "next tile's stages during this one's epilogue; 0: one block per tile",
+               .n_defaults = 1,
+               .defaults = {1}},
+              WG_KNOB_ROWS,
+              WG_KNOB_PLANE},
+    WG_VARIANT_FUNCTIONS(rowfold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
     .name = "polyphase_wgmma_fold_inplace_tf32",

@@ -11,6 +11,7 @@
 #include "build_config.h"
 #include "fold_box.h"
 #include "fold_phases.h"
+#include "row_fold.h"
 #include "split_k.h"
 #include "polyphase_common.cuh"
 #include "wgmma_flat.h"
@@ -752,10 +753,14 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * of a tap plane's 9 taps held more weights than input (kb57 at seg 56:
  * 37 KB against 25, three stages at most; session 31). Where the image
  * fits beside the stages (kb57: 144 KiB at kpad 0), the stages' L2 reads
- * are the input's alone and a plane's stretch is one small stage. */
+ * are the input's alone and a plane's stretch is one small stage.
+ * ROWFOLD (polyphase_wgmma_rowfold_tf32): the folded problem is a row
+ * fold's (src/lib/row_fold.h), whose input X' the producer reads from x
+ * through the row fold's map: a channel's plane and parity row
+ * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false>
+          bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -787,6 +792,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
                   "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
     static_assert(!RES || PING, "resident weights: the ping-pong kernel's");
+    static_assert(!ROWFOLD || (FOLD && !FOLD_ANY && MH == 1 && !KSPLIT && CLUSTER == 1 && !INPLACE),
+                  "the row fold: the folded kernel (S a power of two), 64 channels a warpgroup, unsplit, "
+                  "one block, its weight image");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -982,7 +990,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
                 const int ci = ci0 + lane % 4;
-                const float *x_ch = x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
+                const float *x_ch = ROWFOLD ? x + convt_row_fold_channel((int64_t)tl.g * a.cin_g + ci, a.in_plane, a.in[2])
+                                            : x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
                 const int64_t kstride = 4 * a.in_plane;
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
@@ -1028,7 +1037,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
                                         (unsigned)i1 < (unsigned)a.in[1];
                     const float *sp =
-                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane + (int64_t)(i0 * a.in[1] + i1) * a.in[2] +
+                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane +
+                                     (int64_t)(i0 * a.in[1] + i1) * a.in[2] * (ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1) +
                                      (SEG ? icol : c.col) + (SEG ? 0 : c0)
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
@@ -1317,10 +1327,25 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     }
 #define WG_FOLD_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_kernel_bn##BN, BN, false)
 #define WG_FOLD_ANY_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_any_kernel_bn##BN, BN, true)
+/* The row fold's kernels (polyphase_wgmma_rowfold_tf32: ROWFOLD, the
+ * folded kernel's with S a power of two) of width BN (every width of
+ * WG_WIDTHS) for bk 16 or 32 and nseg 1 or 2, defined by
+ * WG_ROWFOLD_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_rowfold_bn*.cu. */
+#define WG_ROWFOLD_OF(BN, BK, NSEG)                                                                \
+    polyphase_wgmma_kernel<BN, BK, NSEG, false, 0, true, 1, false, false, 1, false, 0, false, false, false, \
+                           false, true>
+#define WG_ROWFOLD_KERNELS_OF_WIDTH(BN)                                                            \
+    wg_kernel_fn wg_rowfold_kernel_bn##BN(int bk, int nseg)                                        \
+    {                                                                                              \
+        if (bk == 16)                                                                              \
+            return nseg == 1 ? WG_ROWFOLD_OF(BN, 16, 1) : WG_ROWFOLD_OF(BN, 16, 2);               \
+        return nseg == 1 ? WG_ROWFOLD_OF(BN, 32, 1) : WG_ROWFOLD_OF(BN, 32, 2);                   \
+    }
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_DECLARE_FOLD_WIDTH(BN)                                                                  \
     wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);                                          \
-    wg_kernel_fn wg_fold_any_kernel_bn##BN(int bk, int nseg);
+    wg_kernel_fn wg_fold_any_kernel_bn##BN(int bk, int nseg);                                      \
+    wg_kernel_fn wg_rowfold_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #undef WG_DECLARE_FOLD_WIDTH
 /* The folded kernels reading the weights in place

@@ -37,6 +37,7 @@ extern const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
+extern const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
 extern const convt_variant convt_variant_rows_tma_tf32;
 #endif
 #if CONVT_HAVE_CUDNN
@@ -85,6 +86,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_polyphase_wgmma_colsum_tf32,
     &convt_variant_polyphase_wgmma_pingpong_tf32,
     &convt_variant_polyphase_wgmma_fold_inner_tf32,
+    &convt_variant_polyphase_wgmma_rowfold_tf32,
     &convt_variant_rows_tma_tf32,
 #endif
 #if CONVT_HAVE_CUDNN
@@ -134,6 +136,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_wgmma_colsum_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_pingpong_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_inner_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
+    {"polyphase_wgmma_rowfold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"rows_tma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"cudnn_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},

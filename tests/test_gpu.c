@@ -339,6 +339,14 @@ static void variants_against_gpu_reference(void **state)
         const int resident = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "resident", 1);
         printf("ping-pong with resident weights: %d runs ok\n", resident);
         assert_true(resident >= 100);
+        /* the row fold (src/lib/row_fold.h): the random 2-D and 3-D shapes
+         * with stride 1, dilation 1 and an even input along dimension dims
+         * - 2 whose row-folded problem folds (dilation 1 everywhere), by
+         * tap rows and tap planes */
+        const int rowfold_rows = ok_runs(doc, "polyphase_wgmma_rowfold_tf32", "plane", 0),
+                  rowfold_planes = ok_runs(doc, "polyphase_wgmma_rowfold_tf32", "plane", 1);
+        printf("row fold: %d runs ok by tap rows, %d by tap planes\n", rowfold_rows, rowfold_planes);
+        assert_true(rowfold_rows >= 10 && rowfold_planes >= 10);
     }
     cJSON_Delete(doc);
 }

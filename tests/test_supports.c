@@ -208,6 +208,18 @@ static void every_default_launch_is_accepted(void **state)
             variants++;
             continue;
         }
+        if (!strcmp((*v)->name, "polyphase_wgmma_rowfold_tf32")) {
+            /* the row fold (src/lib/row_fold.h) is of stride-1 rows, an even
+             * input along them: unit's 20 rows, and a 3-D volume of stride 1
+             * (its middle dimension's 6) */
+            convt_problem vol = decoder_volume(2, 24, 16, 6);
+            for (int d = 0; d < 3; d++)
+                vol.stride[d] = 1, vol.out_pad[d] = 0;
+            accepts_every_default(*v, &unit);
+            accepts_every_default(*v, &vol);
+            variants++;
+            continue;
+        }
         if (!strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
             /* split-K's defaults (fold_dims 0 alone) on the same short
              * decoder volume: its whole fold refused (27 of 64 taps are
@@ -616,6 +628,18 @@ static void refusals_name_their_reason(void **state)
         vol_s2.in[d] = 6, vol_s2.k[d] = 4, vol_s2.stride[d] = 2, vol_s2.pad[d] = 1;
     refuses("polyphase_wgmma_fold_inplace_tf32", &vol_s2, NULL, 0, ws, "stride 2 along dimension 0 of a 3-D fold");
     refuses("polyphase_wgmma_fold_inplace_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    /* the row fold: a 2-D or 3-D shape, stride 1, dilation 1 and an even
+     * input along dimension dims - 2; the whole fold of the row-folded
+     * problem, its phases a power of two */
+    refuses("polyphase_wgmma_rowfold_tf32", &vocoder, NULL, 0, ws, "a 1-D shape");
+    refuses("polyphase_wgmma_rowfold_tf32", &p, NULL, 0, ws, "stride[0] = 2: the row fold pairs the rows of a stride-1 dimension");
+    convt_problem odd_rows = p;
+    odd_rows.stride[0] = 1, odd_rows.out_pad[0] = 0, odd_rows.in[0] = 21;
+    refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "in[0] = 21 is odd");
+    odd_rows.in[0] = 20, odd_rows.stride[1] = 3;
+    refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "6 phases once the rows are folded");
+    odd_rows.stride[1] = 1, odd_rows.dil[1] = 2;
+    refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "does not fold its phases: dil[1] = 2");
     /* a partial fold: fewer dimensions than the shape has, each folded one
      * strided and of dilation 1 */
     refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 1, ws,
