@@ -1002,6 +1002,8 @@ struct wg_knobs {
                         * shared memory (RES); 0 for every other variant */
     bool row_fold;     /* polyphase_wgmma_rowfold_tf32: the fold's problem is the row fold's
                         * (wg_source), whose input the kernel reads from x (ROWFOLD) */
+    int64_t rowfold_pingpong; /* its knob pingpong as given: 1 sets pingpong (PING); 0 for
+                               * every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1030,6 +1032,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
      * take no negative values, the plan's constant is CONVT_SPLIT_BALANCE */
     const int64_t ksplit_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1;
     const int64_t ksplit = kind == WG_SPLITK_TF32 && ksplit_knob == 1 ? CONVT_SPLIT_BALANCE : ksplit_knob;
+    const int64_t rowfold_pingpong = kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "pingpong") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
@@ -1042,11 +1045,12 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || fold_inner || inplace || fold_knob == 1 || kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
-            kind == WG_PINGPONG_TF32, kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
+            kind == WG_PINGPONG_TF32 || rowfold_pingpong == 1,
+            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace,
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
-            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "resident") : 0,
-            kind == WG_ROWFOLD_TF32};
+            kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
+            kind == WG_ROWFOLD_TF32, rowfold_pingpong};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1757,6 +1761,22 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "(the whole weight image copied once into shared memory)", (long long)k.resident);
         return false;
     }
+    if (k.row_fold) {
+        if (k.rowfold_pingpong != 0 && k.rowfold_pingpong != 1) {
+            snprintf(why, why_len, "pingpong = %lld must be 0 (the two consumer warpgroups share a "
+                     "block's tile) or 1 (they take its tiles in turn)", (long long)k.rowfold_pingpong);
+            return false;
+        }
+        if (k.resident && !k.pingpong) {
+            snprintf(why, why_len, "resident = 1 is ping-pong's: it needs pingpong = 1");
+            return false;
+        }
+        if (k.pingpong && !k.persist) {
+            snprintf(why, why_len, "pingpong = 1 walks the tile list with a block per SM: it needs "
+                     "persist = 1");
+            return false;
+        }
+    }
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
                  ctx->dev->cc_major, ctx->dev->cc_minor);
@@ -2057,6 +2077,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (k.cluster > 1)
         return wg_cluster_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.pingpong && k.row_fold) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_rowfold_pingpong_kernel_bn##BN(bk, k.resident == 1);
+            WG_PINGPONG_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
+        }
+    }
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2696,18 +2725,33 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 7,
+    .n_knobs = 9,
     .knobs = {WG_KNOB_FOLD_BN,
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "
-                       "next tile's stages during this one's epilogue; 0: one block per tile",
+                       "next tile's stages during this one's epilogue; 0: one block per tile "
+                       "(pingpong = 0 only)",
                .n_defaults = 1,
                .defaults = {1}},
               WG_KNOB_ROWS,
-              WG_KNOB_PLANE},
+              WG_KNOB_PLANE,
+              {.name = "pingpong",
+               .help = "1: the two consumer warpgroups take a block's tiles in turn, each a whole "
+                       "tile of the 64 folded channels (widths 64, 128, 192, 256), so that one "
+                       "stores while the other's wgmma run (polyphase_wgmma_pingpong_tf32's "
+                       "schedule; 32 output channels or fewer a group); 0: they share each tile",
+               .n_defaults = 2,
+               .defaults = {1, 0}},
+              {.name = "resident",
+               .help = "with pingpong = 1: 1 keeps the whole weight image in shared memory, "
+                       "copied once by the producer, each stage holding only input "
+                       "(polyphase_wgmma_pingpong_tf32's knob); 0: each stage copies its taps' "
+                       "weights",
+               .n_defaults = 1,
+               .defaults = {0}}},
     WG_VARIANT_FUNCTIONS(rowfold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {

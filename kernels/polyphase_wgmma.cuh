@@ -757,7 +757,9 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * ROWFOLD (polyphase_wgmma_rowfold_tf32): the folded problem is a row
  * fold's (src/lib/row_fold.h), whose input X' the producer reads from x
  * through the row fold's map: a channel's plane and parity row
- * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart. */
+ * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart; with PING
+ * too (its knob pingpong), each consumer warpgroup a whole folded tile in
+ * turn, stored by the folded epilogue. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
           bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false>
@@ -785,9 +787,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                   "the producer's octet steps: TF32, channels as M, unfolded, one block");
     static_assert(!COLS || (NCOS && !SPLIT3 && !KSPLIT && CLUSTER == 1 && !STEP),
                   "column sets: TF32, positions as M, unsplit, one block");
-    static_assert(!PING || (NSEG == 1 && MH == 1 && !SPLIT3 && !NCOS && !FOLD && !KSPLIT && CLUSTER == 1 &&
-                            !STEP && !COLS),
-                  "ping-pong: TF32, 64 channels as M, a tile a warpgroup, the row walk, one block");
+    static_assert(!PING || (NSEG == 1 && MH == 1 && !SPLIT3 && !NCOS && (!FOLD || ROWFOLD) && !KSPLIT &&
+                            CLUSTER == 1 && !STEP && !COLS),
+                  "ping-pong: TF32, 64 channels as M (folded: the row fold's), a tile a warpgroup, the row "
+                  "walk, one block");
     static_assert(!SEG || PING, "segmented rows: the ping-pong kernel's");
     static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
                   "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
@@ -1341,6 +1344,20 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
             return nseg == 1 ? WG_ROWFOLD_OF(BN, 16, 1) : WG_ROWFOLD_OF(BN, 16, 2);               \
         return nseg == 1 ? WG_ROWFOLD_OF(BN, 32, 1) : WG_ROWFOLD_OF(BN, 32, 2);                   \
     }
+/* With ping-pong (the row fold's knob pingpong: PING) of every width of
+ * WG_PINGPONG_WIDTHS, for bk 16 or 32 and resident weights or not (RES),
+ * defined by WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_rowfold_pingpong.cu. */
+#define WG_ROWFOLD_PING_OF(BN, BK, RES)                                                            \
+    polyphase_wgmma_kernel<BN, BK, 1, false, 0, true, 1, false, false, 1, false, 0, true, false, false, RES, \
+                           true>
+#define WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH(BN)                                                   \
+    wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res)                               \
+    {                                                                                              \
+        if (bk == 16)                                                                              \
+            return res ? WG_ROWFOLD_PING_OF(BN, 16, true) : WG_ROWFOLD_PING_OF(BN, 16, false);    \
+        return res ? WG_ROWFOLD_PING_OF(BN, 32, true) : WG_ROWFOLD_PING_OF(BN, 32, false);        \
+    }
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_DECLARE_FOLD_WIDTH(BN)                                                                  \
     wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);                                          \
@@ -1470,6 +1487,9 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
 #define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
+#define WG_DECLARE_ROWFOLD_PINGPONG_WIDTH(BN) wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res);
+WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)
+#undef WG_DECLARE_ROWFOLD_PINGPONG_WIDTH
 #undef WG_DECLARE_PINGPONG_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16

@@ -1,0 +1,9 @@
+/* polyphase_wgmma_rowfold_tf32's ping-pong kernels (knob pingpong = 1:
+ * kernels/polyphase_wgmma.cuh, ROWFOLD and PING) of every width of
+ * WG_PINGPONG_WIDTHS, each for bk 16 and 32, with resident weights and
+ * without: a file of their own, so that they compile in parallel. */
+#include "polyphase_wgmma.cuh"
+
+#if CONVT_HAVE_WGMMA
+WG_PINGPONG_WIDTHS(WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH)
+#endif
