@@ -1768,7 +1768,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
             return false;
         }
         if (k.resident && !k.pingpong) {
-            snprintf(why, why_len, "resident = 1 is ping-pong's: it needs pingpong = 1");
+            snprintf(why, why_len, "resident = 1 needs pingpong = 1: resident weights are ping-pong's");
             return false;
         }
         if (k.pingpong && !k.persist) {
@@ -2698,9 +2698,26 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 9,
-    .knobs = {WG_KNOB_FOLD_BN,
-              WG_KNOB_BK_16_32,
-              WG_KNOB_STAGES,
+    /* defaults from session 40's probes (results/notes.md): bn 0, bk 16 won
+     * every layer (bk 32 none of 16); 4 stages the 2-D layers, 3 the 3-D
+     * ones by tap planes; ping-pong the rows of 32 channels, sharing the
+     * tiles the 3-D planes and 16 channels or fewer; resident weights where
+     * the image is small */
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
+                       "to 256 in steps of 16; with pingpong = 1 64, 128, 192 or 256); 0: the "
+                       "width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              {.name = "bk",
+               .help = "input channels of the row-folded problem staged per pipeline stage (16 or 32)",
+               .n_defaults = 1,
+               .defaults = {16}},
+              {.name = "stages",
+               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
+                       "stages - 1 ahead of the stage the wgmma read",
+               .n_defaults = 2,
+               .defaults = {4, 3}},
               WG_KNOB_KPAD,
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "
@@ -2750,8 +2767,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
                        "copied once by the producer, each stage holding only input "
                        "(polyphase_wgmma_pingpong_tf32's knob); 0: each stage copies its taps' "
                        "weights",
-               .n_defaults = 1,
-               .defaults = {0}}},
+               .n_defaults = 2,
+               .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(rowfold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
