@@ -1642,8 +1642,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.pingpong && p->cout / p->groups > WG_M) {
         snprintf(why, why_len, "ping-pong takes up to %d output channels per group (a whole tile "
-                 "a consumer warpgroup, wgmma's M); this shape has %lld", (int)WG_M,
-                 (long long)(p->cout / p->groups));
+                 "a consumer warpgroup, wgmma's M); this shape has %lld%s", (int)WG_M,
+                 (long long)(p->cout / p->groups), k.fold ? " once folded" : "");
         return false;
     }
     if (k.colsum) {
@@ -2698,26 +2698,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 9,
-    /* defaults from session 40's probes (results/notes.md): bn 0, bk 16 won
-     * every layer (bk 32 none of 16); 4 stages the 2-D layers, 3 the 3-D
-     * ones by tap planes; ping-pong the rows of 32 channels, sharing the
-     * tiles the 3-D planes and 16 channels or fewer; resident weights where
-     * the image is small */
-    .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
-                       "to 256 in steps of 16; with pingpong = 1 64, 128, 192 or 256); 0: the "
-                       "width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
-               .n_defaults = 1,
-               .defaults = {0}},
-              {.name = "bk",
-               .help = "input channels of the row-folded problem staged per pipeline stage (16 or 32)",
-               .n_defaults = 1,
-               .defaults = {16}},
-              {.name = "stages",
-               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
-                       "stages - 1 ahead of the stage the wgmma read",
-               .n_defaults = 2,
-               .defaults = {4, 3}},
+    .knobs = {WG_KNOB_FOLD_BN,
+              WG_KNOB_BK_16_32,
+              WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "
@@ -2743,9 +2726,26 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
     .n_knobs = 9,
-    .knobs = {WG_KNOB_FOLD_BN,
-              WG_KNOB_BK_16_32,
-              WG_KNOB_STAGES,
+    /* defaults from session 40's probes (results/notes.md): bn 0, bk 16 won
+     * every layer (bk 32 none of 16); 4 stages the 2-D layers, 3 the 3-D
+     * ones by tap planes; ping-pong the rows of 32 channels, sharing the
+     * tiles the 3-D planes and 16 channels or fewer; resident weights where
+     * the image is small */
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
+                       "to 256 in steps of 16; with pingpong = 1 64, 128, 192 or 256); 0: the "
+                       "width with the fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              {.name = "bk",
+               .help = "input channels of the row-folded problem staged per pipeline stage (16 or 32)",
+               .n_defaults = 1,
+               .defaults = {16}},
+              {.name = "stages",
+               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
+                       "stages - 1 ahead of the stage the wgmma read",
+               .n_defaults = 2,
+               .defaults = {4, 3}},
               WG_KNOB_KPAD,
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "

@@ -102,7 +102,10 @@ static char dir[256];
     "   \"axes\": {\"groups\": [1, 3], \"out_pad\": [[0, 0], [1, 0]]}}," \
     "  {\"name\": \"many_channels\", \"base\": {\"n\": 1, \"cin\": 24, \"cout\": 136, \"in\": [6, 5]," \
     "   \"k\": 4, \"stride\": 2, \"pad\": 1, \"bias\": true}," \
-    "   \"axes\": {\"cout\": [136, 260], \"groups\": [1, 2]}}" \
+    "   \"axes\": {\"cout\": [136, 260], \"groups\": [1, 2]}}," \
+    "  {\"name\": \"row_fold\", \"base\": {\"n\": 2, \"cin\": 10, \"cout\": 16, \"in\": [8, 13]," \
+    "   \"k\": [3, 5], \"pad\": [1, 2], \"bias\": true}," \
+    "   \"axes\": {\"cout\": [16, 32], \"cin\": [5, 10]}}" \
     " ]}"
 
 /* Shapes on which a vendor kernel never finishes (GPU busy forever), seen on
@@ -339,10 +342,12 @@ static void variants_against_gpu_reference(void **state)
         const int resident = ok_runs(doc, "polyphase_wgmma_pingpong_tf32", "resident", 1);
         printf("ping-pong with resident weights: %d runs ok\n", resident);
         assert_true(resident >= 100);
-        /* the row fold (src/lib/row_fold.h): the random 2-D and 3-D shapes
-         * with stride 1, dilation 1 and an even input along dimension dims
-         * - 2 whose row-folded problem folds (dilation 1 everywhere), by
-         * tap rows and tap planes */
+        /* the row fold (src/lib/row_fold.h): the row_fold sweep's four
+         * stride-1 layers (16 and 32 channels, a chunk's tail at 5 input
+         * channels) and the few random 2-D and 3-D shapes with stride 1,
+         * dilation 1 and an even input along dimension dims - 2 whose
+         * row-folded problem folds (2 of the 300 at 4e01020), by tap rows
+         * and tap planes */
         const int rowfold_rows = ok_runs(doc, "polyphase_wgmma_rowfold_tf32", "plane", 0),
                   rowfold_planes = ok_runs(doc, "polyphase_wgmma_rowfold_tf32", "plane", 1);
         printf("row fold: %d runs ok by tap rows, %d by tap planes\n", rowfold_rows, rowfold_planes);
