@@ -28,6 +28,7 @@
 #include "hostdevice.h"
 #include "problem.h"
 #include "reference.h"
+#include "test_util.h"
 
 static uint64_t rng_state = 12345;
 static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, lo, hi); }
@@ -77,15 +78,6 @@ static convt_problem random_foldable(bool padded, int inner)
         assert_null(convt_fold_check(&p, inner, why, sizeof why));
         return p;
     }
-}
-
-static float *random_tensor(int64_t n, uint64_t seed)
-{
-    float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    assert_non_null(v);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = convt_uniform(seed, (uint64_t)i, -1.0f, 1.0f);
-    return v;
 }
 
 /* The folded epilogue's stores, as its lanes make them

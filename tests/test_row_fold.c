@@ -22,19 +22,11 @@
 #include "hostdevice.h"
 #include "problem.h"
 #include "reference.h"
+#include "test_util.h"
 #include "row_fold.h"
 
 static uint64_t rng_state = 4242;
 static int64_t pick(int64_t lo, int64_t hi) { return convt_next_in(&rng_state, lo, hi); }
-
-static float *random_tensor(int64_t n, uint64_t seed)
-{
-    float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    assert_non_null(v);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = convt_uniform(seed, (uint64_t)i, -1.0f, 1.0f);
-    return v;
-}
 
 /* A random problem that row-folds: along D stride 1, kernel 1 to 5, any
  * pad, an even input; along the others stride 1, 2 or 4 with a kernel of

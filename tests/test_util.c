@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostdevice.h"
 #include "problem.h"
 
 void source_path(const char *rel, char *buf, size_t len)
@@ -89,4 +90,16 @@ int64_t out_extent(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t d
     p.in[0] = in, p.k[0] = k, p.stride[0] = stride, p.pad[0] = pad, p.dil[0] = dil;
     p.out_pad[0] = out_pad;
     return convt_out_size(&p, 0);
+}
+
+float *random_tensor(int64_t n, uint64_t seed)
+{
+    float *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v) {
+        fprintf(stderr, "random_tensor: out of memory for %lld floats\n", (long long)n);
+        abort();
+    }
+    for (int64_t i = 0; i < n; i++)
+        v[i] = convt_uniform(seed, (uint64_t)i, -1.0f, 1.0f);
+    return v;
 }

@@ -22,5 +22,8 @@ int run_bench(const char *args, char **output);
  * (convt_out_size), for the tests that draw dimensions one at a time. */
 int64_t out_extent(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil,
                    int64_t out_pad);
+/* n floats uniform in [-1, 1) from seed (convt_uniform), malloc'd (at
+ * least one float); aborts when memory runs out. */
+float *random_tensor(int64_t n, uint64_t seed);
 
 #endif
