@@ -6,8 +6,9 @@
  * CONVT_ROW_FOLD_PITCH apart) is x's row pairs, W' built through
  * convt_row_fold_weight_source is w shifted by the row's parity, and the
  * row-folded problem's reference on them is the original's, output for
- * output. convt_row_fold_check refuses what does not row-fold, naming why;
- * kb78's and kb71's layers row-fold into 64 output channels. */
+ * output. convt_row_fold_check refuses what does not row-fold (more than
+ * 32 output channels a group among it), naming why; kb78's and kb71's
+ * layers row-fold into 64 output channels. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,6 +220,13 @@ static void refuses_what_does_not_row_fold(void **state)
     p.stride[1] = 1, p.dil[1] = 2; /* the whole fold needs dilation 1 along the others */
     assert_non_null(convt_row_fold_check(&p, why, sizeof why));
     assert_non_null(strstr(why, "does not fold its phases: dil[1]"));
+    p = layer(16, 33, 8, 8, 3, 3, 1, 1); /* past one 64-channel block once folded */
+    assert_non_null(convt_row_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "33 output channels a group: the row fold is for 32 or fewer"));
+    p.cout = 32;
+    assert_null(convt_row_fold_check(&p, why, sizeof why));
+    p.cout = 66, p.groups = 2, p.cin = 16; /* 33 a group */
+    assert_non_null(convt_row_fold_check(&p, why, sizeof why));
     p = convt_problem_default(3);
     p.n = 1, p.cin = 2, p.cout = 2, p.in[0] = 3, p.in[1] = 4, p.in[2] = 5;
     p.k[0] = p.k[1] = p.k[2] = 3;

@@ -641,6 +641,8 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "6 phases once the rows are folded");
     odd_rows.stride[1] = 1, odd_rows.dil[1] = 2;
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "does not fold its phases: dil[1] = 2");
+    odd_rows.dil[1] = 1, odd_rows.cout = 40;
+    refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "40 output channels a group: the row fold is for 32 or fewer");
     /* a partial fold: fewer dimensions than the shape has, each folded one
      * strided and of dilation 1 */
     refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 1, ws,

@@ -29,6 +29,12 @@ const char *convt_row_fold_check(const convt_problem *p, char *buf, size_t len)
                  (long long)p->in[d]);
         return buf;
     }
+    if (p->cout / p->groups > CONVT_ROW_FOLD_MAX_COUT_G) {
+        snprintf(buf, len, "%lld output channels a group: the row fold is for %d or fewer (twice "
+                 "as many then fill wgmma's M of 64; above, it was measured to lose)",
+                 (long long)(p->cout / p->groups), CONVT_ROW_FOLD_MAX_COUT_G);
+        return buf;
+    }
     if (p->cin > INT32_MAX / 2) {
         snprintf(buf, len, "cin = %lld: twice that many channels would not fit the kernels' int",
                  (long long)p->cin);

@@ -52,8 +52,19 @@ extern "C" {
  * x's. */
 #define CONVT_ROW_FOLD_PITCH 2
 
+/* The most output channels a group that the row fold takes: its gain is
+ * wgmma's M filled where the channels left it half empty, and above 32 the
+ * 2 x channels need a second 64-channel block, so the padding is what it
+ * was and the row-folded kernel's extra products (4/3 at k 3) remain. On
+ * the H100 (results/notes.md, session 40) it lost every KernelBench layer
+ * of 48 to 128 channels (kb61 0.74x, kb65 0.68x, kb69 0.69x, kb68 0.85x,
+ * kb57 0.90x the fastest other kernel) and won or tied every one of 32 or
+ * fewer (kb78 1.26x, kb70 1.20x, kb71 and kb58 1.01x). */
+#define CONVT_ROW_FOLD_MAX_COUT_G 32
+
 /* NULL when p row-folds: 2 or 3 dimensions; along D stride 1, dilation 1
- * and an even input extent; and the row-folded problem folds its phases
+ * and an even input extent; at most CONVT_ROW_FOLD_MAX_COUT_G output
+ * channels a group; and the row-folded problem folds its phases
  * (convt_fold_check, every dimension) into S phases, a power of two (the
  * kernels compiled); otherwise a sentence in buf. */
 const char *convt_row_fold_check(const convt_problem *p, char *buf, size_t len);
