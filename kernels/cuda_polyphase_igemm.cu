@@ -1428,7 +1428,6 @@ static unsigned wg_pack_threads(const wg_pack_args &pa)
     return (unsigned)round_up(pa.a_lbo_f / 4, 32);
 }
 
-/* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 /* polyphase_wgmma_rowfold_tf32: W' (the row fold's weights, written from w
  * each launch) after the weight image, at a multiple of 64 floats; 0
  * elsewhere. p must pass convt_row_fold_check where there is a row fold. */
@@ -1438,6 +1437,7 @@ static int64_t wg_row_fold_w_floats(const convt_problem *p, const wg_knobs &k)
     return k.row_fold ? convt_row_fold_w_of(p).elems : 0;
 }
 
+/* Every tap belongs to one phase at most, so the kernel's taps bound the plan's. */
 static size_t wg_workspace(const convt_problem *p, const convt_launch *l, wg_variant kind)
 {
     const wg_knobs k = wg_knobs_of(l, kind);
