@@ -7,7 +7,8 @@
  * convt_row_fold_weight_source is w shifted by the row's parity, and the
  * row-folded problem's reference on them is the original's, output for
  * output. convt_row_fold_check refuses what does not row-fold (more than
- * 32 output channels a group among it), naming why; kb78's and kb71's
+ * 32 output channels a group, or a folded kernel less than half w's taps
+ * once W''s zero taps count, among it), naming why; kb78's and kb71's
  * layers row-fold into 64 output channels. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +221,12 @@ static void refuses_what_does_not_row_fold(void **state)
     p.stride[1] = 1, p.dil[1] = 2; /* the whole fold needs dilation 1 along the others */
     assert_non_null(convt_row_fold_check(&p, why, sizeof why));
     assert_non_null(strstr(why, "does not fold its phases: dil[1]"));
+    p = layer(2, 2, 8, 8, 2, 3, 0, 1); /* k 2 along the rows: half of W' w's; k 3 stride 2: 3 of 4 */
+    p.stride[1] = 2;
+    assert_non_null(convt_row_fold_check(&p, why, sizeof why));
+    assert_non_null(strstr(why, "the row-folded kernel would be 62% zero taps"));
+    p.k[1] = 4; /* whole strides along the other dimension */
+    assert_null(convt_row_fold_check(&p, why, sizeof why));
     p = layer(16, 33, 8, 8, 3, 3, 1, 1); /* past one 64-channel block once folded */
     assert_non_null(convt_row_fold_check(&p, why, sizeof why));
     assert_non_null(strstr(why, "33 output channels a group: the row fold is for 32 or fewer"));

@@ -8,6 +8,15 @@
  * strides (fold_phases.h) */
 static int64_t whole_strides(int64_t k, int64_t s) { return (k + s - 1) / s; }
 
+double convt_fold_present(const convt_problem *p, int inner)
+{
+    double present = 1.0;
+    for (int d = 0; d < p->dims; d++)
+        if (convt_fold_folds(p, inner, d))
+            present *= (double)p->k[d] / (double)(whole_strides(p->k[d], p->stride[d]) * p->stride[d]);
+    return present;
+}
+
 const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_t len)
 {
     if (inner < 0 || inner > 3) {
@@ -15,7 +24,6 @@ const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_
         return buf;
     }
     int64_t S = 1;
-    double present = 1.0; /* the share of the padded kernel's taps that are w's */
     for (int d = 0; d < p->dims; d++) {
         if (!convt_fold_folds(p, inner, d))
             continue; /* kept as it is: the folded problem's phases */
@@ -33,7 +41,6 @@ const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_
                      d, (long long)p->out_pad[d], d, (long long)extra, (long long)(p->pad[d] + extra));
             return buf;
         }
-        present *= (double)p->k[d] / (double)(m * p->stride[d]);
         /* every folded position and original output index stays far inside an int */
         if (p->in[d] + p->k[d] > ((int64_t)1 << 30) / p->stride[d]) {
             snprintf(buf, len, "in[%d] = %lld is too long to fold in 32-bit positions", d,
@@ -60,6 +67,7 @@ const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_
                  (long long)S, CONVT_FOLD_MAX_PHASES);
         return buf;
     }
+    const double present = convt_fold_present(p, inner); /* the share of the padded kernel's taps that are w's */
     if (present < CONVT_FOLD_MIN_PRESENT) {
         snprintf(buf, len,
                  "the kernel padded to whole strides would be %.0f%% zero taps: folding takes at "

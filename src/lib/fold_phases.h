@@ -101,6 +101,11 @@ CONVT_HD bool convt_fold_folds(const convt_problem *p, int inner, int d)
  * otherwise a sentence in buf. */
 const char *convt_fold_check(const convt_problem *p, int inner, char *buf, size_t len);
 
+/* The share of the kernel padded to whole strides (prod m[d]*s[d] over
+ * the folded dimensions) that is w's own taps (prod k[d]): what
+ * convt_fold_check holds against CONVT_FOLD_MIN_PRESENT. */
+double convt_fold_present(const convt_problem *p, int inner);
+
 /* The folded problem (along the folded dimensions stride 1, pad 0,
  * out_pad 0, kernel m; the others as p has them; cout * S output channels;
  * groups, images, input and bias flag kept) and the fold's description.

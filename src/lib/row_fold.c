@@ -50,6 +50,15 @@ const char *convt_row_fold_check(const convt_problem *p, char *buf, size_t len)
         snprintf(buf, len, "the row-folded problem does not fold its phases: %s", why);
         return buf;
     }
+    /* W' is zero at one of its k + 1 taps along D for each parity: of the
+     * folded kernel, the fold's share times k / (k + 1) is w's */
+    const double present = convt_fold_present(&q, CONVT_FOLD_ALL) * (double)p->k[d] / (double)(p->k[d] + 1);
+    if (present < CONVT_FOLD_MIN_PRESENT) {
+        snprintf(buf, len,
+                 "the row-folded kernel would be %.0f%% zero taps: folding takes at most %.0f%%",
+                 100.0 * (1.0 - present), 100.0 * (1.0 - CONVT_FOLD_MIN_PRESENT));
+        return buf;
+    }
     const convt_fold f = convt_fold_of(&q, CONVT_FOLD_ALL);
     if (!convt_fold_pow2(&f)) {
         snprintf(buf, len, "%d phases once the rows are folded: the row fold's kernels are "

@@ -64,9 +64,11 @@ extern "C" {
 
 /* NULL when p row-folds: 2 or 3 dimensions; along D stride 1, dilation 1
  * and an even input extent; at most CONVT_ROW_FOLD_MAX_COUT_G output
- * channels a group; and the row-folded problem folds its phases
+ * channels a group; the row-folded problem folds its phases
  * (convt_fold_check, every dimension) into S phases, a power of two (the
- * kernels compiled); otherwise a sentence in buf. */
+ * kernels compiled); and at least CONVT_FOLD_MIN_PRESENT of the folded
+ * kernel's taps are w's, W''s zero taps counted; otherwise a sentence in
+ * buf. */
 const char *convt_row_fold_check(const convt_problem *p, char *buf, size_t len);
 
 /* The row-folded problem: along D stride 2, kernel k + 1 and half the
