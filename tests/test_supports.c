@@ -10,6 +10,7 @@
 
 #include "build_config.h"
 #include "fold_phases.h"
+#include "row_fold.h"
 #include "variant.h"
 
 /* An H100 as cudaGetDeviceProperties describes it. */
@@ -643,6 +644,26 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "does not fold its phases: dil[1] = 2");
     odd_rows.dil[1] = 1, odd_rows.cout = 40;
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "40 output channels a group: the row fold is for 32 or fewer");
+    const convt_variant *rowfold = convt_variant_find("polyphase_wgmma_rowfold_tf32");
+    if (rowfold) {
+        /* its workspace holds the weight image and W' after it (written
+         * each launch from w): more than the plain fold's image of the
+         * same row-folded problem, by at least W''s floats; none where
+         * it refuses */
+        odd_rows.cout = 32;
+        const convt_launch l = convt_launch_first_default(rowfold);
+        const size_t need = rowfold->workspace_size(&odd_rows, &l);
+        assert_true(need >= sizeof(float) * (size_t)convt_row_fold_w_of(&odd_rows).elems);
+        const convt_variant *fold = convt_variant_find("polyphase_wgmma_fold_tf32");
+        const convt_problem q = convt_row_fold_problem(&odd_rows);
+        convt_launch lf = convt_launch_first_default(fold);
+        lf.value[convt_knob_index(fold, "bk")] = 16;
+        const size_t image = fold->workspace_size(&q, &lf) / sizeof(float); /* floats */
+        assert_true(image > 0);
+        assert_int_equal(need, sizeof(float) * ((image + 63) / 64 * 64 + (size_t)convt_row_fold_w_of(&odd_rows).elems));
+        odd_rows.in[0] = 21;
+        assert_int_equal(rowfold->workspace_size(&odd_rows, &l), 0);
+    }
     /* a partial fold: fewer dimensions than the shape has, each folded one
      * strided and of dilation 1 */
     refuses("polyphase_wgmma_fold_inner_tf32", &p, "fold_dims", 1, ws,
