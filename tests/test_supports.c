@@ -653,14 +653,15 @@ static void refusals_name_their_reason(void **state)
         odd_rows.cout = 32;
         const convt_launch l = convt_launch_first_default(rowfold);
         const size_t need = rowfold->workspace_size(&odd_rows, &l);
-        assert_true(need >= sizeof(float) * (size_t)convt_row_fold_w_of(&odd_rows).elems);
+        const size_t w2 = (size_t)convt_row_fold_w_of(&odd_rows).elems; /* W''s floats */
+        assert_true(need >= sizeof(float) * w2);
         const convt_variant *fold = convt_variant_find("polyphase_wgmma_fold_tf32");
         const convt_problem q = convt_row_fold_problem(&odd_rows);
         convt_launch lf = convt_launch_first_default(fold);
         lf.value[convt_knob_index(fold, "bk")] = 16;
         const size_t image = fold->workspace_size(&q, &lf) / sizeof(float); /* floats */
         assert_true(image > 0);
-        assert_int_equal(need, sizeof(float) * ((image + 63) / 64 * 64 + (size_t)convt_row_fold_w_of(&odd_rows).elems));
+        assert_int_equal(need, sizeof(float) * ((image + 63) / 64 * 64 + w2));
         odd_rows.in[0] = 21;
         assert_int_equal(rowfold->workspace_size(&odd_rows, &l), 0);
     }
