@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hostdevice.h"
 #include "select.h"
@@ -274,6 +275,53 @@ static void the_table_names_the_baseline_and_the_geomean(void **state)
     cJSON_Delete(doc);
 }
 
+/* Many shapes whose records arrive interleaved (as a multi-device sweep's
+ * lanes write them): each shape's row is its own fastest record, rows come
+ * in the order the shapes first appear, and the selection stays linear in
+ * the records (it was quadratic: 53,700 records took minutes, session 41). */
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static void many_interleaved_shapes_select_by_shape_in_linear_time(void **state)
+{
+    (void)state;
+    enum { SHAPES = 2000, PER_SHAPE = 25 };
+    cJSON *doc = results();
+    char key[32];
+    for (int j = 0; j < PER_SHAPE; j++)
+        for (int i = 0; i < SHAPES; i++) {
+            /* shape i's fastest record is its (i % PER_SHAPE)-th */
+            const double ms = j == i % PER_SHAPE ? 1.0 : 2.0 + j;
+            snprintf(key, sizeof key, "shape%05d", (i * 7919) % SHAPES);
+            char variant[16];
+            snprintf(variant, sizeof variant, "v%02d", j);
+            add(doc, record(key, variant, "tf32", "ok", ms, 0, 1));
+        }
+    const double t0 = now_seconds();
+    cJSON *sel = convt_select(doc, NULL);
+    const double took = now_seconds() - t0;
+    printf("%d records selected in %.2f s\n", SHAPES * PER_SHAPE, took);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(sel, "selections");
+    assert_int_equal(cJSON_GetArraySize(rows), SHAPES);
+    int i = 0;
+    for (const cJSON *r = rows->child; r; r = r->next, i++) {
+        snprintf(key, sizeof key, "shape%05d", (i * 7919) % SHAPES);
+        assert_string_equal(str(r, "key"), key);
+        char want[16];
+        snprintf(want, sizeof want, "v%02d", i % PER_SHAPE);
+        assert_string_equal(str(r, "variant"), want);
+        assert_true(num(r, "median_ms") == 1.0);
+    }
+    /* generous: the quadratic scan took over a minute here */
+    assert_true(took < 10.0);
+    cJSON_Delete(sel);
+    cJSON_Delete(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +331,7 @@ int main(void)
         cmocka_unit_test(ties_are_declared_and_broken_by_the_rule),
         cmocka_unit_test(a_winner_does_not_flip_on_noise),
         cmocka_unit_test(the_table_names_the_baseline_and_the_geomean),
+        cmocka_unit_test(many_interleaved_shapes_select_by_shape_in_linear_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,19 +62,17 @@ static bool competes_in(const cJSON *rec, int t)
     return r >= 0 && r <= t;
 }
 
-/* The usable records of shape `key` competing in tier t, fastest first. */
-static int candidates(const cJSON *records, const char *key, int t, const cJSON ***out)
+/* The usable records of one shape's group g[0..n) (file order) competing in
+ * tier t, fastest first. */
+static int candidates(const cJSON *const *g, int n_g, int t, const cJSON ***out)
 {
-    int n = 0;
-    for (const cJSON *r = records->child; r; r = r->next)
-        n += usable(r) && competes_in(r, t) && !strcmp(key_of(r), key);
-    const cJSON **c = malloc((size_t)(n ? n : 1) * sizeof *c);
+    const cJSON **c = malloc((size_t)(n_g ? n_g : 1) * sizeof *c);
     if (!c)
         return *out = NULL, 0;
-    n = 0;
-    for (const cJSON *r = records->child; r; r = r->next)
-        if (usable(r) && competes_in(r, t) && !strcmp(key_of(r), key))
-            c[n++] = r;
+    int n = 0;
+    for (int i = 0; i < n_g; i++)
+        if (usable(g[i]) && competes_in(g[i], t))
+            c[n++] = g[i];
     /* insertion sort by median: stable, so equal times keep file order */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && median_ms_of(c[j]) < median_ms_of(c[j - 1]); j--) {
@@ -84,6 +82,36 @@ static int candidates(const cJSON *records, const char *key, int t, const cJSON 
         }
     *out = c;
     return n;
+}
+
+/* The records grouped by shape key: sorted by key, then file order, so that
+ * each shape's records lie together in the order they were written. The
+ * former scan of every earlier record for each record's key made the
+ * selection quadratic in the records: 53,700 of them (test_gpu's sweep of
+ * 338 shapes) took minutes after the sweep (session 41). */
+typedef struct {
+    const char *key;
+    int idx; /* in the file */
+    const cJSON *rec;
+} keyed_record;
+
+static int by_key_then_file_order(const void *a, const void *b)
+{
+    const keyed_record *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* A shape's run of keyed records, placed by its first record in the file */
+typedef struct {
+    int begin, end; /* in the sorted array */
+    int first;      /* file index of its first record */
+} shape_group;
+
+static int by_first_record(const void *a, const void *b)
+{
+    const shape_group *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
 }
 
 /* Within the noise both recorded of the fastest: not resolvable from it. */
@@ -249,32 +277,52 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
     cJSON *out = cJSON_AddArrayToObject(sel, "selections");
     if (!cJSON_IsArray(records))
         return sel;
-    for (const cJSON *r = records->child; r; r = r->next) {
-        const char *key = key_of(r);
-        bool seen = false; /* the first record of each shape key opens its rows */
-        for (const cJSON *q = records->child; q != r && !seen; q = q->next)
-            seen = !strcmp(key_of(q), key);
-        if (seen)
-            continue;
+    const int n_rec = cJSON_GetArraySize(records);
+    keyed_record *kr = malloc((size_t)(n_rec ? n_rec : 1) * sizeof *kr);
+    shape_group *groups = malloc((size_t)(n_rec ? n_rec : 1) * sizeof *groups);
+    const cJSON **g = malloc((size_t)(n_rec ? n_rec : 1) * sizeof *g);
+    if (!kr || !groups || !g) {
+        free(kr), free(groups), free(g);
+        cJSON_Delete(sel);
+        return NULL;
+    }
+    int i = 0;
+    for (const cJSON *r = records->child; r; r = r->next, i++)
+        kr[i] = (keyed_record){key_of(r), i, r};
+    qsort(kr, (size_t)n_rec, sizeof *kr, by_key_then_file_order);
+    int n_groups = 0;
+    for (int b = 0, e; b < n_rec; b = e) {
+        for (e = b + 1; e < n_rec && !strcmp(kr[e].key, kr[b].key); e++)
+            ;
+        groups[n_groups++] = (shape_group){b, e, kr[b].idx};
+    }
+    /* rows in the order the shapes first appear in the file */
+    qsort(groups, (size_t)n_groups, sizeof *groups, by_first_record);
+    for (int k = 0; k < n_groups; k++) {
+        const int n_g = groups[k].end - groups[k].begin;
+        for (int j = 0; j < n_g; j++)
+            g[j] = kr[groups[k].begin + j].rec;
+        const char *key = kr[groups[k].begin].key;
         for (int t = 0; t < N_TIERS; t++) {
             bool tier_present = false; /* a row per tier the shape was run in */
-            for (const cJSON *q = r; q && !tier_present; q = q->next)
-                tier_present = !strcmp(key_of(q), key) && !strcmp(json_str(q, "tier"), tier_names[t]);
+            for (int j = 0; j < n_g && !tier_present; j++)
+                tier_present = !strcmp(json_str(g[j], "tier"), tier_names[t]);
             if (!tier_present)
                 continue;
-            const cJSON *shape = cJSON_GetObjectItemCaseSensitive(r, "shape");
+            const cJSON *shape = cJSON_GetObjectItemCaseSensitive(g[0], "shape");
             cJSON *row = cJSON_CreateObject();
             cJSON_AddStringToObject(row, "name", json_str(shape, "name"));
             cJSON_AddStringToObject(row, "key", key);
             cJSON_AddStringToObject(row, "tier", tier_names[t]);
             cJSON_AddItemToObject(row, "shape", cJSON_Duplicate(shape, true));
             const cJSON **c;
-            int n = candidates(records, key, t, &c);
+            int n = candidates(g, n_g, t, &c);
             fill_row(row, c, n, previous_row(previous, key, tier_names[t]));
             free(c);
             cJSON_AddItemToArray(out, row);
         }
     }
+    free(kr), free(groups), free(g);
     return sel;
 }
 

@@ -33,8 +33,9 @@ typedef struct cJSON cJSON;
 /* True for a vendor record's variant name (cudnn_*, torch_*). */
 bool convt_is_vendor_variant(const char *variant);
 
-/* A new selection document (caller frees with cJSON_Delete). `previous` is
- * an earlier selection document whose choices break ties, or NULL. */
+/* A new selection document (caller frees with cJSON_Delete), NULL when out
+ * of memory. `previous` is an earlier selection document whose choices break
+ * ties, or NULL. */
 cJSON *convt_select(const cJSON *results, const cJSON *previous);
 /* The table for people: shape, tier, winner (its tier where stricter),
  * launch, time and noise, ties, the fastest vendor record and the speedup
