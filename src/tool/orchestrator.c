@@ -10,10 +10,11 @@
  * the lanes share (the document, the counts, the clock probes, stderr) is
  * behind one mutex; the blocking reads of the workers are not.
  *
- * The results file is rewritten atomically at most once a second while
- * records arrive, after every worker death, on SIGINT/SIGTERM and at the
- * end: the cost per record stays constant however many shapes there are,
- * and a `kill -9` loses at most the last second, which --resume redoes. */
+ * The results file is rewritten atomically while records arrive, at most
+ * once a second and a tenth of the time (write_doc), after every worker
+ * death, on SIGINT/SIGTERM and at the end: the cost per record stays
+ * constant however many shapes there are, and a `kill -9` loses at most the
+ * last interval, which --resume redoes. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
@@ -240,7 +241,8 @@ struct sweep {
     char backend[16];          /* as the first worker chose it */
     cJSON *device, *ceilings;  /* from the first worker */
     cJSON *doc, *prev;
-    double last_write;
+    double last_write;         /* now_s() when the last write ended */
+    double write_every;        /* seconds between writes (write_doc) */
     bool dirty;                /* records in doc not yet on disk */
     bool may_write;            /* false while a resumed file holds more than doc */
     int last_resumed_shape;    /* the last shape with a record in the resumed file */
@@ -381,18 +383,32 @@ static void order_records(sweep *s)
 /* With the lock held (or one lane). */
 static int write_doc(sweep *s, convt_err *e)
 {
-    s->last_write = now_s();
+    const double t0 = now_s();
     if (s->n_lanes > 1)
         order_records(s);
-    return convt_results_write(s->doc, s->cfg->output, e);
+    const int rc = convt_results_write(s->doc, s->cfg->output, e);
+    s->last_write = now_s();
+    /* At least a second apart, and at least ten times as long as a write
+     * takes: tens of thousands of records print for a second or more, and
+     * written every second from the write's start, a sweep did little else
+     * (and held the lock the lanes' records wait on). */
+    s->write_every = fmax(1.0, 10 * (s->last_write - t0));
+    return rc;
+}
+
+/* Whether the records should reach the file now. */
+static bool write_is_due(const sweep *s)
+{
+    return now_s() - s->last_write >= fmax(1.0, s->write_every);
 }
 
 /* Records that finished since the last write reach the file within about a
- * second, also while a long shape runs: called from the receive loop, with
+ * second (longer for a file that takes long to print), also while a long
+ * shape runs: called from the receive loop, with
  * the lock held. */
 static void write_due(sweep *s)
 {
-    if (s->doc && s->dirty && s->may_write && now_s() - s->last_write >= 1.0) {
+    if (s->doc && s->dirty && s->may_write && write_is_due(s)) {
         convt_err we;
         if (write_doc(s, &we) == 0)
             s->dirty = false;
@@ -769,7 +785,7 @@ static void *lane_main(void *arg)
         /* a resumed file is replaced only once doc holds all it had */
         if (si <= s->last_resumed_shape && --s->resumed_left == 0)
             s->may_write = true;
-        if (s->may_write && (l->deaths > deaths || now_s() - s->last_write >= 1.0)) {
+        if (s->may_write && (l->deaths > deaths || write_is_due(s))) {
             if (write_doc(s, &l->e)) {
                 l->rc = -1;
                 halt_sweep(s, l);
