@@ -1189,50 +1189,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     (RES ? res_base + wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
                                                      r.tap_begin, r.ntaps, k_ci0 / BK) * wtap_bytes
                          : st + in_bytes) + wg_co * (MH * WG_M * 16);
-                if constexpr (INPLACE) {
+                if constexpr (INPLACE)
                     wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
-                } else if constexpr (PING && BK <= 16) {
-                    /* tap t of the stage's row: its wgmma, BK / 8 K steps
-                     * (the loop below in the other kernels, whose SASS a
-                     * shared form moved; results/notes.md, "Session 41") */
-                    auto issue_tap = [&](int t) {
-                        const int shift = s_shift[r.tap_begin + t];
-#pragma unroll
-                        for (int kk = 0; kk < BK / 8; kk++)
-                            wgmma_tf32(d[0], wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
-                                       wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
-                    };
-                    /* One warpgroup issues at a time (ping-pong), so its
-                     * stage's wgmma must stay one group: ptxas closes a
-                     * group inside a loop of a run-time count and adds an
-                     * empty one at the commit, and wgmma_wait_prev below
-                     * then waits for the whole stage, draining the tensor
-                     * pipe at every stage (tools/wgmma-sass.sh: "empty 1").
-                     * Rows of 1 to 8 taps (kernels 1 to 8 wide along the
-                     * row; a folded row's share of them) issue straight
-                     * through, each case its own commit (results/notes.md,
-                     * "Session 41"); longer rows keep the loop. Not at bk
-                     * 32 (4 wgmma a tap): its cases made ptxas serialise
-                     * every wgmma of width 64 and spill at width 256. */
+                else
                     wgmma_fence();
-                    switch (r.ntaps) {
-#define WG_TAPS_CASE(N)                                                                            \
-    case N:                                                                                        \
-        _Pragma("unroll") for (int t = 0; t < N; t++) issue_tap(t);                                \
-        wgmma_commit();                                                                            \
-        break;
-                        WG_TAPS_CASE(1) WG_TAPS_CASE(2) WG_TAPS_CASE(3) WG_TAPS_CASE(4)
-                        WG_TAPS_CASE(5) WG_TAPS_CASE(6) WG_TAPS_CASE(7) WG_TAPS_CASE(8)
-#undef WG_TAPS_CASE
-                    default:
-                        for (int t = 0; t < r.ntaps; t++)
-                            issue_tap(t);
-                        wgmma_commit();
-                    }
-                } else {
-                    wgmma_fence();
-                }
-                for (int t = 0; !INPLACE && !(PING && BK <= 16) && t < r.ntaps; t++) {
+                for (int t = 0; !INPLACE && t < r.ntaps; t++) {
                     const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
@@ -1254,7 +1215,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                     }
                 }
-                if constexpr (!INPLACE && !(PING && BK <= 16)) /* its groups are committed */
+                if constexpr (!INPLACE) /* its groups are committed */
                     wgmma_commit();
                 if constexpr (SPLIT3) {
                     /* the stage's sums, rounded to nearest into the tile's;
