@@ -1,6 +1,7 @@
 #include "compare.h"
 #include "stats.h"
 #include "json_access.h"
+#include "run_index.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -22,12 +23,10 @@ static const char *name_of(const cJSON *r)
     return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
 }
 
-static const cJSON *find_same(const cJSON *records, const cJSON *r)
+/* The record of the other run that ran what r ran (run_index.h). */
+static const cJSON *find_same(const convt_run_index *other, const cJSON *r)
 {
-    for (const cJSON *q = records ? records->child : NULL; q; q = q->next)
-        if (json_same_run(q, r))
-            return q;
-    return NULL;
+    return convt_run_index_find(other, r);
 }
 
 static bool ok_timed(const cJSON *r)
@@ -153,7 +152,7 @@ static bool redefined(const cJSON *a, const cJSON *b)
  * share of them whose change stays within the noise the runs recorded: how
  * far two runs of the same thing disagree, which is what any threshold has
  * to sit above. */
-static void spread(const cJSON *brec, const cJSON *crec, convt_compare_summary *sum)
+static void spread(const convt_run_index *bix, const cJSON *crec, convt_compare_summary *sum)
 {
     int n = 0, within = 0;
     for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next)
@@ -161,7 +160,7 @@ static void spread(const cJSON *brec, const cJSON *crec, convt_compare_summary *
     double *d = malloc((size_t)(n ? n : 1) * sizeof *d);
     n = 0;
     for (const cJSON *c = crec ? crec->child : NULL; c && d; c = c->next) {
-        const cJSON *b = find_same(brec, c);
+        const cJSON *b = find_same(bix, c);
         if (!b || !ok_timed(b) || !ok_timed(c))
             continue;
         double change = fabs(json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1);
@@ -210,16 +209,17 @@ static bool environment_differs(const cJSON *a, const cJSON *b, FILE *out, bool 
     return differs;
 }
 
-/* The record behind a selection row, in records. */
-static const cJSON *row_record(const cJSON *records, const cJSON *row)
+/* The record behind a selection row, in the run indexed by ix. */
+static const cJSON *row_record(const convt_run_index *ix, const cJSON *row)
 {
-    for (const cJSON *r = records ? records->child : NULL; r; r = r->next)
-        if (!strcmp(key_of(r), json_str(row, "key")) &&
-            !strcmp(json_str(r, "variant"), json_str(row, "variant")) &&
-            !strcmp(json_str(r, "launch_key"), json_str(row, "launch_key")) &&
-            !strcmp(json_str(r, "tier"), json_str(row, "variant_tier")))
-            return r;
-    return NULL;
+    cJSON *probe = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(probe, "shape"), "key", json_str(row, "key"));
+    cJSON_AddStringToObject(probe, "variant", json_str(row, "variant"));
+    cJSON_AddStringToObject(probe, "launch_key", json_str(row, "launch_key"));
+    cJSON_AddStringToObject(probe, "tier", json_str(row, "variant_tier"));
+    const cJSON *r = convt_run_index_find(ix, probe);
+    cJSON_Delete(probe);
+    return r;
 }
 
 static const cJSON *find_row(const cJSON *sel, const cJSON *row)
@@ -245,12 +245,11 @@ static void versus(const cJSON *row, char *buf, size_t len)
 
 /* Winners: each side's selection (select.h: tier rule, ties), and the
  * current winner's record judged against the baseline's. */
-static void winners(const cJSON *base, const cJSON *cur, const convt_compare_options *opt,
-                    FILE *out, convt_compare_summary *sum)
+static void winners(const cJSON *base, const cJSON *cur, const convt_run_index *bix,
+                    const convt_run_index *cix, const convt_compare_options *opt, FILE *out,
+                    convt_compare_summary *sum)
 {
     const bool md = opt->markdown;
-    const cJSON *brec = cJSON_GetObjectItemCaseSensitive(base, "records");
-    const cJSON *crec = cJSON_GetObjectItemCaseSensitive(cur, "records");
     cJSON *bsel = convt_select(base, NULL), *csel = convt_select(cur, NULL);
     fprintf(out, "\n%swinners (the selection of each run: tier rule and ties as in select; "
                  "speedup over the run's fastest vendor record)\n",
@@ -258,7 +257,7 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_compare_opt
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(csel, "selections");
     for (const cJSON *crow = rows ? rows->child : NULL; crow; crow = crow->next) {
         const cJSON *brow = find_row(bsel, crow);
-        const cJSON *cw = row_record(crec, crow), *bw = brow ? row_record(brec, brow) : NULL;
+        const cJSON *cw = row_record(cix, crow), *bw = brow ? row_record(bix, brow) : NULL;
         if (!cw || !bw)
             continue;
         char how[96], bv[64], cv[64];
@@ -266,7 +265,7 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_compare_opt
         /* Not judged either (see redefined()): a winner whose own record
          * chose differently in the current run (seen on the H100: cuDNN
          * found a slower algorithm, and another variant became the winner). */
-        const cJSON *bw_now = find_same(crec, bw);
+        const cJSON *bw_now = find_same(cix, bw);
         bool other_choice = (json_same_run(bw, cw) && redefined(bw, cw)) ||
                             (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
         bool worse = v == SLOWER && !other_choice;
@@ -316,6 +315,16 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
     if (sum->environment_differs)
         fprintf(out, "%swarning: the runs differ in device or toolkit; times may not be "
                      "comparable\n\n", md ? "> " : "");
+    convt_run_index bix, cix;
+    if (convt_run_index_of(&bix, brec)) {
+        fprintf(out, "out of memory indexing the baseline's records\n");
+        return -1;
+    }
+    if (convt_run_index_of(&cix, crec)) {
+        convt_run_index_free(&bix);
+        fprintf(out, "out of memory indexing the current run's records\n");
+        return -1;
+    }
 
     if (md) {
         row(out, true, "shape", "variant", "launch", "tier", "baseline ms", "current ms", "verdict");
@@ -325,7 +334,7 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             "verdict");
     }
     for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next) {
-        const cJSON *b = find_same(brec, c);
+        const cJSON *b = find_same(&bix, c);
         if (!b) {
             sum->only_current++;
             continue;
@@ -361,22 +370,22 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             verdict);
     }
     for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
-        if (!find_same(crec, b))
+        if (!find_same(&cix, b))
             sum->only_baseline++;
 
-    winners(base, cur, opt, out, sum);
+    winners(base, cur, &bix, &cix, opt, out, sum);
     if (sum->only_baseline || sum->only_current) {
         fprintf(out, "\n%smissing records\n", md ? "### " : "");
         for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
-            if (!find_same(crec, b))
+            if (!find_same(&cix, b))
                 fprintf(out, "%sonly in the baseline: %s %s %s %s\n", md ? "- " : "  ",
                         name_of(b), json_str(b, "variant"), json_str(b, "launch_key"), json_str(b, "tier"));
         for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next)
-            if (!find_same(brec, c))
+            if (!find_same(&bix, c))
                 fprintf(out, "%sonly in the current run: %s %s %s %s\n", md ? "- " : "  ",
                         name_of(c), json_str(c, "variant"), json_str(c, "launch_key"), json_str(c, "tier"));
     }
-    spread(brec, crec, sum);
+    spread(&bix, crec, sum);
     if (sum->spread_count)
         fprintf(out,
                 "\n%srun-to-run spread over %d records timed on both sides: |change| median "
@@ -392,5 +401,7 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             sum->ambiguous, sum->redefined, sum->winners_regressed,
             sum->winners_regressed == 1 ? "" : "s", sum->winners_ambiguous, sum->only_baseline,
             sum->only_current);
+    convt_run_index_free(&bix);
+    convt_run_index_free(&cix);
     return 0;
 }

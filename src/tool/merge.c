@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "json_access.h"
+#include "run_index.h"
 #include "results.h"
 
 static const char *const known_tools[] = {"convt-bench", "convt-bench torch_baseline", NULL};
@@ -77,14 +78,6 @@ static int check_against_first(const cJSON *first, const char *first_path, const
                     rules[i].key, vb, first_path, va);
     }
     return 0;
-}
-
-static const cJSON *find_record(const cJSON *records, const cJSON *r)
-{
-    for (const cJSON *q = records->child; q; q = q->next)
-        if (json_same_run(q, r))
-            return q;
-    return NULL;
 }
 
 static cJSON *source_entry(const cJSON *doc, const char *path)
@@ -176,6 +169,12 @@ cJSON *convt_merge(const cJSON *const *docs, const char *const *paths, int n, bo
     cJSON *from = cJSON_AddArrayToObject(out, "merged_from");
     cJSON *records = cJSON_AddArrayToObject(out, "records");
     int dropped = 0;
+    convt_run_index merged; /* the records kept so far, by what they ran */
+    if (convt_run_index_init(&merged, 0)) {
+        convt_fail(e, "out of memory merging");
+        cJSON_Delete(out);
+        return NULL;
+    }
     for (int i = 0; i < n; i++) {
         /* a file that was itself merged keeps its sources' provenance */
         const cJSON *inner = cJSON_GetObjectItemCaseSensitive(docs[i], "merged_from");
@@ -186,13 +185,14 @@ cJSON *convt_merge(const cJSON *const *docs, const char *const *paths, int n, bo
             cJSON_AddItemToArray(from, source_entry(docs[i], paths[i]));
         const cJSON *recs = cJSON_GetObjectItemCaseSensitive(docs[i], "records");
         for (const cJSON *r = recs->child; r; r = r->next) {
-            const cJSON *dup = find_record(records, r);
+            const cJSON *dup = convt_run_index_find(&merged, r);
             if (dup && !force) {
                 convt_fail(e, "%s: the record %s / %s %s (%s) is also in %s: merge joins runs "
                               "of different things (--force keeps the first)",
                            paths[i], json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name"),
                            json_str(r, "variant"), json_str(r, "launch_key"), json_str(r, "tier"),
                            json_str(dup, "source"));
+                convt_run_index_free(&merged);
                 cJSON_Delete(out);
                 return NULL;
             }
@@ -204,8 +204,15 @@ cJSON *convt_merge(const cJSON *const *docs, const char *const *paths, int n, bo
             if (!cJSON_GetObjectItemCaseSensitive(copy, "source"))
                 cJSON_AddStringToObject(copy, "source", paths[i]);
             cJSON_AddItemToArray(records, copy);
+            if (convt_run_index_add(&merged, copy)) {
+                convt_fail(e, "out of memory merging");
+                convt_run_index_free(&merged);
+                cJSON_Delete(out);
+                return NULL;
+            }
         }
     }
+    convt_run_index_free(&merged);
     if (dropped && warn)
         fprintf(warn, "convt-bench merge: warning: %d record%s found in an earlier file too "
                       "%s dropped (--force)\n",
