@@ -95,7 +95,17 @@ static void each_field_separates_runs(void **state)
     cJSON *same = record("ab", "c", "x", "tf32");
     assert_ptr_equal(convt_run_index_find(&ix, same), records->child);
     cJSON_Delete(same);
+    /* by the fields, as a selection row names its record */
+    assert_ptr_equal(convt_run_index_find_fields(&ix, "ab", "c", "x", "tf32"), records->child);
+    assert_null(convt_run_index_find_fields(&ix, "a", "bc", "x", "tf32"));
     convt_run_index_free(&ix);
+    /* a zeroed index takes records; NULL is refused */
+    convt_run_index z = {0};
+    assert_int_equal(convt_run_index_add(&z, records->child), 0);
+    assert_ptr_equal(convt_run_index_find(&z, records->child), records->child);
+    assert_int_equal(convt_run_index_add(&z, NULL), -1);
+    assert_int_equal(z.n, 1);
+    convt_run_index_free(&z);
     /* an empty or absent array: nothing found */
     assert_int_equal(convt_run_index_of(&ix, NULL), 0);
     assert_null(convt_run_index_find(&ix, records->child));

@@ -212,14 +212,8 @@ static bool environment_differs(const cJSON *a, const cJSON *b, FILE *out, bool 
 /* The record behind a selection row, in the run indexed by ix. */
 static const cJSON *row_record(const convt_run_index *ix, const cJSON *row)
 {
-    cJSON *probe = cJSON_CreateObject();
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(probe, "shape"), "key", json_str(row, "key"));
-    cJSON_AddStringToObject(probe, "variant", json_str(row, "variant"));
-    cJSON_AddStringToObject(probe, "launch_key", json_str(row, "launch_key"));
-    cJSON_AddStringToObject(probe, "tier", json_str(row, "variant_tier"));
-    const cJSON *r = convt_run_index_find(ix, probe);
-    cJSON_Delete(probe);
-    return r;
+    return convt_run_index_find_fields(ix, json_str(row, "key"), json_str(row, "variant"),
+                                       json_str(row, "launch_key"), json_str(row, "variant_tier"));
 }
 
 static const cJSON *find_row(const cJSON *sel, const cJSON *row)

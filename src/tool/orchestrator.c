@@ -391,8 +391,9 @@ static int write_doc(sweep *s, convt_err *e)
     /* At least a second apart, and at least ten times as long as a write
      * takes: tens of thousands of records print for a second or more, and
      * written every second from the write's start, a sweep did little else
-     * (and held the lock the lanes' records wait on). */
-    s->write_every = fmax(1.0, 10 * (s->last_write - t0));
+     * (and held the lock the lanes' records wait on). At most a minute, so
+     * that one stalled write does not leave the file behind for long. */
+    s->write_every = fmin(60.0, fmax(1.0, 10 * (s->last_write - t0)));
     return rc;
 }
 

@@ -6,18 +6,29 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A hash of exactly the fields json_same_run compares, each ended by a
  * byte no field holds, so that ("ab", "c") and ("a", "bc") differ. */
-static uint64_t run_hash(const cJSON *r)
+static uint64_t fields_hash(const char *key, const char *variant, const char *launch_key,
+                            const char *tier)
 {
-    const char *fields[4] = {json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"),
-                             json_str(r, "variant"), json_str(r, "launch_key"),
-                             json_str(r, "tier")};
+    const char *fields[4] = {key, variant, launch_key, tier};
     uint64_t h = CONVT_FNV1A_START;
     for (int i = 0; i < 4; i++)
         h = convt_fnv1a(convt_fnv1a(h, fields[i]), "\x1f");
     return h;
+}
+
+static const char *key_of(const cJSON *r)
+{
+    return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key");
+}
+
+static uint64_t run_hash(const cJSON *r)
+{
+    return fields_hash(key_of(r), json_str(r, "variant"), json_str(r, "launch_key"),
+                       json_str(r, "tier"));
 }
 
 int convt_run_index_init(convt_run_index *ix, size_t expected)
@@ -56,6 +67,10 @@ static int grow(convt_run_index *ix)
 
 int convt_run_index_add(convt_run_index *ix, const cJSON *r)
 {
+    if (!r)
+        return -1; /* e.g. a copy that ran out of memory */
+    if (!ix->slot && convt_run_index_init(ix, 0)) /* zeroed, or freed */
+        return -1;
     if (2 * (ix->n + 1) > ix->cap && grow(ix))
         return -1;
     size_t i = run_hash(r) & (ix->cap - 1);
@@ -80,12 +95,21 @@ int convt_run_index_of(convt_run_index *ix, const cJSON *records)
 
 const cJSON *convt_run_index_find(const convt_run_index *ix, const cJSON *r)
 {
+    return convt_run_index_find_fields(ix, key_of(r), json_str(r, "variant"),
+                                       json_str(r, "launch_key"), json_str(r, "tier"));
+}
+
+const cJSON *convt_run_index_find_fields(const convt_run_index *ix, const char *key,
+                                         const char *variant, const char *launch_key,
+                                         const char *tier)
+{
     if (!ix->cap)
         return NULL;
-    size_t i = run_hash(r) & (ix->cap - 1);
-    for (; ix->slot[i]; i = (i + 1) & (ix->cap - 1))
-        if (json_same_run(ix->slot[i], r))
-            return ix->slot[i];
+    size_t i = fields_hash(key, variant, launch_key, tier) & (ix->cap - 1);
+    for (const cJSON *q; (q = ix->slot[i]); i = (i + 1) & (ix->cap - 1))
+        if (!strcmp(key_of(q), key) && !strcmp(json_str(q, "variant"), variant) &&
+            !strcmp(json_str(q, "launch_key"), launch_key) && !strcmp(json_str(q, "tier"), tier))
+            return q;
     return NULL;
 }
 

@@ -26,11 +26,16 @@ typedef struct {
 int convt_run_index_init(convt_run_index *ix, size_t expected);
 /* Every record of `records` (a JSON array, or NULL), in its order. */
 int convt_run_index_of(convt_run_index *ix, const cJSON *records);
-/* Adds r (not copied: it must outlive the index); -1 when out of memory. */
+/* Adds r (not copied: it must outlive the index); -1 when out of memory or
+ * r is NULL. A zeroed or freed index starts empty. */
 int convt_run_index_add(convt_run_index *ix, const cJSON *r);
 /* The first record added that ran what r ran, or NULL: the record a scan
  * of the records in their order would find. */
 const cJSON *convt_run_index_find(const convt_run_index *ix, const cJSON *r);
+/* The same by the four fields json_same_run compares (a selection row's). */
+const cJSON *convt_run_index_find_fields(const convt_run_index *ix, const char *key,
+                                         const char *variant, const char *launch_key,
+                                         const char *tier);
 void convt_run_index_free(convt_run_index *ix);
 
 #ifdef __cplusplus
