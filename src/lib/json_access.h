@@ -21,18 +21,26 @@ static inline double json_num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* Two records of the same run: shape key, variant, launch and tier alike
- * (how compare, merge and --resume match records). */
+/* A record's shape key ("" where absent). */
+static inline const char *json_shape_key(const cJSON *rec)
+{
+    return json_str(cJSON_GetObjectItemCaseSensitive(rec, "shape"), "key");
+}
+
+/* Whether rec ran this run: shape key, variant, launch and tier. */
+static inline bool json_run_is(const cJSON *rec, const char *key, const char *variant,
+                               const char *launch_key, const char *tier)
+{
+    return !strcmp(json_shape_key(rec), key) && !strcmp(json_str(rec, "variant"), variant) &&
+           !strcmp(json_str(rec, "launch_key"), launch_key) && !strcmp(json_str(rec, "tier"), tier);
+}
+
+/* Two records of the same run (how compare, merge and --resume match
+ * records). */
 static inline bool json_same_run(const cJSON *a, const cJSON *b)
 {
-    static const char *const fields[] = {"variant", "launch_key", "tier"};
-    if (strcmp(json_str(cJSON_GetObjectItemCaseSensitive(a, "shape"), "key"),
-               json_str(cJSON_GetObjectItemCaseSensitive(b, "shape"), "key")))
-        return false;
-    for (int i = 0; i < 3; i++)
-        if (strcmp(json_str(a, fields[i]), json_str(b, fields[i])))
-            return false;
-    return true;
+    return json_run_is(a, json_shape_key(b), json_str(b, "variant"), json_str(b, "launch_key"),
+                       json_str(b, "tier"));
 }
 
 #endif

@@ -14,19 +14,9 @@
 #include "select.h"
 
 static const cJSON *timing(const cJSON *r) { return cJSON_GetObjectItemCaseSensitive(r, "timing"); }
-static const char *key_of(const cJSON *r)
-{
-    return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key");
-}
 static const char *name_of(const cJSON *r)
 {
     return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
-}
-
-/* The record of the other run that ran what r ran (run_index.h). */
-static const cJSON *find_same(const convt_run_index *other, const cJSON *r)
-{
-    return convt_run_index_find(other, r);
 }
 
 static bool ok_timed(const cJSON *r)
@@ -114,7 +104,7 @@ static verdict_kind judge(const cJSON *b, const cJSON *c, const convt_compare_op
         convt_round_samples rb = {sb.v, sb.end, sb.rounds}, rc = {sc.v, sc.end, sc.rounds};
         double db = json_num(timing(b), "noise_drift"), dc = json_num(timing(c), "noise_drift");
         /* the same record gets the same resamples in every comparison */
-        uint64_t seed = convt_fnv1a(convt_fnv1a(convt_fnv1a(CONVT_FNV1A_START, key_of(c)), json_str(c, "variant")),
+        uint64_t seed = convt_fnv1a(convt_fnv1a(convt_fnv1a(CONVT_FNV1A_START, json_shape_key(c)), json_str(c, "variant")),
                                     json_str(c, "launch_key"));
         boot = convt_bootstrap_median_ratio(&rb, &rc, isfinite(db) ? db : 0, isfinite(dc) ? dc : 0,
                                             CONVT_COMPARE_CONFIDENCE, CONVT_COMPARE_REPLICATES,
@@ -160,7 +150,7 @@ static void spread(const convt_run_index *bix, const cJSON *crec, convt_compare_
     double *d = malloc((size_t)(n ? n : 1) * sizeof *d);
     n = 0;
     for (const cJSON *c = crec ? crec->child : NULL; c && d; c = c->next) {
-        const cJSON *b = find_same(bix, c);
+        const cJSON *b = convt_run_index_find(bix, c);
         if (!b || !ok_timed(b) || !ok_timed(c))
             continue;
         double change = fabs(json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1);
@@ -259,7 +249,7 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_run_index *
         /* Not judged either (see redefined()): a winner whose own record
          * chose differently in the current run (seen on the H100: cuDNN
          * found a slower algorithm, and another variant became the winner). */
-        const cJSON *bw_now = find_same(cix, bw);
+        const cJSON *bw_now = convt_run_index_find(cix, bw);
         bool other_choice = (json_same_run(bw, cw) && redefined(bw, cw)) ||
                             (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
         bool worse = v == SLOWER && !other_choice;
@@ -328,7 +318,7 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             "verdict");
     }
     for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next) {
-        const cJSON *b = find_same(&bix, c);
+        const cJSON *b = convt_run_index_find(&bix, c);
         if (!b) {
             sum->only_current++;
             continue;
@@ -364,18 +354,18 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
             verdict);
     }
     for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
-        if (!find_same(&cix, b))
+        if (!convt_run_index_find(&cix, b))
             sum->only_baseline++;
 
     winners(base, cur, &bix, &cix, opt, out, sum);
     if (sum->only_baseline || sum->only_current) {
         fprintf(out, "\n%smissing records\n", md ? "### " : "");
         for (const cJSON *b = brec ? brec->child : NULL; b; b = b->next)
-            if (!find_same(&cix, b))
+            if (!convt_run_index_find(&cix, b))
                 fprintf(out, "%sonly in the baseline: %s %s %s %s\n", md ? "- " : "  ",
                         name_of(b), json_str(b, "variant"), json_str(b, "launch_key"), json_str(b, "tier"));
         for (const cJSON *c = crec ? crec->child : NULL; c; c = c->next)
-            if (!find_same(&bix, c))
+            if (!convt_run_index_find(&bix, c))
                 fprintf(out, "%sonly in the current run: %s %s %s %s\n", md ? "- " : "  ",
                         name_of(c), json_str(c, "variant"), json_str(c, "launch_key"), json_str(c, "tier"));
     }

@@ -641,7 +641,7 @@ static int last_resumed_shape(const sweep *s)
         char key[256];
         convt_problem_key(&s->cfg->shapes[si], key, sizeof key);
         for (const cJSON *r = recs ? recs->child : NULL; r; r = r->next)
-            if (!strcmp(json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key"), key)) {
+            if (!strcmp(json_shape_key(r), key)) {
                 last = si;
                 break;
             }

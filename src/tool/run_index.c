@@ -6,9 +6,8 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* A hash of exactly the fields json_same_run compares, each ended by a
+/* A hash of exactly the fields json_run_is compares, each ended by a
  * byte no field holds, so that ("ab", "c") and ("a", "bc") differ. */
 static uint64_t fields_hash(const char *key, const char *variant, const char *launch_key,
                             const char *tier)
@@ -20,14 +19,9 @@ static uint64_t fields_hash(const char *key, const char *variant, const char *la
     return h;
 }
 
-static const char *key_of(const cJSON *r)
-{
-    return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "key");
-}
-
 static uint64_t run_hash(const cJSON *r)
 {
-    return fields_hash(key_of(r), json_str(r, "variant"), json_str(r, "launch_key"),
+    return fields_hash(json_shape_key(r), json_str(r, "variant"), json_str(r, "launch_key"),
                        json_str(r, "tier"));
 }
 
@@ -95,7 +89,7 @@ int convt_run_index_of(convt_run_index *ix, const cJSON *records)
 
 const cJSON *convt_run_index_find(const convt_run_index *ix, const cJSON *r)
 {
-    return convt_run_index_find_fields(ix, key_of(r), json_str(r, "variant"),
+    return convt_run_index_find_fields(ix, json_shape_key(r), json_str(r, "variant"),
                                        json_str(r, "launch_key"), json_str(r, "tier"));
 }
 
@@ -107,8 +101,7 @@ const cJSON *convt_run_index_find_fields(const convt_run_index *ix, const char *
         return NULL;
     size_t i = fields_hash(key, variant, launch_key, tier) & (ix->cap - 1);
     for (const cJSON *q; (q = ix->slot[i]); i = (i + 1) & (ix->cap - 1))
-        if (!strcmp(key_of(q), key) && !strcmp(json_str(q, "variant"), variant) &&
-            !strcmp(json_str(q, "launch_key"), launch_key) && !strcmp(json_str(q, "tier"), tier))
+        if (json_run_is(q, key, variant, launch_key, tier))
             return q;
     return NULL;
 }

@@ -38,11 +38,6 @@ static bool usable(const cJSON *rec)
            tier_rank(json_str(rec, "tier")) >= 0;
 }
 
-static const char *key_of(const cJSON *rec)
-{
-    return json_str(cJSON_GetObjectItemCaseSensitive(rec, "shape"), "key");
-}
-
 bool convt_is_vendor_variant(const char *variant)
 {
     return !strncmp(variant, "cudnn_", 6) || !strncmp(variant, "torch_", 6);
@@ -288,7 +283,7 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
     }
     int i = 0;
     for (const cJSON *r = records->child; r; r = r->next, i++)
-        kr[i] = (keyed_record){key_of(r), i, r};
+        kr[i] = (keyed_record){json_shape_key(r), i, r};
     qsort(kr, (size_t)n_rec, sizeof *kr, by_key_then_file_order);
     int n_groups = 0;
     for (int b = 0, e; b < n_rec; b = e) {
