@@ -1004,6 +1004,8 @@ struct wg_knobs {
                         * (wg_source), whose input the kernel reads from x (ROWFOLD) */
     int64_t rowfold_pingpong; /* its knob pingpong as given: 1 sets pingpong (PING); 0 for
                                * every other variant */
+    int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
+                        * issue each stage in turn (TURNS); 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1050,7 +1052,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             inplace,
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
-            kind == WG_ROWFOLD_TF32, rowfold_pingpong};
+            kind == WG_ROWFOLD_TF32, rowfold_pingpong,
+            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1761,6 +1764,15 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "(the whole weight image copied once into shared memory)", (long long)k.resident);
         return false;
     }
+    if (k.turns != 0 && k.turns != 1) {
+        snprintf(why, why_len, "turns = %lld must be 0 (the consumer warpgroups issue their stages "
+                 "side by side) or 1 (each stage in turn)", (long long)k.turns);
+        return false;
+    }
+    if (k.turns && k.pos_m) {
+        snprintf(why, why_len, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
+        return false;
+    }
     if (k.row_fold) {
         if (k.rowfold_pingpong != 0 && k.rowfold_pingpong != 1) {
             snprintf(why, why_len, "pingpong = %lld must be 0 (the two consumer warpgroups share a "
@@ -2149,10 +2161,10 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (parts == 2) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_split3_kernel_bn##BN(bk, nseg);
+    case BN: return k.turns ? wg_split3_turns_kernel_bn##BN(bk, nseg) : wg_split3_kernel_bn##BN(bk, nseg);
             WG_SPLIT3_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_split3_kernel_bn128(bk, nseg);
+        default: return k.turns ? wg_split3_turns_kernel_bn128(bk, nseg) : wg_split3_kernel_bn128(bk, nseg);
         }
     }
     switch (bn) {
@@ -2653,7 +2665,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 8,
+    .n_knobs = 9,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
                        "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
@@ -2672,7 +2684,14 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
               WG_KNOB_PLANE,
-              WG_KNOB_ROWS},
+              WG_KNOB_ROWS,
+              {.name = "turns",
+               .help = "1: the two consumer warpgroups issue each stage in turn, so that one's "
+                       "wgmma run while the other waits for its own and adds the stage's partial "
+                       "sums (each stage ends in a full wait: side by side, 0, both empty the "
+                       "tensor pipe together); output channels as M (pos_m = 0)",
+               .n_defaults = 2,
+               .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {

@@ -762,7 +762,8 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * turn, stored by the folded epilogue. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
-          bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false>
+          bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false,
+          bool TURNS = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -795,6 +796,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
                   "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
     static_assert(!RES || PING, "resident weights: the ping-pong kernel's");
+    static_assert(!TURNS || (SPLIT3 && !NCOS && !KSPLIT && CLUSTER == 1),
+                  "the consumers' stages in turn: 3xTF32, channels as M, unsplit, one block");
     static_assert(!ROWFOLD || (FOLD && !FOLD_ANY && MH == 1 && !KSPLIT && CLUSTER == 1 && !INPLACE),
                   "the row fold: the folded kernel (S a power of two), 64 channels a warpgroup, unsplit, "
                   "one block, its weight image");
@@ -1110,6 +1113,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     if constexpr (RES)
         mbar_wait(res_full, 0u); /* the resident image has landed */
     int turn = 0; /* PING: the block's tiles so far (past-the-end ones not counted) */
+    /* TURNS: the two warpgroups issue each stage in turn, warpgroup 0
+     * first (wg_turn_wait, wg_turn_pass); cw through a shuffle, so that
+     * ptxas sees the branch on it warp-uniform (C7520, as PING's) */
+    [[maybe_unused]] const int cw_turn = TURNS ? __shfl_sync(0xffffffffu, cw, 0) : 0;
+    [[maybe_unused]] bool turned = false; /* TURNS: this warpgroup has issued a stage */
     WG_CLOCK_COUNTER(c_clk);
     for (int L = KSPLIT ? wa.seg_begin[blockIdx.x] : CLUSTER > 1 ? walk0 : (int)blockIdx.x;
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
@@ -1189,6 +1197,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     (RES ? res_base + wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
                                                      r.tap_begin, r.ntaps, k_ci0 / BK) * wtap_bytes
                          : st + in_bytes) + wg_co * (MH * WG_M * 16);
+                if constexpr (TURNS) {
+                    /* the other warpgroup's stage issued before this one's:
+                     * warpgroup 1 waits for 0's same stage, 0 for 1's stage
+                     * before (none before 0's first). One's stage is then
+                     * queued on the tensor pipe while the other waits for
+                     * its own and adds its sums: with one partial sum each
+                     * 3xTF32 stage ends in wait_group 0, and side by side
+                     * the two drained the pipe together (kb69's stage: 2651
+                     * cycles for 1920 of wgmma, session 39) */
+                    if (cw_turn == 1 || turned)
+                        wg_turn_wait(cw_turn);
+                    turned = true;
+                }
                 if constexpr (INPLACE)
                     wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
                 else
@@ -1217,6 +1238,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 }
                 if constexpr (!INPLACE) /* its groups are committed */
                     wgmma_commit();
+                if constexpr (TURNS)
+                    wg_turn_pass(cw_turn);
                 if constexpr (SPLIT3) {
                     /* the stage's sums, rounded to nearest into the tile's;
                      * its buffer is free */
@@ -1277,6 +1300,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             }
         }
     }
+    /* TURNS: warpgroup 1's pass after its last stage, which no stage of
+     * warpgroup 0's waited for */
+    if constexpr (TURNS)
+        if (cw_turn == 0 && turned)
+            wg_turn_wait(0);
     /* the other block's consumers may still arrive on this block's empty
      * barriers: neither block exits before both are through */
     if constexpr (CLUSTER > 1)
@@ -1310,6 +1338,18 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
                              : polyphase_wgmma_kernel<BN, 8, 2, true, 0>;                          \
         return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, true, 0>                              \
                          : polyphase_wgmma_kernel<BN, 16, 2, true, 0>;                             \
+    }
+/* ... with the consumers' stages in turn (knob turns = 1: TURNS), by
+ * WG_SPLIT3_TURNS_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_3xtf32_turns.cu. */
+#define WG_SPLIT3_TURNS_OF(BN, BK, NSEG)                                                           \
+    polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, false, 1, false, false, 1, false, 0, false, false, false, \
+                           false, false, true>
+#define WG_SPLIT3_TURNS_KERNELS_OF_WIDTH(BN)                                                       \
+    wg_kernel_fn wg_split3_turns_kernel_bn##BN(int bk, int nseg)                                  \
+    {                                                                                              \
+        if (bk == 8)                                                                               \
+            return nseg == 1 ? WG_SPLIT3_TURNS_OF(BN, 8, 1) : WG_SPLIT3_TURNS_OF(BN, 8, 2);        \
+        return nseg == 1 ? WG_SPLIT3_TURNS_OF(BN, 16, 1) : WG_SPLIT3_TURNS_OF(BN, 16, 2);          \
     }
 /* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
  * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
@@ -1561,10 +1601,13 @@ WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_STEP_WIDTH)
 #undef WG_DECLARE_SPLITK_STEP_WIDTH
 #define WG_DECLARE_WIDTH(BN) wg_kernel_fn wg_kernel_bn##BN(int bk, int nseg);
 #define WG_DECLARE_SPLIT3_WIDTH(BN) wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg);
+#define WG_DECLARE_SPLIT3_TURNS_WIDTH(BN) wg_kernel_fn wg_split3_turns_kernel_bn##BN(int bk, int nseg);
 WG_WIDTHS(WG_DECLARE_WIDTH)
 WG_SPLIT3_WIDTHS(WG_DECLARE_SPLIT3_WIDTH)
+WG_SPLIT3_WIDTHS(WG_DECLARE_SPLIT3_TURNS_WIDTH)
 #undef WG_DECLARE_WIDTH
 #undef WG_DECLARE_SPLIT3_WIDTH
+#undef WG_DECLARE_SPLIT3_TURNS_WIDTH
 #endif /* CONVT_HAVE_WGMMA */
 
 #endif /* CONVT_KERNELS_POLYPHASE_WGMMA_CUH */
