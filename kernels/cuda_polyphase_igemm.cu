@@ -2691,7 +2691,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
                        "sums (each stage ends in a full wait: side by side, 0, both empty the "
                        "tensor pipe together); output channels as M (pos_m = 0)",
                .n_defaults = 2,
-               .defaults = {0, 1}}},
+               .defaults = {1, 0}}},
     WG_VARIANT_FUNCTIONS(split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {

@@ -144,8 +144,12 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool whole_fold = fold_dims >= 0 && inner >= p->dims && strstr(why, "folds every dimension");
         const bool apart_dims = fold >= 0 && l.value[fold] == 0 && fold_dims >= 0 && inner != CONVT_FOLD_ALL &&
                                 strstr(why, "chooses the dimensions that fold = 1 folds");
+        /* 3xTF32's consumers in turn (knob turns) are the channels-as-M kernel's */
+        const int turns = convt_knob_index(v, "turns"), pos_m = convt_knob_index(v, "pos_m");
+        const bool turns_positions = turns >= 0 && pos_m >= 0 && l.value[turns] == 1 && l.value[pos_m] == 1 &&
+                                     !strcmp(why, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
         if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold &&
-            !apart_dims)
+            !apart_dims && !turns_positions)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -320,6 +324,16 @@ static void refusals_name_their_reason(void **state)
         convt_launch l = convt_launch_first_default(wg3);
         l.value[convt_knob_index(wg3, "pos_m")] = 1;
         char why[512] = "";
+        /* the consumers in turn are the channels-as-M kernel's */
+        l.value[convt_knob_index(wg3, "turns")] = 1;
+        assert_false(wg3->supports(&p, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "turns = 1 is the kernel with output channels as M"));
+        l.value[convt_knob_index(wg3, "turns")] = 2;
+        l.value[convt_knob_index(wg3, "pos_m")] = 0;
+        assert_false(wg3->supports(&p, &l, &ctx, why, sizeof why));
+        assert_non_null(strstr(why, "turns = 2 must be 0"));
+        l.value[convt_knob_index(wg3, "turns")] = 0;
+        l.value[convt_knob_index(wg3, "pos_m")] = 1;
         assert_false(wg3->supports(&many_per_group, &l, &ctx, why, sizeof why));
         assert_non_null(strstr(why, "up to 32 output channels per group"));
         l.value[convt_knob_index(wg3, "bn")] = 80; /* compiled at 64, 128, 256 only */
