@@ -1330,27 +1330,21 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
         return nseg == 1 ? polyphase_wgmma_kernel<BN, 32, 1, false, 0>                             \
                          : polyphase_wgmma_kernel<BN, 32, 2, false, 0>;                            \
     }
-#define WG_SPLIT3_KERNELS_OF_WIDTH(BN)                                                             \
-    wg_kernel_fn wg_split3_kernel_bn##BN(int bk, int nseg)                                        \
-    {                                                                                              \
-        if (bk == 8)                                                                               \
-            return nseg == 1 ? polyphase_wgmma_kernel<BN, 8, 1, true, 0>                           \
-                             : polyphase_wgmma_kernel<BN, 8, 2, true, 0>;                          \
-        return nseg == 1 ? polyphase_wgmma_kernel<BN, 16, 1, true, 0>                              \
-                         : polyphase_wgmma_kernel<BN, 16, 2, true, 0>;                             \
-    }
-/* ... with the consumers' stages in turn (knob turns = 1: TURNS), by
+/* ... and with the consumers' stages in turn (knob turns = 1: TURNS), by
  * WG_SPLIT3_TURNS_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_3xtf32_turns.cu. */
-#define WG_SPLIT3_TURNS_OF(BN, BK, NSEG)                                                           \
+#define WG_SPLIT3_OF(BN, BK, NSEG, TURNS)                                                          \
     polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, false, 1, false, false, 1, false, 0, false, false, false, \
-                           false, false, true>
-#define WG_SPLIT3_TURNS_KERNELS_OF_WIDTH(BN)                                                       \
-    wg_kernel_fn wg_split3_turns_kernel_bn##BN(int bk, int nseg)                                  \
+                           false, false, TURNS>
+#define WG_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, TURNS)                                             \
+    wg_kernel_fn NAME(int bk, int nseg)                                                            \
     {                                                                                              \
         if (bk == 8)                                                                               \
-            return nseg == 1 ? WG_SPLIT3_TURNS_OF(BN, 8, 1) : WG_SPLIT3_TURNS_OF(BN, 8, 2);        \
-        return nseg == 1 ? WG_SPLIT3_TURNS_OF(BN, 16, 1) : WG_SPLIT3_TURNS_OF(BN, 16, 2);          \
+            return nseg == 1 ? WG_SPLIT3_OF(BN, 8, 1, TURNS) : WG_SPLIT3_OF(BN, 8, 2, TURNS);      \
+        return nseg == 1 ? WG_SPLIT3_OF(BN, 16, 1, TURNS) : WG_SPLIT3_OF(BN, 16, 2, TURNS);        \
     }
+#define WG_SPLIT3_KERNELS_OF_WIDTH(BN) WG_SPLIT3_KERNELS_OF_WIDTH_AS(wg_split3_kernel_bn##BN, BN, false)
+#define WG_SPLIT3_TURNS_KERNELS_OF_WIDTH(BN)                                                       \
+    WG_SPLIT3_KERNELS_OF_WIDTH_AS(wg_split3_turns_kernel_bn##BN, BN, true)
 /* The compiled widths (wgmma's N, 64 to WG_MAX_BN in steps of 16; 3xTF32's
  * to WG_MAX_BN_SPLIT3): one list each for the declarations here and
  * wg_kernel_for's dispatch. */
