@@ -172,8 +172,21 @@ static cJSON *brief(const cJSON *rec)
     return o;
 }
 
-/* One row: the winner of (key, tier t) among the candidates c[0..n). */
-static void fill_row(cJSON *row, const cJSON **c, int n, const cJSON *prev)
+/* The records of one shape's group g[0..n) that a program could dispatch
+ * to (own variants and cuDNN's), whatever their status, competing in tier
+ * t: none means those were never run here (a run cut short, or a config
+ * without them), not that they failed. */
+static int dispatchable_runs(const cJSON *const *g, int n_g, int t)
+{
+    int n = 0;
+    for (int i = 0; i < n_g; i++)
+        n += dispatchable(g[i]) && competes_in(g[i], t);
+    return n;
+}
+
+/* One row: the winner of (key, tier t) among the candidates c[0..n);
+ * runs: the group's dispatchable records of the tier, valid or not. */
+static void fill_row(cJSON *row, const cJSON **c, int n, int runs, const cJSON *prev)
 {
     const cJSON *fastest = NULL;
     for (int i = 0; i < n && !fastest; i++)
@@ -181,9 +194,11 @@ static void fill_row(cJSON *row, const cJSON **c, int n, const cJSON *prev)
             fastest = c[i];
     if (!fastest) {
         cJSON_AddNullToObject(row, "variant");
-        cJSON_AddStringToObject(row, "note", n ? "only PyTorch's records passed validation"
-                                               : "no run of this tier (or a stricter one) "
-                                                 "passed validation");
+        cJSON_AddStringToObject(row, "note",
+                                !n     ? "no run of this tier (or a stricter one) passed validation"
+                                : runs ? "only PyTorch's records passed validation"
+                                       : "not run here (only PyTorch's records): no own or cuDNN "
+                                         "run of this shape and tier in the results");
     } else {
         /* the tied records, best first by the tie rule; decided: the
          * criterion that put the winner before the runner-up */
@@ -267,8 +282,11 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
                             "the noise both recorded of the fastest, picked by deterministic, "
                             "previous table, cheaper prepare, name; baseline: fastest cudnn_* "
                             "or torch_* record of the tier or a stricter one");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(results, "complete")))
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(results, "complete"))) {
         cJSON_AddBoolToObject(sel, "partial", true); /* of an interrupted run */
+        const char *why = json_str(results, "incomplete_because");
+        cJSON_AddStringToObject(sel, "partial_because", why[0] ? why : "interrupted");
+    }
     cJSON *out = cJSON_AddArrayToObject(sel, "selections");
     if (!cJSON_IsArray(records))
         return sel;
@@ -312,7 +330,8 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
             cJSON_AddItemToObject(row, "shape", cJSON_Duplicate(shape, true));
             const cJSON **c;
             int n = candidates(g, n_g, t, &c);
-            fill_row(row, c, n, previous_row(previous, key, tier_names[t]));
+            fill_row(row, c, n, dispatchable_runs(g, n_g, t),
+                     previous_row(previous, key, tier_names[t]));
             free(c);
             cJSON_AddItemToArray(out, row);
         }
@@ -392,5 +411,9 @@ void convt_selection_print(const cJSON *sel, bool md, FILE *f)
             fprintf(f, "%s%s: speedup over the fastest vendor record, geometric mean %.2fx over "
                        "%d shape%s; faster on %d\n",
                     md ? "\n" : "", tier_names[t], exp(log_sum[t] / count[t]), count[t],
-                    count[t] == 1 ? "" : "s", faster[t]);
+                    count[t] == 1 ? "" : "s", faster[t]);    /* the means above are over the rows measured: say so where a run was cut */
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sel, "partial")))
+        fprintf(f, "%spartial: the results are incomplete (%s); the means are over the rows "
+                   "above with a winner, and a shape cut off has no row or PyTorch's alone\n",
+                md ? "\n" : "", json_str(sel, "partial_because"));
 }
