@@ -61,6 +61,20 @@ static const cJSON *row_of(const cJSON *sel, const char *key, const char *tier)
     return NULL;
 }
 
+/* The table convt_selection_print writes for sel (md: Markdown), read
+ * back; the caller frees it. */
+static char *printed(const cJSON *sel, bool md)
+{
+    char dir[256], path[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/table.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    convt_selection_print(sel, md, f);
+    fclose(f);
+    return read_file(path);
+}
+
 static const char *str(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -162,13 +176,7 @@ static void a_shape_cut_off_is_not_run_not_failed(void **state)
     assert_ptr_equal(strstr(str(c, "note"), "not run here"), str(c, "note"));
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(sel, "partial")));
     assert_string_equal(str(sel, "partial_because"), "SIGTERM after 6 of 7 shapes");
-    char dir[256], path[512];
-    temp_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/table.txt", dir);
-    FILE *f = fopen(path, "w");
-    convt_selection_print(sel, false, f);
-    fclose(f);
-    char *text = read_file(path);
+    char *text = printed(sel, false);
     assert_non_null(strstr(text, "geometric mean 2.00x over 1 shape; faster on 1"));
     assert_non_null(strstr(text, "partial: the results are incomplete (SIGTERM after 6 of 7 shapes)"));
     free(text);
@@ -291,13 +299,7 @@ static void the_table_names_the_baseline_and_the_geomean(void **state)
     add(doc, record("B", "mine", "tf32", "ok", 1.0, 0, 1));
     add(doc, record("B", "torch_tf32", "tf32", "ok", 1.0, 0, 0));
     cJSON *sel = convt_select(doc, NULL);
-    char dir[256], path[512];
-    temp_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/table.md", dir);
-    FILE *f = fopen(path, "w");
-    convt_selection_print(sel, true, f);
-    fclose(f);
-    char *text = read_file(path);
+    char *text = printed(sel, true);
     assert_non_null(strstr(text, "| A | tf32 | mine | - | 1.0000 |"));
     assert_non_null(strstr(text, "| cudnn_graph_tf32 | 4.0000 | 4.00x |"));
     assert_non_null(strstr(text, "| torch_tf32 | 1.0000 | 1.00x |"));
