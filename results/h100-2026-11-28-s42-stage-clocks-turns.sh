@@ -15,4 +15,4 @@ for t in 0 1; do
     stage_clocks_run $b configs/kernelbench-l1.json kb69_2d_asym polyphase_wgmma_3xtf32 bn=$bn bk=8 stages=3 kpad=64 persist=1 pos_m=0 plane=0 rows=0 turns=$t
   done
 done
-python3 tools/stage_clocks_summary.py "$CONVT_STAGE_CLOCKS" --width 110
+python3 tools/stage_clocks_summary.py "$CONVT_STAGE_CLOCKS"

@@ -9,7 +9,7 @@
 #       "== NAME SHAPE VARIANT KNOBS" and the kernel's report appended to
 #       $CONVT_STAGE_CLOCKS, the run's statuses printed
 #
-# python3 tools/stage_clocks_summary.py $CONVT_STAGE_CLOCKS then gives the
+# python3 tools/stage_clocks_summary.py $CONVT_STAGE_CLOCKS (session 33's tool) then gives the
 # medians per launch (kernels/wg_stage_clocks.h says what each column is).
 
 stage_clocks_build() {

@@ -1,44 +1,60 @@
 #!/usr/bin/env python3
-"""Medians of a stage-clock log (a build with -DCONVT_WG_STAGE_CLOCKS, its
-CONVT_STAGE_CLOCKS file as tools/stage-clocks.sh's stage_clocks_run writes
-it): one line per launch ("== LABEL" opens one), each column the median
-over the launch's blocks of the per-block medians kernels/wg_stage_clocks.h
-reports (SM cycles).
+"""The stage clocks' summary (kernels/wg_stage_clocks.h, diagnostic builds):
+one line per launch of a CONVT_STAGE_CLOCKS file, the medians over its
+blocks of each column the launch state's release wrote per block.
 
-    python3 tools/stage_clocks_summary.py FILE [--width N] [--weights]
+    python3 tools/stage_clocks_summary.py FILE
 
---width: the label's column (default 150); --weights: also the weights'
-issue (the producer's bulk copy), reported since session 32."""
-import argparse
+FILE: what the probe scripts append to, a "== LABEL" line before each
+launch (the label is the script's; results/h100-2026-11-27-s3*-stage-clocks*.sh
+wrote it inline, the same way, for sessions 32 and 33) and the release's
+"block B: ... median cycles: period P wait W ..." lines after it. Columns
+a file's lines lack (weights, before session 32's call 9) are left out."""
 import re
 import statistics
+import sys
 
-FIELDS = ["period", "wait", "issue", "fill", "flight", "empty"]
+COLUMNS = ["period", "wait", "issue", "fill", "flight", "empty", "weights"]
+BLOCK = re.compile(r"block \d+: \d+ stages; median cycles: (.*)")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("file")
-    ap.add_argument("--width", type=int, default=150)
-    ap.add_argument("--weights", action="store_true")
-    args = ap.parse_args()
-    fields = FIELDS + (["weights"] if args.weights else [])
-    pattern = re.compile(" ".join(r"%s (-?\d+)" % f for f in fields))
-    label, blocks = None, {}
-    with open(args.file) as f:
-        for line in f:
-            if line.startswith("== "):
-                label = line[3:].strip()
-                blocks.setdefault(label, [])
-            m = pattern.search(line)
-            if m and label:
-                blocks[label].append([int(x) for x in m.groups()])
-    for label, rows in blocks.items():
-        if rows:
-            med = [int(statistics.median(col)) for col in zip(*rows)]
-            cols = " ".join("%s %5d" % (f, v) for f, v in zip(fields, med))
-            print("%-*s %s  (%d block-launches)" % (args.width, label[: args.width], cols, len(rows)))
+def summarise(lines):
+    """[(label, {column: median over blocks}, blocks)] in the file's order."""
+    out, label, rows = [], None, []
+
+    def flush():
+        if label is not None and rows:
+            cols = [c for c in COLUMNS if all(c in r for r in rows)]
+            out.append((label, {c: int(statistics.median(r[c] for r in rows)) for c in cols}, len(rows)))
+
+    for line in lines:
+        if line.startswith("== "):
+            flush()
+            label, rows = line[3:].strip(), []
+            continue
+        m = BLOCK.search(line)
+        if m and label is not None:
+            pairs = re.findall(r"(\w+) (-?\d+)", m.group(1))
+            rows.append({k: int(v) for k, v in pairs})
+    flush()
+    return out
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: stage_clocks_summary.py FILE\n")
+        return 2
+    try:
+        with open(argv[1]) as f:
+            summary = summarise(f)
+    except OSError as e:
+        sys.stderr.write("stage_clocks_summary.py: %s: %s\n" % (argv[1], e.strerror))
+        return 1
+    for label, med, n in summary:
+        cols = " ".join("%s %5d" % (c, med[c]) for c in COLUMNS if c in med)
+        print("%-100s %s (%d)" % (label[:100], cols, n))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv))
