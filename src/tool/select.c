@@ -132,12 +132,6 @@ static bool was_chosen(const cJSON *rec, const cJSON *prev)
            !strcmp(json_str(prev, "launch_key"), json_str(rec, "launch_key"));
 }
 
-static double prepare_of(const cJSON *rec)
-{
-    double p = json_num(rec, "prepare_ms");
-    return isfinite(p) ? p : 0; /* absent: no prepare step */
-}
-
 /* The tie rule, criterion by criterion (select.h). Returns <0 when a goes
  * first; *decided names the criterion that separated them. */
 static int tie_order(const cJSON *a, const cJSON *b, const cJSON *prev, const char **decided)
@@ -149,9 +143,14 @@ static int tie_order(const cJSON *a, const cJSON *b, const cJSON *prev, const ch
     bool pa = was_chosen(a, prev), pb = was_chosen(b, prev);
     if (pa != pb)
         return *decided = "the previous table's choice", pa ? -1 : 1;
-    double ca = prepare_of(a), cb = prepare_of(b);
-    if (ca != cb)
-        return *decided = "the cheaper prepare", ca < cb ? -1 : 1;
+    /* Not prepare_ms: the first prepare of a kernel in a worker also loads
+     * it (CUDA's lazy loading) and the libraries it calls, a cost of the
+     * process and not of the plan (1.5 to 45 ms on 81 own records of
+     * session 42's KernelBench run, each its kernel's first launch there),
+     * so the recorded prepares do not rank plans. */
+    double ma = median_ms_of(a), mb = median_ms_of(b);
+    if (ma != mb)
+        return *decided = "the faster median", ma < mb ? -1 : 1;
     int c = strcmp(json_str(a, "variant"), json_str(b, "variant"));
     if (!c)
         c = strcmp(json_str(a, "launch_key"), json_str(b, "launch_key"));
@@ -280,7 +279,7 @@ cJSON *convt_select(const cJSON *results, const cJSON *previous)
     cJSON_AddStringToObject(sel, "rules",
                             "tier: the tier's records and stricter ones compete; ties: within "
                             "the noise both recorded of the fastest, picked by deterministic, "
-                            "previous table, cheaper prepare, name; baseline: fastest cudnn_* "
+                            "previous table, faster median, name; baseline: fastest cudnn_* "
                             "or torch_* record of the tier or a stricter one");
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(results, "complete"))) {
         cJSON_AddBoolToObject(sel, "partial", true); /* of an interrupted run */

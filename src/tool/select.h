@@ -12,9 +12,11 @@
  *    of the fastest one's (m - m_fast <= m_fast * (noise + noise_fast)) is
  *    tied with it. Among the tied, the pick is, in order: deterministic
  *    before not; the previous table's choice for this shape and tier, when
- *    a previous table is given; the cheaper prepare (prepare_ms); the
- *    variant name, then the launch key. The fastest record wins only when
- *    nothing ties with it, so a winner never flips on noise alone.
+ *    a previous table is given; the faster median; the variant name, then
+ *    the launch key. (Not prepare_ms: a kernel's first prepare in a worker
+ *    carries its load, a cost of the process, not of the plan.) Without a
+ *    previous table a winner changes between two runs only where a tie
+ *    was declared.
  *  - Baseline: the fastest vendor record (any cuDNN path, cudnn_*, or
  *    PyTorch, torch_*) of the tier or a stricter one; its name, launch and
  *    time are in the row, and speedup = baseline median / winner median. */
