@@ -410,7 +410,8 @@ void convt_selection_print(const cJSON *sel, bool md, FILE *f)
             fprintf(f, "%s%s: speedup over the fastest vendor record, geometric mean %.2fx over "
                        "%d shape%s; faster on %d\n",
                     md ? "\n" : "", tier_names[t], exp(log_sum[t] / count[t]), count[t],
-                    count[t] == 1 ? "" : "s", faster[t]);    /* the means above are over the rows measured: say so where a run was cut */
+                    count[t] == 1 ? "" : "s", faster[t]);
+    /* the means above are over the rows measured: say so where a run was cut */
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sel, "partial")))
         fprintf(f, "%spartial: the results are incomplete (%s); the means are over the rows "
                    "above with a winner, and a shape cut off has no row or PyTorch's alone\n",
