@@ -167,6 +167,7 @@ struct wg_args {
     int col_taps, col_step, col_out;
 #ifdef CONVT_WG_STAGE_CLOCKS
     long long *clock_log; /* wg_stage_clocks.h: diagnostic builds only */
+    int diag;             /* CONVT_WG_DIAG's bits (WG_DIAG) */
 #endif
 };
 #include "wg_stage_clocks.h"
@@ -988,7 +989,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                         wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }
-                } else if (!RES && issuer) {
+                } else if (!RES && issuer && !WG_DIAG(wa, WG_DIAG_NO_WEIGHTS)) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */
                     const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
@@ -1041,7 +1042,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         c.col += 8;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
-                } else
+                } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT))
                 for (int o = ob; o < oe;) {
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
@@ -1201,7 +1202,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the input's copies wrote through the generic proxy; wgmma
                  * reads through the async one (the weights' bulk copy is
                  * async-proxy already, made visible by the barrier) */
-                fence_proxy_async();
+                if (!WG_DIAG(wa, WG_DIAG_NO_FENCE))
+                    fence_proxy_async();
                 const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
@@ -1228,7 +1230,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
                 else
                     wgmma_fence();
-                for (int t = 0; !INPLACE && t < r.ntaps; t++) {
+                for (int t = 0; !INPLACE && !WG_DIAG(wa, WG_DIAG_NO_WGMMA) && t < r.ntaps; t++) {
                     const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
@@ -1299,7 +1301,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * warpgroups, made ptxas serialise every wgmma: C7520) */
             const int fw = tl.f0 + wg_seg * BN;
 #pragma unroll
-            for (int m = 0; m < MH; m++) {
+            for (int m = 0; m < MH && !WG_DIAG(wa, WG_DIAG_NO_EPILOGUE); m++) {
                 const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
                 /* split-K: a part of a tile adds to the prefill, which put
                  * the bias in; a whole tile's walk stores (split_k.h) */

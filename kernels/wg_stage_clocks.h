@@ -31,6 +31,17 @@ enum {
     WG_CLK_STAGES = 96
 };
 
+/* CONVT_WG_DIAG's bits (WG_DIAG): the producer copies no input (its
+ * arrivals still come), issues no weights' bulk copy; the consumers store
+ * no epilogue, skip the proxy fence after a stage lands, issue no wgmma */
+enum {
+    WG_DIAG_NO_INPUT,
+    WG_DIAG_NO_WEIGHTS,
+    WG_DIAG_NO_EPILOGUE,
+    WG_DIAG_NO_FENCE,
+    WG_DIAG_NO_WGMMA
+};
+
 #ifdef CONVT_WG_STAGE_CLOCKS
 #define WG_CLOCK_COUNTER(name) int name = 0
 #define WG_CLOCK_STEP(name) (name)++
@@ -49,8 +60,14 @@ enum {
 #else
 #define WG_CLOCK_SKIP_COPY(kg) false
 #endif
+/* Speed-of-light switches of a diagnostic build, never results (the
+ * outputs are wrong): bits of CONVT_WG_DIAG in the environment at the
+ * launch state's prepare, each leaving out one part of a stage so that the
+ * stamps show the period without it (session 44). */
+#define WG_DIAG(wa, bit) ((((wa).diag) >> (bit)) & 1)
 #else
 #define WG_CLOCK_SKIP_COPY(kg) false
+#define WG_DIAG(wa, bit) false
 #define WG_CLOCK_COUNTER(name)
 #define WG_CLOCK_STEP(name)
 #define WG_CLOCK(wa, who, k, event)

@@ -55,6 +55,10 @@
 # CONVT_AB_CUDA_ARGS="-DMACRO ..." then builds a second tree with those
 # cuda_args and runs the same sweeps with it (NAME-ab.json), compared with
 # the default build's: one call's A/B of a compile-time switch.
+# CONVT_BUILD_CUDA_ARGS="['-DMACRO', ...]" makes the main build a diagnostic
+# one (its results are not results: e.g. the stage clocks' probes, which
+# then need no second build of their own; a build directory kept warm keeps
+# the arguments of its first call).
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
@@ -125,7 +129,7 @@ fi
 build=build-gpu
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dcuda=enabled -Dcudnn=enabled -Dtests=enabled -Dsm="${CONVT_SM:-90}" $cudnn_opt \
-    > "$OUT/setup.log" 2>&1 \
+    ${CONVT_BUILD_CUDA_ARGS:+"-Dcuda_args=$CONVT_BUILD_CUDA_ARGS"} > "$OUT/setup.log" 2>&1 \
     || { tail -40 "$OUT/setup.log"; exit 1; }
 fi
 ninja -C "$build" > "$OUT/build.log" 2>&1 || { grep -E 'error|FAILED' -A3 "$OUT/build.log" | head -60; exit 1; }

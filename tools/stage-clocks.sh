@@ -7,7 +7,8 @@
 #   stage_clocks_run DIR CONFIG SHAPE VARIANT KNOB=VALUE ...
 #       one launch of that shape from CONFIG, once, by DIR's convt-bench;
 #       "== NAME SHAPE VARIANT KNOBS" and the kernel's report appended to
-#       $CONVT_STAGE_CLOCKS, the run's statuses printed
+#       $CONVT_STAGE_CLOCKS, the run's statuses printed (CONVT_WG_DIAG, if
+#       set, in the label: kernels/wg_stage_clocks.h's switches)
 #
 # python3 tools/stage_clocks_summary.py $CONVT_STAGE_CLOCKS (session 33's tool) then gives the
 # medians per launch (kernels/wg_stage_clocks.h says what each column is).
@@ -27,9 +28,10 @@ stage_clocks_run() {
   local b=$1 cfg=$2
   shift 2
   python3 tools/one_launch_config.py "$cfg" "$@" --once > /tmp/clk.json
-  echo "== $(basename "$b") $*" >> "$CONVT_STAGE_CLOCKS"
+  local label="$(basename "$b")${CONVT_WG_DIAG:+ diag=$CONVT_WG_DIAG} $*"
+  echo "== $label" >> "$CONVT_STAGE_CLOCKS"
   rm -f /tmp/clk-out.json
   timeout 120 "$b/convt-bench" --quiet --config /tmp/clk.json --out /tmp/clk-out.json > /tmp/clk.log 2>&1
-  echo "$(basename "$b") $*: exit $? $(python3 -c "import json;d=json.load(open('/tmp/clk-out.json'));print([r['status'] for r in d['records']])" 2>&1)" |
+  echo "$label: exit $? $(python3 -c "import json;d=json.load(open('/tmp/clk-out.json'));print([r['status'] for r in d['records']])" 2>&1)" |
     tee -a "$CONVT_STAGE_CLOCKS"
 }
