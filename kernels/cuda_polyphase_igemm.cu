@@ -1222,8 +1222,8 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
-    /* the transposing producer's two raw buffers (T16), after the epilogue's */
-    const size_t raw = k.transpose ? 2 * (size_t)k.bk * (size_t)gm->r_alloc * 4 : 0;
+    /* the transposing producer's raw buffers (T16: wg_t16_lag + 1), after the epilogue's */
+    const size_t raw = k.transpose ? (size_t)(wg_t16_lag((int)k.stages) + 1) * (size_t)k.bk * (size_t)gm->r_alloc * 4 : 0;
     gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue + raw;
 }
 

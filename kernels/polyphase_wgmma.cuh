@@ -619,6 +619,18 @@ __device__ __forceinline__ void wg_copy_chunks(unsigned raw, int r_raw, const fl
     }
 }
 
+/* The transposing producer's lag: how many stages' copies stay in flight
+ * before the oldest is transposed and announced (its raw buffers: one
+ * more). The producer waits for a stage's buffer (the consumers' release
+ * of the stage `stages` before) before its copies; that stage was
+ * released once the consumers had issued the stage after it, announced
+ * lag stages later: so the lag is at most stages - 2, and at most 2
+ * (cp_async_wait's immediates). */
+__host__ __device__ __forceinline__ int wg_t16_lag(int stages)
+{
+    return stages - 2 < 1 ? 1 : stages - 2 > 2 ? 2 : stages - 2;
+}
+
 /* The transposing producer's second half: the warp's octets ob <= o < oe
  * of the raw buffer (wg_copy_chunks, landed and seen by the whole warp)
  * into the stage's K-major input tile st (position s's channels 4 kg ..
@@ -957,10 +969,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int64_t res_image = RES ? wg_image_slots(wa.groups, wa.co_blocks, wa.taps_total, chunks) * wtap_bytes : 0;
     unsigned char *stages_base = res_base + (RES ? wg_resident_bytes(res_image / wtap_bytes, wtap_bytes) : 0);
     unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
-    /* T16: the two raw buffers after the epilogue's staging, each BK
-     * channels of r_alloc positions (wg_copy_chunks) */
+    /* T16: the raw buffers after the epilogue's staging, each BK
+     * channels of r_alloc positions (wg_copy_chunks), t16_lag + 1 of
+     * them (wg_t16_lag) */
     unsigned char *raw_base = epi_base + WG_EPI_BYTES;
-    const int raw_bytes = BK * r_alloc * 4;
+    const int raw_bytes = BK * r_alloc * 4, t16_lag = wg_t16_lag(stages);
 
     /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
@@ -1018,9 +1031,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                     (unsigned)(res_image - o < 32768 ? res_image - o : 32768), res_full);
             mbar_arrive(res_full);
         }
-        /* SPLIT3: the buffer whose copies are yet to be split and announced;
-         * T16: to be transposed (from raw buffer pending_raw) and announced */
-        int pending = -1, pending_raw = 0, raw_next = 0;
+        /* SPLIT3: the buffer whose copies are yet to be split and announced */
+        int pending = -1;
+        /* T16: the stages whose copies are in flight, oldest first (up to
+         * t16_lag + 1: their buffers and raw buffers), and the raw buffer
+         * of the next stage's copies */
+        int t16_n = 0, t16_b0 = 0, t16_b1 = 0, t16_b2 = 0, t16_r0 = 0, t16_r1 = 0, t16_r2 = 0, raw_next = 0;
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
          * kernels' registers) */
@@ -1171,22 +1187,34 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     }
                     pending = buf;
                 } else if constexpr (T16) {
-                    /* the same for the transposition: the stage before,
-                     * landed in its raw buffer, transposed into its
-                     * stage, whose consumers are then told; the raw
-                     * buffer is free again once the whole warp has read it */
+                    /* the same for the transposition, t16_lag stages on:
+                     * the oldest stage in flight, landed in its raw
+                     * buffer, transposed into its stage, whose consumers
+                     * are then told; its raw buffer is free again once
+                     * the whole warp has read it. With the stage before
+                     * (a lag of 1), the copies' latency stalled the
+                     * producer every stage (session 44: 0.66x) */
                     cp_async_commit();
-                    if (pending >= 0) {
-                        cp_async_wait(1);
+                    /* pushed (scalars: an array indexed by t16_n went to local memory) */
+                    if (t16_n == 0)
+                        t16_b0 = buf, t16_r0 = raw_next;
+                    else if (t16_n == 1)
+                        t16_b1 = buf, t16_r1 = raw_next;
+                    else
+                        t16_b2 = buf, t16_r2 = raw_next;
+                    t16_n++;
+                    raw_next = raw_next == t16_lag ? 0 : raw_next + 1;
+                    if (t16_n > t16_lag) {
+                        cp_async_wait(t16_lag);
                         __syncwarp();
-                        wg_transpose_own<KG>(raw_base + pending_raw * raw_bytes, r_alloc,
-                                             stages_base + (size_t)pending * stage_bytes, b_lbo, ob, oe, lane);
+                        wg_transpose_own<KG>(raw_base + t16_r0 * raw_bytes, r_alloc,
+                                             stages_base + (size_t)t16_b0 * stage_bytes, b_lbo, ob, oe, lane);
                         __syncwarp();
-                        mbar_arrive(&full[pending]);
+                        mbar_arrive(&full[t16_b0]);
+                        t16_b0 = t16_b1, t16_r0 = t16_r1;
+                        t16_b1 = t16_b2, t16_r1 = t16_r2;
+                        t16_n--;
                     }
-                    pending = buf;
-                    pending_raw = raw_next;
-                    raw_next ^= 1;
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
@@ -1204,12 +1232,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             wg_split_own<KG>(stages_base + (size_t)pending * stage_bytes, in_part, b_lbo, ob, oe, lane);
             mbar_arrive(&full[pending]);
         }
-        if (T16 && pending >= 0) {
+        for (; T16 && t16_n > 0; t16_n--) {
             cp_async_wait(0);
             __syncwarp();
-            wg_transpose_own<KG>(raw_base + pending_raw * raw_bytes, r_alloc,
-                                 stages_base + (size_t)pending * stage_bytes, b_lbo, ob, oe, lane);
-            mbar_arrive(&full[pending]);
+            wg_transpose_own<KG>(raw_base + t16_r0 * raw_bytes, r_alloc,
+                                 stages_base + (size_t)t16_b0 * stage_bytes, b_lbo, ob, oe, lane);
+            mbar_arrive(&full[t16_b0]);
+            t16_b0 = t16_b1, t16_r0 = t16_r1;
+            t16_b1 = t16_b2, t16_r1 = t16_r2;
         }
         cp_async_wait(0);
         if constexpr (CLUSTER > 1)
