@@ -1006,9 +1006,6 @@ struct wg_knobs {
                                * every other variant */
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
-    int64_t transpose; /* the knob transpose of polyphase_wgmma_tf32 and ping-pong: 1, the
-                        * producer copies 16-byte chunks channel-major and transposes them
-                        * (T16); 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1056,8 +1053,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
-            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
-            kind == WG_TF32 || kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "transpose") : 0};
+            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1113,7 +1109,7 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
         return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
     if (k.cluster > 1)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
-    if (k.pingpong || k.transpose)
+    if (k.pingpong)
         return false WG_PINGPONG_WIDTHS(WG_IS);
 #undef WG_IS
     if (k.colsum)
@@ -1222,16 +1218,7 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
     const size_t epilogue = k.colsum ? 2 * (size_t)wg_colsum_group_bytes(bn, gm->w_rows) : (size_t)WG_EPI_BYTES;
-    /* the transposing producer's raw buffers (T16: wg_t16_lag + 1), after the epilogue's */
-    const size_t raw = k.transpose ? (size_t)(wg_t16_lag((int)k.stages) + 1) * (size_t)k.bk * (size_t)gm->r_alloc * 4 : 0;
-    gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue + raw;
-}
-
-/* Whether a phase is laid out in octet rows (wgmma_flat.h): its pitch a
- * multiple of 8 and its staged column 0 an input position that is one. */
-static bool wg_octet_rows(const convt_phase_desc *ph, const wg_phase_flat *fl)
-{
-    return fl->pitch % 8 == 0 && (ph->q_min[2] - fl->lead - fl->off2_max) % 8 == 0;
+    gm->smem = (size_t)gm->tables_bytes + pipeline + epilogue;
 }
 
 /* polyphase_wgmma_colsum_tf32: the rows of bn a warpgroup stores, the
@@ -1786,33 +1773,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         snprintf(why, why_len, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
         return false;
     }
-    if (k.transpose != 0 && k.transpose != 1) {
-        snprintf(why, why_len, "transpose = %lld must be 0 (4-byte copies straight into the K-major "
-                 "tile) or 1 (16-byte copies, transposed in shared memory)", (long long)k.transpose);
-        return false;
-    }
-    if (k.transpose) {
-        const int64_t in_inner = p->in[p->dims - 1];
-        if (k.bk != 16 && k.bk != 32) {
-            snprintf(why, why_len, "transpose = 1 is compiled for bk 16 and 32; bk = %lld", (long long)k.bk);
-            return false;
-        }
-        if (k.pos_m || k.seg) {
-            snprintf(why, why_len, "transpose = 1 is the row walk of output channels as M over whole "
-                     "rows (pos_m = 0, seg = 0)");
-            return false;
-        }
-        if (k.rows == CONVT_WG_ROWS_TIGHT) {
-            snprintf(why, why_len, "transpose = 1 copies whole octets of a row: it needs octet rows "
-                     "(rows = 0 or 1, not 2)");
-            return false;
-        }
-        if (in_inner % 4 != 0) {
-            snprintf(why, why_len, "transpose = 1 copies 16-byte chunks of the input's rows: their "
-                     "length (%lld) must be a multiple of 4", (long long)in_inner);
-            return false;
-        }
-    }
     if (k.row_fold) {
         if (k.rowfold_pingpong != 0 && k.rowfold_pingpong != 1) {
             snprintf(why, why_len, "pingpong = %lld must be 0 (the two consumer warpgroups share a "
@@ -1880,14 +1840,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     bool planes_differ = false; /* some tap plane holds two offsets along dimension 1 */
     for (int r = 0; k.plane && r < gm.rows_total; r++)
         planes_differ |= w.rows[r].off1_min != w.rows[r].off[1];
-    /* transpose = 1: every phase in octet rows (rows = 0 chooses per phase) */
-    for (int i = 0; k.transpose && i < w.pl.nphases; i++)
-        if (w.flat[i].flat > 0 && !wg_octet_rows(&w.pl.phases[i], &w.flat[i])) {
-            snprintf(why, why_len, "transpose = 1 copies whole octets of a row: phase %d is laid out in "
-                     "tight rows (pitch %d; rows = 1 asks for octet rows)", i, w.flat[i].pitch);
-            wg_planned_free(&w);
-            return false;
-        }
     int64_t flat_max = 0; /* the longest phase's positions */
     for (int i = 0; i < w.pl.nphases; i++)
         flat_max = w.flat[i].flat > flat_max ? w.flat[i].flat : flat_max;
@@ -1978,7 +1930,6 @@ typedef struct wg_state {
     wg_kernel_fn kernel;
     int bn, nseg; /* the width (knob bn, or bn = 0's choice) and tiles per block */
     bool step;    /* the producer steps an octet at a time (wg_steps) */
-    bool transpose; /* knob transpose = 1: the input read in 16-byte chunks, x 16-byte aligned */
     /* polyphase_wgmma_fold_inplace_tf32: w's tensor map (wg_inplace_map),
      * its copy in device memory that the kernel reads (passed as its
      * weights), the weights it describes, and its box */
@@ -2145,24 +2096,6 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
         default: return wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
-        }
-    }
-    if (k.pingpong && k.transpose) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN: return wg_pingpong_transpose_kernel_bn##BN(bk, k.resident == 1);
-            WG_PINGPONG_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_pingpong_transpose_kernel_bn256(bk, k.resident == 1);
-        }
-    }
-    if (k.transpose) {
-        switch (bn) {
-#define WG_CASE(BN)                                                                                \
-    case BN: return wg_transpose_kernel_bn##BN(bk, nseg);
-            WG_PINGPONG_WIDTHS(WG_CASE)
-#undef WG_CASE
-        default: return wg_transpose_kernel_bn256(bk, nseg);
         }
     }
     if (k.pingpong) {
@@ -2463,7 +2396,6 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l, const 
         st->args.col_step = gm.col_step;
         st->args.col_out = gm.col_out;
         st->step = wg_steps(k, w.flat, w.pl.nphases, gm.w_rows);
-        st->transpose = k.transpose == 1;
         st->kernel = k.colsum ? wg_colsum_kernel_for(gm, (int)k.bk)
                               : wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
         if (!st->kernel) {
@@ -2582,9 +2514,6 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
         return -1;
     if (st->base.grid.x == 0)
         return 0; /* an empty output, or no phase with taps */
-    if (st->transpose && (uintptr_t)t->x % 16 != 0)
-        return convt_fail(e, "transpose = 1 reads the input in 16-byte chunks: x (%p) is not 16-byte "
-                          "aligned", (const void *)t->x);
     cudaLaunchConfig_t cfg = st->launch;
     cfg.stream = s;
     CUDA_TRY(cudaLaunchKernelEx(&cfg, st->kernel, st->args, (const float *)t->x, wk,
@@ -2708,7 +2637,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 9,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 256 in steps of 16; "
                        "with pos_m = 1, M blocks of 64: 64, 128 or 256), a stretch of the "
@@ -2726,15 +2655,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_tf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_POS_M,
               WG_KNOB_PLANE,
-              WG_KNOB_ROWS,
-              {.name = "transpose",
-               .help = "1: the producer copies 16-byte chunks of each input channel's positions into "
-                       "a raw buffer and transposes them into the K-major tile in shared memory (a "
-                       "quarter of the 4-byte copies' instructions and L1 lookups); 0: 4-byte copies "
-                       "straight into the tile. 1 needs bk 16 or 32, octet rows and input rows a "
-                       "multiple of 4 long",
-               .n_defaults = 2,
-               .defaults = {0, 1}}},
+              WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(tf32),
 };
 
@@ -3060,7 +2981,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 9,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -3098,14 +3019,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                        "stages, and each stage holds only its input (refused where the image and "
                        "the stages do not fit: the image takes 256 bytes per input channel and tap at "
                        "kpad 0, so about 700 of them at most)",
-               .n_defaults = 2,
-               .defaults = {0, 1}},
-              {.name = "transpose",
-               .help = "1: the producer copies 16-byte chunks of each input channel's positions into "
-                       "a raw buffer and transposes them into the K-major tile in shared memory (a "
-                       "quarter of the 4-byte copies' instructions and L1 lookups); 0: 4-byte copies "
-                       "straight into the tile. 1 needs bk 16 or 32, octet rows and input rows a "
-                       "multiple of 4 long",
                .n_defaults = 2,
                .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(pingpong),

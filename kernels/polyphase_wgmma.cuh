@@ -592,82 +592,6 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
-/* The transposing producer (knob transpose, T16): a lane's 16-byte copies
- * of one row's n_oct octets into the stage's raw buffer, channel-major
- * (channel c's staged position s at float c * r_raw + s): chunks of 4
- * positions, chunk lane % 8 + 8 i of the row, channels lane / 8 + 4 m
- * (m < KG; kg_have of them exist, the rest zero-filled), from sp + m
- * kstride + 4 j; icol: the input column of the row's first position, a
- * multiple of 8 (octet rows), and in2 a multiple of 4, so that a chunk lies
- * wholly inside the input row or wholly outside. A warp instruction reads
- * 4 lines of 128 bytes whole (4 channels x 32 positions) and writes 4 x 128
- * contiguous bytes: a quarter of the 4-byte copies' instructions and L1
- * tag lookups for the same bytes. raw: the row's first position, channel 0. */
-template <int KG>
-__device__ __forceinline__ void wg_copy_chunks(unsigned raw, int r_raw, const float *sp, int64_t kstride,
-                                               int icol, int in2, bool row_ok, int n_oct, int kg_have,
-                                               int lane)
-{
-    const int cl = lane / 8;
-    for (int j = lane % 8; j < 2 * n_oct; j += 8) {
-        const bool ok = row_ok && (unsigned)(icol + 4 * j) < (unsigned)in2;
-#pragma unroll
-        for (int m = 0; m < KG; m++)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                             raw + (unsigned)(((cl + 4 * m) * r_raw + 4 * j) * 4)),
-                         "l"(sp + m * kstride + 4 * j), "r"(ok && m < kg_have ? 16 : 0));
-    }
-}
-
-/* The transposing producer's lag: how many stages' copies stay in flight
- * before the oldest is transposed and announced (its raw buffers: one
- * more). The producer waits for a stage's buffer (the consumers' release
- * of the stage `stages` before) before its copies; that stage was
- * released once the consumers had issued the stage after it, announced
- * lag stages later: so the lag is at most stages - 2, and at most 2
- * (cp_async_wait's immediates). */
-__host__ __device__ __forceinline__ int wg_t16_lag(int stages)
-{
-    return stages - 2 < 1 ? 1 : stages - 2 > 2 ? 2 : stages - 2;
-}
-
-/* The transposing producer's second half: the warp's octets ob <= o < oe
- * of the raw buffer (wg_copy_chunks, landed and seen by the whole warp)
- * into the stage's K-major input tile st (position s's channels 4 kg ..
- * 4 kg + 3 at s * 16 + kg * b_lbo). A lane takes 4 positions x 4 channels
- * at a time: four 16-byte loads (one channel each; the 8 lanes of a
- * quarter warp read 128 neighbouring bytes) and four 16-byte stores (one
- * position each). Lane l of a quarter stores its quad's positions in an
- * order rotated by (l / 2) % 4, so that the 8 lanes write 8 different
- * 16-byte bank groups (unrotated, quads 64 bytes apart collide 4 ways). */
-template <int KG>
-__device__ __forceinline__ void wg_transpose_own(const unsigned char *raw, int r_raw, unsigned char *st,
-                                                 int b_lbo, int ob, int oe, int lane)
-{
-    const int ql = lane % 8, rot = (ql / 2) % 4;
-    const int q_end = 2 * oe, blocks = (2 * (oe - ob) + 7) / 8;
-    for (int u = lane / 8; u < KG * blocks; u += 4) {
-        const int kg = u % KG, q = 2 * ob + 8 * (u / KG) + ql;
-        if (q >= q_end)
-            continue;
-        float4 v[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            v[i] = *(const float4 *)(raw + ((4 * kg + i) * r_raw + 4 * q) * 4);
-            /* rotated left by rot: element x is position (x + rot) % 4 */
-            if (rot & 1)
-                v[i] = make_float4(v[i].y, v[i].z, v[i].w, v[i].x);
-            if (rot & 2)
-                v[i] = make_float4(v[i].z, v[i].w, v[i].x, v[i].y);
-        }
-        unsigned char *d = st + kg * b_lbo + 4 * q * 16;
-        *(float4 *)(d + ((0 + rot) & 3) * 16) = make_float4(v[0].x, v[1].x, v[2].x, v[3].x);
-        *(float4 *)(d + ((1 + rot) & 3) * 16) = make_float4(v[0].y, v[1].y, v[2].y, v[3].y);
-        *(float4 *)(d + ((2 + rot) & 3) * 16) = make_float4(v[0].z, v[1].z, v[2].z, v[3].z);
-        *(float4 *)(d + ((3 + rot) & 3) * 16) = make_float4(v[0].w, v[1].w, v[2].w, v[3].w);
-    }
-}
-
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
  * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
  * warp's octets ob <= o < oe, channel lane%4 of each of the KG groups),
@@ -854,7 +778,7 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
           bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false,
-          bool TURNS = false, bool T16 = false>
+          bool TURNS = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -887,10 +811,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!INPLACE || (FOLD && MH == 1 && !KSPLIT && CLUSTER == 1),
                   "the weights in place: the folded kernel, 64 channels a warpgroup, unsplit, one block");
     static_assert(!RES || PING, "resident weights: the ping-pong kernel's");
-    static_assert(!T16 || (!SPLIT3 && !NCOS && !KSPLIT && CLUSTER == 1 && !STEP && !SEG && !INPLACE && MH == 1 &&
-                           BK >= 16 && (!FOLD || ROWFOLD)),
-                  "the transposing producer: TF32, channels as M, the row walk of octet rows, one block, "
-                  "bk 16 or 32");
     static_assert(!TURNS || (SPLIT3 && !NCOS && !KSPLIT && CLUSTER == 1),
                   "the consumers' stages in turn: 3xTF32, channels as M, unsplit, one block");
     static_assert(!ROWFOLD || (FOLD && !FOLD_ANY && MH == 1 && !KSPLIT && CLUSTER == 1 && !INPLACE),
@@ -969,11 +889,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const int64_t res_image = RES ? wg_image_slots(wa.groups, wa.co_blocks, wa.taps_total, chunks) * wtap_bytes : 0;
     unsigned char *stages_base = res_base + (RES ? wg_resident_bytes(res_image / wtap_bytes, wtap_bytes) : 0);
     unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
-    /* T16: the raw buffers after the epilogue's staging, each BK
-     * channels of r_alloc positions (wg_copy_chunks), t16_lag + 1 of
-     * them (wg_t16_lag) */
-    unsigned char *raw_base = epi_base + WG_EPI_BYTES;
-    const int raw_bytes = BK * r_alloc * 4, t16_lag = wg_t16_lag(stages);
 
     /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
@@ -998,9 +913,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * the warps split by channel group (v9-v13) each walked every row
          * of the stretch, at about 100 instructions a row, and on rows of
          * 80 (kb68) the walk cost more than the copies (SASS, v13). */
-        /* T16: 72 (72 + 2 x 216 = 504, the launch's 3 x 168): at 64 its
-         * producer kept 8 to 40 bytes of stack at bk 16 */
-        wg_regs_dec<T16 ? WG_PRODUCER_REGS + 8 : WG_PRODUCER_REGS>();
+        wg_regs_dec<WG_PRODUCER_REGS>();
         WG_CLOCK_COUNTER(p_clk);
         /* The stage's weights (one bulk copy, or INPLACE's box) are issued
          * by lane 0 of the last warp (WG_ISSUER), whose share of the
@@ -1031,12 +944,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                     (unsigned)(res_image - o < 32768 ? res_image - o : 32768), res_full);
             mbar_arrive(res_full);
         }
-        /* SPLIT3: the buffer whose copies are yet to be split and announced */
-        int pending = -1;
-        /* T16: the stages whose copies are in flight, oldest first (up to
-         * t16_lag + 1: their buffers and raw buffers), and the raw buffer
-         * of the next stage's copies */
-        int t16_n = 0, t16_b0 = 0, t16_b1 = 0, t16_b2 = 0, t16_r0 = 0, t16_r1 = 0, t16_r2 = 0, raw_next = 0;
+        int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
          * kernels' registers) */
@@ -1059,8 +967,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 ip_c_lo = convt_fold_box_c_lo(&wa.fold, tl.co_blk);
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-            /* T16: the warp's first octet (octet rows: every lane's row the same) */
-            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + (T16 ? 0 : lane / 4));
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = wg_tile_stages(fl, chunks);
             /* split-K: this block's part of the tile's walk (the
              * consumers take the same); otherwise all of it */
@@ -1103,13 +1010,12 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_WEIGHTS);
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
-                const int ci = ci0 + (T16 ? lane / 8 : lane % 4);
+                const int ci = ci0 + lane % 4;
                 const float *x_ch = ROWFOLD ? x + convt_row_fold_channel((int64_t)tl.g * a.cin_g + ci, a.in_plane, a.in[2])
                                             : x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
                 const int64_t kstride = 4 * a.in_plane;
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
-                const unsigned raw = (unsigned)__cvta_generic_to_shared(raw_base + raw_next * raw_bytes);
                 wg_cursor c = first;
                 if constexpr (STEP) {
                     /* Tight rows (wgmma_flat.h): a row is one or two
@@ -1157,13 +1063,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                      (SEG ? icol : c.col) + (SEG ? 0 : c0)
                                : x;
                     unsigned char *dp = dst + (8 * o + lane / 4) * 16;
-                    if constexpr (T16)
-                        wg_copy_chunks<KG>(raw + (unsigned)(8 * o * 4), r_alloc, sp, kstride, c.col + c0, a.in[2],
-                                           row_ok, n_oct, kg_have, lane);
                     /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
                      * from the producer's registers (56 then) */
 #pragma unroll
-                    for (int h = 0; !T16 && h < KG; h += NG) {
+                    for (int h = 0; h < KG; h += NG) {
                         if (kg_have >= h + NG)
                             wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
                                                      SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, NG);
@@ -1186,35 +1089,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         mbar_arrive(&full[pending]);
                     }
                     pending = buf;
-                } else if constexpr (T16) {
-                    /* the same for the transposition, t16_lag stages on:
-                     * the oldest stage in flight, landed in its raw
-                     * buffer, transposed into its stage, whose consumers
-                     * are then told; its raw buffer is free again once
-                     * the whole warp has read it. With the stage before
-                     * (a lag of 1), the copies' latency stalled the
-                     * producer every stage (session 44: 0.66x) */
-                    cp_async_commit();
-                    /* pushed (scalars: an array indexed by t16_n went to local memory) */
-                    if (t16_n == 0)
-                        t16_b0 = buf, t16_r0 = raw_next;
-                    else if (t16_n == 1)
-                        t16_b1 = buf, t16_r1 = raw_next;
-                    else
-                        t16_b2 = buf, t16_r2 = raw_next;
-                    t16_n++;
-                    raw_next = raw_next == t16_lag ? 0 : raw_next + 1;
-                    if (t16_n > t16_lag) {
-                        cp_async_wait(t16_lag);
-                        __syncwarp();
-                        wg_transpose_own<KG>(raw_base + t16_r0 * raw_bytes, r_alloc,
-                                             stages_base + (size_t)t16_b0 * stage_bytes, b_lbo, ob, oe, lane);
-                        __syncwarp();
-                        mbar_arrive(&full[t16_b0]);
-                        t16_b0 = t16_b1, t16_r0 = t16_r1;
-                        t16_b1 = t16_b2, t16_r1 = t16_r2;
-                        t16_n--;
-                    }
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
@@ -1231,15 +1105,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             cp_async_wait(0);
             wg_split_own<KG>(stages_base + (size_t)pending * stage_bytes, in_part, b_lbo, ob, oe, lane);
             mbar_arrive(&full[pending]);
-        }
-        for (; T16 && t16_n > 0; t16_n--) {
-            cp_async_wait(0);
-            __syncwarp();
-            wg_transpose_own<KG>(raw_base + t16_r0 * raw_bytes, r_alloc,
-                                 stages_base + (size_t)t16_b0 * stage_bytes, b_lbo, ob, oe, lane);
-            mbar_arrive(&full[t16_b0]);
-            t16_b0 = t16_b1, t16_r0 = t16_r1;
-            t16_b1 = t16_b2, t16_r1 = t16_r2;
         }
         cp_async_wait(0);
         if constexpr (CLUSTER > 1)
@@ -1675,37 +1540,6 @@ WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
 #define WG_DECLARE_ROWFOLD_PINGPONG_WIDTH(BN) wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)
 #undef WG_DECLARE_ROWFOLD_PINGPONG_WIDTH
-/* The transposing producer (knob transpose: T16) for polyphase_wgmma_tf32
- * (bk 16 or 32, nseg 1 or 2) and ping-pong (bk 16 or 32, resident or
- * not), of every width of WG_PINGPONG_WIDTHS, defined by
- * WG_TRANSPOSE_KERNELS_OF_WIDTH and WG_PINGPONG_TRANSPOSE_KERNELS_OF_WIDTH
- * in kernels/polyphase_wgmma_transpose.cu and
- * kernels/polyphase_wgmma_pingpong_transpose.cu. */
-#define WG_TRANSPOSE_OF(BN, BK, NSEG)                                                              \
-    polyphase_wgmma_kernel<BN, BK, NSEG, false, 0, false, 1, false, false, 1, false, 0, false, false, false, \
-                           false, false, false, true>
-#define WG_TRANSPOSE_KERNELS_OF_WIDTH(BN)                                                          \
-    wg_kernel_fn wg_transpose_kernel_bn##BN(int bk, int nseg)                                      \
-    {                                                                                              \
-        if (bk == 16)                                                                              \
-            return nseg == 1 ? WG_TRANSPOSE_OF(BN, 16, 1) : WG_TRANSPOSE_OF(BN, 16, 2);           \
-        return nseg == 1 ? WG_TRANSPOSE_OF(BN, 32, 1) : WG_TRANSPOSE_OF(BN, 32, 2);               \
-    }
-#define WG_PING_TRANSPOSE_OF(BN, BK, RES)                                                          \
-    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, false, false, RES, \
-                           false, false, true>
-#define WG_PINGPONG_TRANSPOSE_KERNELS_OF_WIDTH(BN)                                                 \
-    wg_kernel_fn wg_pingpong_transpose_kernel_bn##BN(int bk, bool res)                             \
-    {                                                                                              \
-        if (bk == 16)                                                                              \
-            return res ? WG_PING_TRANSPOSE_OF(BN, 16, true) : WG_PING_TRANSPOSE_OF(BN, 16, false); \
-        return res ? WG_PING_TRANSPOSE_OF(BN, 32, true) : WG_PING_TRANSPOSE_OF(BN, 32, false);     \
-    }
-#define WG_DECLARE_TRANSPOSE_WIDTH(BN)                                                             \
-    wg_kernel_fn wg_transpose_kernel_bn##BN(int bk, int nseg);                                     \
-    wg_kernel_fn wg_pingpong_transpose_kernel_bn##BN(int bk, bool res);
-WG_PINGPONG_WIDTHS(WG_DECLARE_TRANSPOSE_WIDTH)
-#undef WG_DECLARE_TRANSPOSE_WIDTH
 #undef WG_DECLARE_PINGPONG_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16

@@ -83,10 +83,7 @@ static void refuses2(const char *variant, const convt_problem *p, const char *kn
     refuses_with(variant, p, 2, knobs, values, workspace, fragment);
 }
 
-/* Every default launch of v on p is accepted; but transpose = 1 may be
- * refused with a reason of its own (bk 8, tight rows: plain()'s rows are
- * tight; refusals_name_their_reason has it accepted on octet rows); three
- * knobs' second
+/* Every default launch of v on p is accepted; but three knobs' second
  * values need more shared memory and may be refused for it, as long as
  * some launch with that value is accepted: ping-pong's resident = 1 (the
  * whole weight image beside the stages), and, at the wider bk, the wgmma
@@ -112,8 +109,6 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
                                !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     int resident_accepted = 0, resident_tried = 0;
-    const int transpose = convt_knob_index(v, "transpose");
-
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -153,12 +148,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const int turns = convt_knob_index(v, "turns"), pos_m = convt_knob_index(v, "pos_m");
         const bool turns_positions = turns >= 0 && pos_m >= 0 && l.value[turns] == 1 && l.value[pos_m] == 1 &&
                                      !strcmp(why, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
-        /* the transposing producer: refused at bk 8, with positions as M or
-         * segments, and wherever a phase is laid out in tight rows */
-        const bool transposes = transpose >= 0 && l.value[transpose] == 1;
-        const bool no_transpose = transposes && !strncmp(why, "transpose = 1 ", 14);
         if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold &&
-            !apart_dims && !turns_positions && !no_transpose)
+            !apart_dims && !turns_positions)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -507,40 +498,6 @@ static void refusals_name_their_reason(void **state)
         l0.value[convt_knob_index(wpp, "resident")] = 0;
         assert_int_equal(wpp->workspace_size(&grouped, &l), wpp->workspace_size(&grouped, &l0));
     }
-    /* the transposing producer (knob transpose): kb57's class, whose rows
-     * of 1026 outputs are laid out in octet rows, at bk 16 and 32, with
-     * ping-pong too; refused at bk 8, on input rows no multiple of 4 long
-     * and in tight rows */
-    convt_problem sq57 = convt_problem_default(2);
-    sq57.n = 2, sq57.cin = sq57.cout = 64, sq57.in[0] = 16, sq57.in[1] = 1024, sq57.k[0] = sq57.k[1] = 3;
-    const char *transposers[] = {"polyphase_wgmma_tf32", "polyphase_wgmma_pingpong_tf32"};
-    for (int i = 0; i < 2; i++) {
-        const convt_variant *v = convt_variant_find(transposers[i]);
-        if (!v)
-            continue;
-        convt_context ctx = ctx_with(ws);
-        for (int bk = 16; bk <= 32; bk *= 2) {
-            convt_launch l = convt_launch_first_default(v);
-            l.value[convt_knob_index(v, "transpose")] = 1;
-            l.value[convt_knob_index(v, "bk")] = bk;
-            l.value[convt_knob_index(v, "stages")] = 3;
-            accepts(v, &sq57, &l, &ctx, bk == 16 ? "kb57's class, transposed, at bk 16"
-                                                 : "kb57's class, transposed, at bk 32");
-        }
-        refuses2(transposers[i], &sq57, "transpose", 1, "bk", 8, ws,
-                 "transpose = 1 is compiled for bk 16 and 32; bk = 8");
-        refuses2(transposers[i], &sq57, "transpose", 1, "rows", 2, ws,
-                 "transpose = 1 copies whole octets of a row: it needs octet rows (rows = 0 or 1, not 2)");
-        convt_problem odd = sq57;
-        odd.in[1] = 1022;
-        refuses(transposers[i], &odd, "transpose", 1, ws,
-                "transpose = 1 copies 16-byte chunks of the input's rows: their length (1022) must be a "
-                "multiple of 4");
-        refuses(transposers[i], &sq57, "transpose", 2, ws, "transpose = 2 must be 0");
-    }
-    convt_problem tight = plain(); /* rows of 26 outputs: tight rows where rows = 0 */
-    refuses2("polyphase_wgmma_tf32", &tight, "transpose", 1, "bk", 16, ws,
-             "transpose = 1 copies whole octets of a row: phase 0 is laid out in tight rows");
     convt_problem kb65 = convt_problem_default(2); /* 64 x 21 K rows: 336 KiB of weights */
     kb65.n = 2, kb65.cin = kb65.cout = 64, kb65.in[0] = 32, kb65.in[1] = 64, kb65.k[0] = 3, kb65.k[1] = 7;
     refuses("polyphase_wgmma_pingpong_tf32", &kb65, "resident", 1, ws,
