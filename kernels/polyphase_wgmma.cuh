@@ -1238,8 +1238,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                             wgmma_tf32(d[0], wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
                                        wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
                     };
-                    /* rows of 1 to 8 taps straight through, each case its
-                     * own commit, so that the stage is one wgmma group and
+                    /* rows (or planes) of 1 to 12 taps straight through
+                     * (kb61's planes have 9), each case its own commit, so that the stage is one wgmma group and
                      * wgmma_wait_prev below leaves it in flight (in a loop
                      * of a run-time count ptxas closes a group per pass and
                      * adds an empty one at the commit) */
@@ -1255,6 +1255,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
         break;
                         WG_TAPS_CASE(1) WG_TAPS_CASE(2) WG_TAPS_CASE(3) WG_TAPS_CASE(4)
                         WG_TAPS_CASE(5) WG_TAPS_CASE(6) WG_TAPS_CASE(7) WG_TAPS_CASE(8)
+                        WG_TAPS_CASE(9) WG_TAPS_CASE(10) WG_TAPS_CASE(11) WG_TAPS_CASE(12)
 #undef WG_TAPS_CASE
                     default:
                         for (int t = 0; t < r.ntaps; t++)
