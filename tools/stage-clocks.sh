@@ -9,6 +9,9 @@
 #       "== NAME SHAPE VARIANT KNOBS" and the kernel's report appended to
 #       $CONVT_STAGE_CLOCKS, the run's statuses printed (CONVT_WG_DIAG, if
 #       set, in the label: kernels/wg_stage_clocks.h's switches)
+#   stage_clocks_diags DIR CONFIG DIAG ... -- SHAPE VARIANT KNOB=VALUE ...
+#       stage_clocks_run once per CONVT_WG_DIAG value (kernels/
+#       wg_stage_clocks.h: bits that switch parts of a stage off)
 #
 # python3 tools/stage_clocks_summary.py $CONVT_STAGE_CLOCKS (session 33's tool) then gives the
 # medians per launch (kernels/wg_stage_clocks.h says what each column is).
@@ -34,4 +37,14 @@ stage_clocks_run() {
   timeout 120 "$b/convt-bench" --quiet --config /tmp/clk.json --out /tmp/clk-out.json > /tmp/clk.log 2>&1
   echo "$label: exit $? $(python3 -c "import json;d=json.load(open('/tmp/clk-out.json'));print([r['status'] for r in d['records']])" 2>&1)" |
     tee -a "$CONVT_STAGE_CLOCKS"
+}
+
+stage_clocks_diags() {
+  local b=$1 cfg=$2 diags=()
+  shift 2
+  while [ "$1" != -- ]; do diags+=("$1"); shift; done
+  shift
+  for d in "${diags[@]}"; do
+    CONVT_WG_DIAG=$d stage_clocks_run "$b" "$cfg" "$@"
+  done
 }
