@@ -13,7 +13,11 @@
  *            barrier (the copies' latency where the consumer was waiting),
  *   empty    the producer waiting for a free buffer,
  *   weights  of the fill, the weights' bulk copy issued (the issuing thread's part
- *            before its own copies: the tap row's setup and the bulk copy). */
+ *            before its own copies: the tap row's setup and the bulk copy);
+ * and, since session 44, the mean period over the same stages, the
+ * changes of tile included (with ping-pong consumer 0's own stages only:
+ * each of its tiles' first stage waits through the other warpgroup's
+ * tile, so that the mean is about twice the pipe's time a stage). */
 #pragma once
 #ifdef CONVT_WG_STAGE_CLOCKS
 #include <stdio.h>
@@ -86,11 +90,17 @@ static void wg_stage_clocks_report(wg_state *st)
         }
         if (!stages)
             continue;
+        /* the mean period, tiles' changes included: the median leaves them
+         * out (with ping-pong, each of consumer 0's tiles' first stage
+         * waits through the other warpgroup's tile) */
+        const long long *t4 = h + ((size_t)b * WG_CLK_STAGES + 4) * WG_CLK_EVENTS;
+        const long long *tl = h + ((size_t)b * WG_CLK_STAGES + (stages - 1)) * WG_CLK_EVENTS;
+        const long long mean = stages > 5 ? (tl[WG_CLK_CONSUMER_LANDED] - t4[WG_CLK_CONSUMER_LANDED]) / (stages - 5) : -1;
         fprintf(f, "  block %d: %d stages; median cycles: period %lld wait %lld issue %lld fill %lld "
-                "flight %lld empty %lld weights %lld\n",
+                "flight %lld empty %lld weights %lld; mean %lld\n",
                 b, stages, wg_clk_median(v[0], n[0]), wg_clk_median(v[1], n[1]),
                 wg_clk_median(v[2], n[2]), wg_clk_median(v[3], n[3]), wg_clk_median(v[4], n[4]),
-                wg_clk_median(v[5], n[5]), wg_clk_median(v[6], n[6]));
+                wg_clk_median(v[5], n[5]), wg_clk_median(v[6], n[6]), mean);
     }
     if (f != stderr)
         fclose(f);

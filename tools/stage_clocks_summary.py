@@ -14,7 +14,7 @@ import re
 import statistics
 import sys
 
-COLUMNS = ["period", "wait", "issue", "fill", "flight", "empty", "weights"]
+COLUMNS = ["period", "wait", "issue", "fill", "flight", "empty", "weights", "mean"]
 BLOCK = re.compile(r"block \d+: \d+ stages; median cycles: (.*)")
 
 
