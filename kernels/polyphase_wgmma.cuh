@@ -1226,51 +1226,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         wg_turn_wait(cw_turn);
                     turned = true;
                 }
-                if constexpr (INPLACE) {
+                if constexpr (INPLACE)
                     wg_inplace_stage<BN, BK, MH>(d, ip, wa, st + in_bytes, in_t, b_lbo, r, s_shift);
-                } else if constexpr (WG_PING_ONE_GROUP && PING && BK <= 16) {
-                    /* a diagnostic build's experiment (session 44;
-                     * session 41's 674e752): tap t's wgmma */
-                    auto issue_tap = [&](int t) {
-                        const int shift = s_shift[r.tap_begin + t];
-#pragma unroll
-                        for (int kk = 0; kk < BK / 8; kk++)
-                            wgmma_tf32(d[0], wg_descriptor(w_t + t * wtap_bytes + kk * 2 * a_lbo, a_lbo, 128),
-                                       wg_descriptor(in_t + shift * 16 + kk * 2 * b_lbo, b_lbo, 128));
-                    };
-                    /* rows (or planes) of 1 to 12 taps straight through
-                     * (kb61's planes have 9), each case its own commit, so
-                     * that the stage is one wgmma group and wgmma_wait_prev
-                     * below leaves it in flight (in a loop of a run-time
-                     * count ptxas closes a group per pass and adds an
-                     * empty one at the commit). Session 44: the stage
-                     * clocks put kb78's row-fold stage 11.6% shorter, the
-                     * kernel's time 0.2% (results/notes.md) */
+                else
                     wgmma_fence();
-                    switch (WG_DIAG(wa, WG_DIAG_NO_WGMMA) ? 0 : r.ntaps) {
-                    case 0:
-                        wgmma_commit();
-                        break;
-#define WG_TAPS_CASE(N)                                                                            \
-    case N:                                                                                        \
-        _Pragma("unroll") for (int t = 0; t < N; t++) issue_tap(t);                                \
-        wgmma_commit();                                                                            \
-        break;
-                        WG_TAPS_CASE(1) WG_TAPS_CASE(2) WG_TAPS_CASE(3) WG_TAPS_CASE(4)
-                        WG_TAPS_CASE(5) WG_TAPS_CASE(6) WG_TAPS_CASE(7) WG_TAPS_CASE(8)
-                        WG_TAPS_CASE(9) WG_TAPS_CASE(10) WG_TAPS_CASE(11) WG_TAPS_CASE(12)
-#undef WG_TAPS_CASE
-                    default:
-                        for (int t = 0; t < r.ntaps; t++)
-                            issue_tap(t);
-                        wgmma_commit();
-                    }
-                } else {
-                    wgmma_fence();
-                }
-                for (int t = 0; !INPLACE && !(WG_PING_ONE_GROUP && PING && BK <= 16) &&
-                                !WG_DIAG(wa, WG_DIAG_NO_WGMMA) && t < r.ntaps;
-                     t++) {
+                for (int t = 0; !INPLACE && !WG_DIAG(wa, WG_DIAG_NO_WGMMA) && t < r.ntaps; t++) {
                     const int shift = s_shift[r.tap_begin + t];
 #pragma unroll
                     for (int kk = 0; kk < BK / 8; kk++) {
@@ -1292,7 +1252,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                     }
                 }
-                if constexpr (!INPLACE && !(WG_PING_ONE_GROUP && PING && BK <= 16)) /* its groups are committed */
+                if constexpr (!INPLACE) /* its groups are committed */
                     wgmma_commit();
                 if constexpr (TURNS)
                     wg_turn_pass(cw_turn);

@@ -19,15 +19,6 @@
  * wait, issue). */
 #pragma once
 
-/* A diagnostic build's experiment (-DCONVT_WG_PING_ONE_GROUP, with the
- * stage clocks): ping-pong's stage at bk 8 and 16 issued as one wgmma group
- * (polyphase_wgmma.cuh). */
-#ifdef CONVT_WG_PING_ONE_GROUP
-constexpr bool WG_PING_ONE_GROUP = true;
-#else
-constexpr bool WG_PING_ONE_GROUP = false;
-#endif
-
 enum {
     WG_CLK_PRODUCER_FREE,
     WG_CLK_PRODUCER_WEIGHTS,

@@ -72,6 +72,7 @@ static void wg_stage_clocks_report(wg_state *st)
         long long v[7][WG_CLK_STAGES];
         int n[7] = {0};
         int stages = 0;
+        long long landed4 = 0, landed_last = 0; /* the mean's ends: stage 4's landing and the last one's */
         for (int k = 0; k < WG_CLK_STAGES; k++) {
             const long long *t = h + ((size_t)b * WG_CLK_STAGES + k) * WG_CLK_EVENTS;
             const long long *u = k ? t - WG_CLK_EVENTS : t;
@@ -80,6 +81,9 @@ static void wg_stage_clocks_report(wg_state *st)
             stages++;
             if (k < 4)
                 continue;
+            if (k == 4)
+                landed4 = t[WG_CLK_CONSUMER_LANDED];
+            landed_last = t[WG_CLK_CONSUMER_LANDED];
             v[0][n[0]++] = t[WG_CLK_CONSUMER_LANDED] - u[WG_CLK_CONSUMER_LANDED];
             v[1][n[1]++] = t[WG_CLK_CONSUMER_LANDED] - t[WG_CLK_CONSUMER_WAITS];
             v[2][n[2]++] = t[WG_CLK_CONSUMER_ISSUED] - t[WG_CLK_CONSUMER_LANDED];
@@ -93,9 +97,7 @@ static void wg_stage_clocks_report(wg_state *st)
         /* the mean period, tiles' changes included: the median leaves them
          * out (with ping-pong, each of consumer 0's tiles' first stage
          * waits through the other warpgroup's tile) */
-        const long long *t4 = h + ((size_t)b * WG_CLK_STAGES + 4) * WG_CLK_EVENTS;
-        const long long *tl = h + ((size_t)b * WG_CLK_STAGES + (stages - 1)) * WG_CLK_EVENTS;
-        const long long mean = stages > 5 ? (tl[WG_CLK_CONSUMER_LANDED] - t4[WG_CLK_CONSUMER_LANDED]) / (stages - 5) : -1;
+        const long long mean = stages > 5 ? (landed_last - landed4) / (stages - 5) : -1;
         fprintf(f, "  block %d: %d stages; median cycles: period %lld wait %lld issue %lld fill %lld "
                 "flight %lld empty %lld weights %lld; mean %lld\n",
                 b, stages, wg_clk_median(v[0], n[0]), wg_clk_median(v[1], n[1]),
