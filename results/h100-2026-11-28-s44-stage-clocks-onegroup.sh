@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# probe (session 44, call 4; its switch exists only at 117ebdd:
-# git checkout 117ebdd -- kernels/ before running it again): ping-pong's stage as one wgmma group (session
-# 41's 674e752 again, as the diagnostic build's -DCONVT_WG_PING_ONE_GROUP)
+# probe (session 44, call 4): ping-pong's stage as one wgmma group (session
+# 41's 674e752 again, as the diagnostic build's -DCONVT_WG_PING_ONE_GROUP,
+# which exists only at 117ebdd: git checkout 117ebdd -- kernels/ first)
 # under the stage clocks, with CONVT_WG_DIAG's switches (kernels/
 # wg_stage_clocks.h): 0 all, 3 without the copies, 8 without the consumers'
 # proxy fence, 11 without both. Call 1 measured the same launches with the
