@@ -1006,6 +1006,9 @@ struct wg_knobs {
                                * every other variant */
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
+    int64_t rings;     /* ping-pong's knob rings (polyphase_wgmma_pingpong_tf32, the row
+                        * fold's with pingpong = 1): 1 gives each consumer warpgroup a ring
+                        * of `stages` buffers of its own (RINGS); 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1053,7 +1056,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
-            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0};
+            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
+            kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "rings") : 0};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1213,7 +1217,9 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : gm->res_slots ? 0 : (size_t)gm->ntw_max * wtap;
     gm->in_stage_bytes = (int64_t)(kg * (gm->r_alloc * 16 + k.kpad));
     gm->res_bytes = wg_resident_bytes(gm->res_slots, (int64_t)wtap);
-    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * ((size_t)gm->in_stage_bytes + weights) +
+    /* with rings = 1 each consumer warpgroup has `stages` buffers of its own */
+    const size_t rings = k.rings == 1 ? 2 : 1;
+    const size_t pipeline = rings * (size_t)k.stages * (size_t)k.parts * ((size_t)gm->in_stage_bytes + weights) +
                             (size_t)gm->res_bytes;
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
@@ -1336,7 +1342,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         }
         span = fl[i].shift_max > span ? fl[i].shift_max : span;
     }
-    gm->tables_bytes = WG_BARRIER_BYTES +
+    gm->tables_bytes = wg_barrier_bytes(k.rings == 1) +
                        round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
                                     (int64_t)gm->taps_total * 4, 128);
     /* wgmma's descriptors hold the distance between K core matrices (LBO:
@@ -1789,6 +1795,16 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
             return false;
         }
     }
+    if (k.rings != 0 && k.rings != 1) {
+        snprintf(why, why_len, "rings = %lld must be 0 (the consumer warpgroups share one ring of "
+                 "buffers and take their tiles in turn) or 1 (a ring each, their tiles side by side)",
+                 (long long)k.rings);
+        return false;
+    }
+    if (k.rings && !k.pingpong) {
+        snprintf(why, why_len, "rings = 1 needs pingpong = 1: a ring a warpgroup is ping-pong's");
+        return false;
+    }
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
                  ctx->dev->cc_major, ctx->dev->cc_minor);
@@ -1862,7 +1878,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "device allows %.1f KiB (fewer stages, kpad = 0, a narrower bn or bk for smaller stages, or "
                  "resident = 0)",
                  gm.smem / 1024.0, (long long)gm.res_slots, (long long)k.bk, gm.w_rows,
-                 gm.res_bytes / 1024.0, (long long)k.stages, gm.in_stage_bytes / 1024.0,
+                 gm.res_bytes / 1024.0, (long long)(k.rings == 1 ? 2 * k.stages : k.stages),
+                 gm.in_stage_bytes / 1024.0,
                  ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
@@ -2092,19 +2109,25 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (k.pingpong && k.row_fold) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_rowfold_pingpong_kernel_bn##BN(bk, k.resident == 1);
+    case BN:                                                                                       \
+        return k.rings ? wg_rowfold_rings_kernel_bn##BN(bk, k.resident == 1)                       \
+                       : wg_rowfold_pingpong_kernel_bn##BN(bk, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
+        default: return k.rings ? wg_rowfold_rings_kernel_bn256(bk, k.resident == 1)
+                                : wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
         }
     }
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN: return wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
+    case BN:                                                                                       \
+        return k.rings ? wg_pingpong_rings_kernel_bn##BN(bk, k.seg > 0, k.resident == 1)            \
+                       : wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
+        default: return k.rings ? wg_pingpong_rings_kernel_bn256(bk, k.seg > 0, k.resident == 1)
+                                : wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
         }
     }
     if (wg_split(k))
@@ -2738,13 +2761,23 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
                .defaults = {1, 2}}},
     WG_VARIANT_FUNCTIONS(fold_inner),
 };
+#define WG_KNOB_RINGS(WHO)                                                                         \
+    {.name = "rings",                                                                              \
+     .help = WHO "0: the two consumer warpgroups share one ring of buffers and take a block's "    \
+                 "tiles in turn, one issuing its wgmma while the other stores; 1: each has a ring " \
+                 "of `stages` buffers of its own, filled by half of the producer's warps, and the " \
+                 "two issue side by side, the second half a tile behind the first, so that one "   \
+                 "stores while the other issues (twice the stages' shared memory); not among the "  \
+                 "defaults until measured",                                                        \
+     .n_defaults = 1,                                                                              \
+     .defaults = {0}}
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
     .name = "polyphase_wgmma_rowfold_tf32",
     .summary = "polyphase_wgmma_fold_tf32 on a stride-1 layer whose rows (2-D; 3-D: the middle dimension) are folded in pairs into the input channels first, making a stride-2 layer of twice the channels and a kernel one tap longer, whose phases then fold into the output channels: twice the output channels on wgmma's M of 64 (32 channels fill it where they filled half) and half the positions, at k 3 two thirds of the staged input and products (kb78, kb71); stride 1 and dilation 1 along that dimension, an even input there; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 9,
+    .n_knobs = 10,
     /* defaults from session 40's probes (results/notes.md): bn 0, bk 16 won
      * every layer (bk 32 none of 16); 4 stages the 2-D layers, 3 the 3-D
      * ones by tap planes; ping-pong the rows of 32 channels, sharing the
@@ -2787,7 +2820,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
                        "(polyphase_wgmma_pingpong_tf32's knob); 0: each stage copies its taps' "
                        "weights",
                .n_defaults = 2,
-               .defaults = {0, 1}}},
+               .defaults = {0, 1}},
+              WG_KNOB_RINGS("with pingpong = 1: ")},
     WG_VARIANT_FUNCTIONS(rowfold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
@@ -2981,7 +3015,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 8,
+    .n_knobs = 9,
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -2996,8 +3030,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .defaults = {16, 32, 8}},
               {.name = "stages",
                .help = "shared-memory buffers (3, 4 or 5), shared by both warpgroups' tiles in "
-                       "the producer's order: a stage holds one tile's input and weights (with "
-                       "resident = 1 its input alone)",
+                       "the producer's order (with rings = 1: a warpgroup's own, twice as many in "
+                       "all): a stage holds one tile's input and weights (with resident = 1 its "
+                       "input alone)",
                .n_defaults = 2,
                .defaults = {4, 3}},
               WG_KNOB_KPAD,
@@ -3020,7 +3055,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                        "the stages do not fit: the image takes 256 bytes per input channel and tap at "
                        "kpad 0, so about 700 of them at most)",
                .n_defaults = 2,
-               .defaults = {0, 1}}},
+               .defaults = {0, 1}},
+              WG_KNOB_RINGS("")},
     WG_VARIANT_FUNCTIONS(pingpong),
 };
 #undef WG_KNOB_STAGES
@@ -3030,5 +3066,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
 #undef WG_KNOB_POS_M
 #undef WG_KNOB_PLANE
 #undef WG_KNOB_ROWS
+#undef WG_KNOB_RINGS
 #undef WG_VARIANT_FUNCTIONS
 #endif /* CONVT_HAVE_WGMMA */
