@@ -1006,9 +1006,9 @@ struct wg_knobs {
                                * every other variant */
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
-    int64_t rings;     /* ping-pong's knob rings (polyphase_wgmma_pingpong_tf32, the row
-                        * fold's with pingpong = 1): 1 gives each consumer warpgroup a ring
-                        * of `stages` buffers of its own (RINGS); 0 for every other variant */
+    int64_t rings;     /* polyphase_wgmma_pingpong_tf32's knob rings: 1 (bk 8) gives each
+                        * consumer warpgroup a ring of `stages` buffers of its own (RINGS);
+                        * 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1057,7 +1057,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
             kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
-            kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "rings") : 0};
+            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "rings") : 0};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1801,8 +1801,12 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (long long)k.rings);
         return false;
     }
-    if (k.rings && !k.pingpong) {
-        snprintf(why, why_len, "rings = 1 needs pingpong = 1: a ring a warpgroup is ping-pong's");
+    if (k.rings && k.bk != 8) {
+        /* at bk 16 and 32 a ring a warpgroup was slower than the shared
+         * ring (session 45: the producer and shared memory set those
+         * stages' pace, and the rings halve each warpgroup's depth) */
+        snprintf(why, why_len, "rings = 1 is compiled for bk = 8 alone, where it was measured "
+                 "faster than the shared ring; bk = %lld takes rings = 0", (long long)k.bk);
         return false;
     }
     if (ctx->dev->cc_major != 9) {
@@ -2109,24 +2113,21 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (k.pingpong && k.row_fold) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN:                                                                                       \
-        return k.rings ? wg_rowfold_rings_kernel_bn##BN(bk, k.resident == 1)                       \
-                       : wg_rowfold_pingpong_kernel_bn##BN(bk, k.resident == 1);
+    case BN: return wg_rowfold_pingpong_kernel_bn##BN(bk, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return k.rings ? wg_rowfold_rings_kernel_bn256(bk, k.resident == 1)
-                                : wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
+        default: return wg_rowfold_pingpong_kernel_bn256(bk, k.resident == 1);
         }
     }
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
     case BN:                                                                                       \
-        return k.rings ? wg_pingpong_rings_kernel_bn##BN(bk, k.seg > 0, k.resident == 1)            \
+        return k.rings ? wg_pingpong_rings_kernel_bn##BN(k.seg > 0, k.resident == 1)                \
                        : wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return k.rings ? wg_pingpong_rings_kernel_bn256(bk, k.seg > 0, k.resident == 1)
+        default: return k.rings ? wg_pingpong_rings_kernel_bn256(k.seg > 0, k.resident == 1)
                                 : wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
         }
     }
@@ -2761,23 +2762,13 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
                .defaults = {1, 2}}},
     WG_VARIANT_FUNCTIONS(fold_inner),
 };
-#define WG_KNOB_RINGS(WHO)                                                                         \
-    {.name = "rings",                                                                              \
-     .help = WHO "0: the two consumer warpgroups share one ring of buffers and take a block's "    \
-                 "tiles in turn, one issuing its wgmma while the other stores; 1: each has a ring " \
-                 "of `stages` buffers of its own, filled by half of the producer's warps, and the " \
-                 "two issue side by side, the second half a tile behind the first, so that one "   \
-                 "stores while the other issues (twice the stages' shared memory); not among the "  \
-                 "defaults until measured",                                                        \
-     .n_defaults = 1,                                                                              \
-     .defaults = {0}}
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
     .name = "polyphase_wgmma_rowfold_tf32",
     .summary = "polyphase_wgmma_fold_tf32 on a stride-1 layer whose rows (2-D; 3-D: the middle dimension) are folded in pairs into the input channels first, making a stride-2 layer of twice the channels and a kernel one tap longer, whose phases then fold into the output channels: twice the output channels on wgmma's M of 64 (32 channels fill it where they filled half) and half the positions, at k 3 two thirds of the staged input and products (kb78, kb71); stride 1 and dilation 1 along that dimension, an even input there; sm_90a builds",
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 10,
+    .n_knobs = 9,
     /* defaults from session 40's probes (results/notes.md): bn 0, bk 16 won
      * every layer (bk 32 none of 16); 4 stages the 2-D layers, 3 the 3-D
      * ones by tap planes; ping-pong the rows of 32 channels, sharing the
@@ -2820,8 +2811,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
                        "(polyphase_wgmma_pingpong_tf32's knob); 0: each stage copies its taps' "
                        "weights",
                .n_defaults = 2,
-               .defaults = {0, 1}},
-              WG_KNOB_RINGS("with pingpong = 1: ")},
+               .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(rowfold),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 = {
@@ -3056,7 +3046,16 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                        "kpad 0, so about 700 of them at most)",
                .n_defaults = 2,
                .defaults = {0, 1}},
-              WG_KNOB_RINGS("")},
+              {.name = "rings",
+               .help = "0: the two consumer warpgroups share one ring of buffers and take a "
+                       "block's tiles in turn, one issuing its wgmma while the other stores; 1 "
+                       "(bk = 8 alone): each has a ring of `stages` buffers of its own, filled by "
+                       "half of the producer's warps, and the two issue side by side, the second "
+                       "half a tile behind, so that one's barriers and waits run under the other's "
+                       "wgmma (twice the stages' shared memory; session 45: 1.20 to 1.40x at bk 8 "
+                       "on 17 of 19 dense layers' launches, slower at bk 16)",
+               .n_defaults = 2,
+               .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(pingpong),
 };
 #undef WG_KNOB_STAGES
@@ -3066,6 +3065,5 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
 #undef WG_KNOB_POS_M
 #undef WG_KNOB_PLANE
 #undef WG_KNOB_ROWS
-#undef WG_KNOB_RINGS
 #undef WG_VARIANT_FUNCTIONS
 #endif /* CONVT_HAVE_WGMMA */

@@ -128,9 +128,6 @@ enum {
      * at 64 none has any, and no consumer spills at 216 */
     WG_PRODUCER_REGS = 64,
     WG_CONSUMER_REGS = 216,
-    /* a ring a consumer warpgroup (RINGS): 72 + 2 x 216 = 504, all of
-     * them; at 64 its producer spilled 24 to 84 bytes at bk 16 and 32 */
-    WG_PRODUCER_REGS_RINGS = 72,
     WG_MAX_STAGES = 5,
 #ifndef CONVT_WG_ISSUER_THREAD0
     WG_ISSUER = WG_PRODUCERS - 32, /* the producer thread that issues a stage's weights: lane 0 of the last warp */
@@ -787,15 +784,17 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * through the row fold's map: a channel's plane and parity row
  * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart; with PING
  * too (its knob pingpong), each consumer warpgroup a whole folded tile in
- * turn, stored by the folded epilogue. RINGS (with PING: knob rings):
- * each consumer warpgroup has a ring of `stages` buffers of its own, filled
- * by two of the producer's warps (the other two fill the other ring), and
- * takes the block's tiles of its parity without waiting for the other's
- * turn: the two issue their wgmma side by side, as polyphase_wgmma_tf32's
- * do, and the second starts half a tile after the first, so that while
- * one stores its tile the other issues (kb57: without the epilogue's
- * stores polyphase_wgmma_tf32's stage took 30% less, session 44; under
- * ping-pong one warpgroup issues at a time). */
+ * turn, stored by the folded epilogue. RINGS (with PING: knob rings of
+ * polyphase_wgmma_pingpong_tf32, bk 8): each consumer warpgroup has a ring
+ * of `stages` buffers of its own, filled by two of the producer's warps
+ * (the other two fill the other ring), and takes the block's tiles of its
+ * parity without waiting for the other's turn, the second starting half a
+ * tile after the first: the two issue side by side. Under ping-pong a
+ * warpgroup's stage is its skeleton (barriers, fence, wait: about 513
+ * cycles, session 44) and then its wgmma, and at bk 8 the skeleton is most
+ * of it; side by side one's skeleton runs under the other's wgmma (session
+ * 45: 1.20 to 1.40x at bk 8 on 17 of 19 dense layers' launches; at bk 16
+ * and 32, where the producer and shared memory set the pace, slower). */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
           bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false,
@@ -937,7 +936,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * the warps split by channel group (v9-v13) each walked every row
          * of the stretch, at about 100 instructions a row, and on rows of
          * 80 (kb68) the walk cost more than the copies (SASS, v13). */
-        wg_regs_dec<RINGS ? WG_PRODUCER_REGS_RINGS : WG_PRODUCER_REGS>();
+        wg_regs_dec<WG_PRODUCER_REGS>();
         WG_CLOCK_COUNTER(p_clk);
         /* The stage's weights (one bulk copy, or INPLACE's box) are issued
          * by lane 0 of the last warp (WG_ISSUER), whose share of the
@@ -1328,6 +1327,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     k_row++;
                 }
             }
+            /* RINGS: a first tile without stages (a phase without taps)
+             * passed no half: warpgroup 1 waits for this pass */
+            if (RINGS && turn == 1 && kt1 == kt0)
+                wg_turn_pass(0);
             /* PING: every stage of this tile has landed: the other
              * warpgroup's turn, if the block has a tile after this one;
              * its wgmma start while this one's last run */
@@ -1446,23 +1449,16 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
  * WG_PINGPONG_WIDTHS, for bk 16 or 32 and resident weights or not (RES),
  * defined by WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH in
  * kernels/polyphase_wgmma_rowfold_pingpong.cu. */
-#define WG_ROWFOLD_PING_OF(BN, BK, RES, RINGS)                                                     \
+#define WG_ROWFOLD_PING_OF(BN, BK, RES)                                                            \
     polyphase_wgmma_kernel<BN, BK, 1, false, 0, true, 1, false, false, 1, false, 0, true, false, false, RES, \
-                           true, false, RINGS>
-#define WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH_AS(NAME, BN, RINGS)                                   \
-    wg_kernel_fn NAME(int bk, bool res)                                                            \
+                           true>
+#define WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH(BN)                                                   \
+    wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res)                               \
     {                                                                                              \
         if (bk == 16)                                                                              \
-            return res ? WG_ROWFOLD_PING_OF(BN, 16, true, RINGS) : WG_ROWFOLD_PING_OF(BN, 16, false, RINGS); \
-        return res ? WG_ROWFOLD_PING_OF(BN, 32, true, RINGS) : WG_ROWFOLD_PING_OF(BN, 32, false, RINGS); \
+            return res ? WG_ROWFOLD_PING_OF(BN, 16, true) : WG_ROWFOLD_PING_OF(BN, 16, false);    \
+        return res ? WG_ROWFOLD_PING_OF(BN, 32, true) : WG_ROWFOLD_PING_OF(BN, 32, false);        \
     }
-#define WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH(BN)                                                   \
-    WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH_AS(wg_rowfold_pingpong_kernel_bn##BN, BN, false)
-/* ... with a ring a consumer warpgroup (knob rings: RINGS), defined by
- * WG_ROWFOLD_RINGS_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_rowfold_pingpong_rings.cu. */
-#define WG_ROWFOLD_RINGS_KERNELS_OF_WIDTH(BN)                                                      \
-    WG_ROWFOLD_PINGPONG_KERNELS_OF_WIDTH_AS(wg_rowfold_rings_kernel_bn##BN, BN, true)
 #define WG_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160) X(176) X(192) X(208) X(224) X(240) X(256)
 #define WG_DECLARE_FOLD_WIDTH(BN)                                                                  \
     wg_kernel_fn wg_fold_kernel_bn##BN(int bk, int nseg);                                          \
@@ -1579,29 +1575,34 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
 #define WG_PING_OF(BN, BK, SEG, RES, RINGS)                                                        \
     polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG, false, RES, \
                            false, false, RINGS>
-#define WG_PING_SEG_OF(BN, SEG, RES, RINGS)                                                        \
-    (bk == 8    ? WG_PING_OF(BN, 8, SEG, RES, RINGS)                                               \
-     : bk == 16 ? WG_PING_OF(BN, 16, SEG, RES, RINGS)                                              \
-                : WG_PING_OF(BN, 32, SEG, RES, RINGS))
-#define WG_PINGPONG_KERNELS_OF_WIDTH_AS(NAME, BN, RINGS)                                           \
-    wg_kernel_fn NAME(int bk, bool seg, bool res)                                                  \
+#define WG_PING_SEG_OF(BN, SEG, RES)                                                               \
+    (bk == 8    ? WG_PING_OF(BN, 8, SEG, RES, false)                                               \
+     : bk == 16 ? WG_PING_OF(BN, 16, SEG, RES, false)                                              \
+                : WG_PING_OF(BN, 32, SEG, RES, false))
+#define WG_PINGPONG_KERNELS_OF_WIDTH(BN)                                                           \
+    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res)                             \
     {                                                                                              \
         if (res)                                                                                   \
-            return seg ? WG_PING_SEG_OF(BN, true, true, RINGS) : WG_PING_SEG_OF(BN, false, true, RINGS); \
-        return seg ? WG_PING_SEG_OF(BN, true, false, RINGS) : WG_PING_SEG_OF(BN, false, false, RINGS); \
+            return seg ? WG_PING_SEG_OF(BN, true, true) : WG_PING_SEG_OF(BN, false, true);         \
+        return seg ? WG_PING_SEG_OF(BN, true, false) : WG_PING_SEG_OF(BN, false, false);           \
     }
-#define WG_PINGPONG_KERNELS_OF_WIDTH(BN) WG_PINGPONG_KERNELS_OF_WIDTH_AS(wg_pingpong_kernel_bn##BN, BN, false)
-/* ... with a ring a consumer warpgroup (knob rings: RINGS), defined by
+/* ... with a ring a consumer warpgroup (knob rings: RINGS), at bk 8 alone
+ * (the stages where it was measured faster, session 45), rows whole or
+ * segmented, weights resident or staged: defined by
  * WG_PINGPONG_RINGS_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong_rings.cu. */
-#define WG_PINGPONG_RINGS_KERNELS_OF_WIDTH(BN) WG_PINGPONG_KERNELS_OF_WIDTH_AS(wg_pingpong_rings_kernel_bn##BN, BN, true)
+#define WG_PINGPONG_RINGS_KERNELS_OF_WIDTH(BN)                                                     \
+    wg_kernel_fn wg_pingpong_rings_kernel_bn##BN(bool seg, bool res)                               \
+    {                                                                                              \
+        if (res)                                                                                   \
+            return seg ? WG_PING_OF(BN, 8, true, true, true) : WG_PING_OF(BN, 8, false, true, true); \
+        return seg ? WG_PING_OF(BN, 8, true, false, true) : WG_PING_OF(BN, 8, false, false, true); \
+    }
 #define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
 #define WG_DECLARE_PINGPONG_WIDTH(BN)                                                              \
     wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res);                            \
-    wg_kernel_fn wg_pingpong_rings_kernel_bn##BN(int bk, bool seg, bool res);
+    wg_kernel_fn wg_pingpong_rings_kernel_bn##BN(bool seg, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
-#define WG_DECLARE_ROWFOLD_PINGPONG_WIDTH(BN)                                                      \
-    wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res);                              \
-    wg_kernel_fn wg_rowfold_rings_kernel_bn##BN(int bk, bool res);
+#define WG_DECLARE_ROWFOLD_PINGPONG_WIDTH(BN) wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)
 #undef WG_DECLARE_ROWFOLD_PINGPONG_WIDTH
 #undef WG_DECLARE_PINGPONG_WIDTH
