@@ -1006,9 +1006,6 @@ struct wg_knobs {
                                * every other variant */
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
-    int64_t rings;     /* polyphase_wgmma_pingpong_tf32's knob rings: 1 (bk 8) gives each
-                        * consumer warpgroup a ring of `stages` buffers of its own (RINGS);
-                        * 0 for every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1056,8 +1053,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
-            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
-            kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "rings") : 0};
+            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1217,9 +1213,7 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
     const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : gm->res_slots ? 0 : (size_t)gm->ntw_max * wtap;
     gm->in_stage_bytes = (int64_t)(kg * (gm->r_alloc * 16 + k.kpad));
     gm->res_bytes = wg_resident_bytes(gm->res_slots, (int64_t)wtap);
-    /* with rings = 1 each consumer warpgroup has `stages` buffers of its own */
-    const size_t rings = k.rings == 1 ? 2 : 1;
-    const size_t pipeline = rings * (size_t)k.stages * (size_t)k.parts * ((size_t)gm->in_stage_bytes + weights) +
+    const size_t pipeline = (size_t)k.stages * (size_t)k.parts * ((size_t)gm->in_stage_bytes + weights) +
                             (size_t)gm->res_bytes;
     /* the epilogue's staging: the channels-as-M epilogue's per warp, or
      * the column sets' rows per consumer warpgroup */
@@ -1342,7 +1336,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
         }
         span = fl[i].shift_max > span ? fl[i].shift_max : span;
     }
-    gm->tables_bytes = wg_barrier_bytes(k.rings == 1) +
+    gm->tables_bytes = WG_BARRIER_BYTES +
                        round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
                                     (int64_t)gm->taps_total * 4, 128);
     /* wgmma's descriptors hold the distance between K core matrices (LBO:
@@ -1795,20 +1789,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
             return false;
         }
     }
-    if (k.rings != 0 && k.rings != 1) {
-        snprintf(why, why_len, "rings = %lld must be 0 (the consumer warpgroups share one ring of "
-                 "buffers and take their tiles in turn) or 1 (a ring each, their tiles side by side)",
-                 (long long)k.rings);
-        return false;
-    }
-    if (k.rings && k.bk != 8) {
-        /* at bk 16 and 32 a ring a warpgroup was slower than the shared
-         * ring (session 45: the producer and shared memory set those
-         * stages' pace, and the rings halve each warpgroup's depth) */
-        snprintf(why, why_len, "rings = 1 is compiled for bk = 8 alone, where it was measured "
-                 "faster than the shared ring; bk = %lld takes rings = 0", (long long)k.bk);
-        return false;
-    }
     if (ctx->dev->cc_major != 9) {
         snprintf(why, why_len, "wgmma is Hopper's (compute capability 9.x); this device is %d.%d",
                  ctx->dev->cc_major, ctx->dev->cc_minor);
@@ -1882,8 +1862,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "device allows %.1f KiB (fewer stages, kpad = 0, a narrower bn or bk for smaller stages, or "
                  "resident = 0)",
                  gm.smem / 1024.0, (long long)gm.res_slots, (long long)k.bk, gm.w_rows,
-                 gm.res_bytes / 1024.0, (long long)(k.rings == 1 ? 2 * k.stages : k.stages),
-                 gm.in_stage_bytes / 1024.0,
+                 gm.res_bytes / 1024.0, (long long)k.stages, gm.in_stage_bytes / 1024.0,
                  ctx->dev->smem_per_block_optin / 1024.0);
         return false;
     }
@@ -2122,13 +2101,10 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     if (k.pingpong) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
-    case BN:                                                                                       \
-        return k.rings ? wg_pingpong_rings_kernel_bn##BN(k.seg > 0, k.resident == 1)                \
-                       : wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
+    case BN: return wg_pingpong_kernel_bn##BN(bk, k.seg > 0, k.resident == 1);
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return k.rings ? wg_pingpong_rings_kernel_bn256(k.seg > 0, k.resident == 1)
-                                : wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
+        default: return wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
         }
     }
     if (wg_split(k))
@@ -3005,7 +2981,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_TF32,
     .deterministic = true,
-    .n_knobs = 9,
+    .n_knobs = 8,
     .knobs = {{.name = "bn",
                .help = "output positions per tile, a consumer warpgroup's (wgmma's N: 64, 128, 192 "
                        "or 256), a stretch of the phase's rows laid out flat; 0: the width with the "
@@ -3020,9 +2996,8 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .defaults = {16, 32, 8}},
               {.name = "stages",
                .help = "shared-memory buffers (3, 4 or 5), shared by both warpgroups' tiles in "
-                       "the producer's order (with rings = 1: a warpgroup's own, twice as many in "
-                       "all): a stage holds one tile's input and weights (with resident = 1 its "
-                       "input alone)",
+                       "the producer's order: a stage holds one tile's input and weights (with "
+                       "resident = 1 its input alone)",
                .n_defaults = 2,
                .defaults = {4, 3}},
               WG_KNOB_KPAD,
@@ -3044,16 +3019,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                        "stages, and each stage holds only its input (refused where the image and "
                        "the stages do not fit: the image takes 256 bytes per input channel and tap at "
                        "kpad 0, so about 700 of them at most)",
-               .n_defaults = 2,
-               .defaults = {0, 1}},
-              {.name = "rings",
-               .help = "0: the two consumer warpgroups share one ring of buffers and take a "
-                       "block's tiles in turn, one issuing its wgmma while the other stores; 1 "
-                       "(bk = 8 alone): each has a ring of `stages` buffers of its own, filled by "
-                       "half of the producer's warps, and the two issue side by side, the second "
-                       "half a tile behind, so that one's barriers and waits run under the other's "
-                       "wgmma (twice the stages' shared memory; session 45: 1.20 to 1.40x at bk 8 "
-                       "on 17 of 19 dense layers' launches, slower at bk 16)",
                .n_defaults = 2,
                .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(pingpong),

@@ -137,14 +137,6 @@ enum {
     WG_BARRIER_BYTES = 128 /* full and empty barriers of up to 5 stages, 8 bytes each */
 };
 
-/* The barriers' bytes before the tables: with a ring a consumer warpgroup
- * (knob rings: RINGS) each ring's full and empty barriers of up to 5
- * stages and the resident image's, 21 of 8 bytes, in 256. */
-__host__ __device__ constexpr int wg_barrier_bytes(bool rings)
-{
-    return rings ? 2 * WG_BARRIER_BYTES : WG_BARRIER_BYTES;
-}
-
 /* A phase's tap rows and its flat layout (src/lib/wgmma_flat.h). */
 typedef convt_wg_flat wg_phase_flat;
 
@@ -531,19 +523,17 @@ __device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar)
 /* Where stage kt_all (counted across tiles) lives: buffer kt_all % stages,
  * in the barriers' phase (kt_all / stages) % 2; stepped, not divided (a
  * division by the run-time depth cost 25 instructions a stage on both
- * sides, the consumers' between two stages' wgmma). With a ring a
- * consumer warpgroup (RINGS), ring r's buffers and barriers are lo =
- * r x stages to lo + stages - 1. */
+ * sides, the consumers' between two stages' wgmma). */
 struct wg_ring {
     int buf;
     unsigned phase;
     bool wrapped; /* past the first round: a buffer's previous stage must be released first */
 };
 
-__device__ __forceinline__ void wg_ring_step(wg_ring &r, int stages, int lo = 0)
+__device__ __forceinline__ void wg_ring_step(wg_ring &r, int stages)
 {
-    if (++r.buf == lo + stages) {
-        r.buf = lo;
+    if (++r.buf == stages) {
+        r.buf = 0;
         r.phase ^= 1u;
         r.wrapped = true;
     }
@@ -784,21 +774,11 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * through the row fold's map: a channel's plane and parity row
  * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart; with PING
  * too (its knob pingpong), each consumer warpgroup a whole folded tile in
- * turn, stored by the folded epilogue. RINGS (with PING: knob rings of
- * polyphase_wgmma_pingpong_tf32, bk 8): each consumer warpgroup has a ring
- * of `stages` buffers of its own, filled by two of the producer's warps
- * (the other two fill the other ring), and takes the block's tiles of its
- * parity without waiting for the other's turn, the second starting half a
- * tile after the first: the two issue side by side. Under ping-pong a
- * warpgroup's stage is its skeleton (barriers, fence, wait: about 513
- * cycles, session 44) and then its wgmma, and at bk 8 the skeleton is most
- * of it; side by side one's skeleton runs under the other's wgmma (session
- * 45: 1.20 to 1.40x at bk 8 on 17 of 19 dense layers' launches; at bk 16
- * and 32, where the producer and shared memory set the pace, slower). */
+ * turn, stored by the folded epilogue. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
           bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false,
-          bool TURNS = false, bool RINGS = false>
+          bool TURNS = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -833,7 +813,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!RES || PING, "resident weights: the ping-pong kernel's");
     static_assert(!TURNS || (SPLIT3 && !NCOS && !KSPLIT && CLUSTER == 1),
                   "the consumers' stages in turn: 3xTF32, channels as M, unsplit, one block");
-    static_assert(!RINGS || PING, "a ring a warpgroup: the ping-pong kernels'");
     static_assert(!ROWFOLD || (FOLD && !FOLD_ANY && MH == 1 && !KSPLIT && CLUSTER == 1 && !INPLACE),
                   "the row fold: the folded kernel (S a power of two), 64 channels a warpgroup, unsplit, "
                   "one block, its weight image");
@@ -862,23 +841,21 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * stalls on kb64), the stages, then the
      * epilogue's staging, apart from the stages so that the producer fills
      * the next tile's stages while the consumers store this one's. */
-    constexpr int NRING = RINGS ? 2 : 1; /* rings of buffers, each `stages` deep */
-    uint64_t *full = (uint64_t *)wg_smem, *empty = full + NRING * WG_MAX_STAGES;
-    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + wg_barrier_bytes(RINGS));
+    uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
+    convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
     int *s_shift = (int *)(s_rows + wa.rows_total);
     for (int i = tid; i < wa.rows_total; i += WG_THREADS)
         s_rows[i] = wa.rows[i];
     for (int i = tid; i < wa.taps_total; i += WG_THREADS)
         s_shift[i] = wa.shifts[i];
     if (tid == 0) {
-        for (int s = 0; s < NRING * stages; s++) { /* RINGS: ring 1's buffers after ring 0's */
-            /* RINGS: a ring's producers are half the warpgroup */
-            mbar_init(&full[s], WG_PRODUCERS / NRING);
+        for (int s = 0; s < stages; s++) {
+            mbar_init(&full[s], WG_PRODUCERS);
             /* each block's two consumer warpgroups; with ping-pong the one whose tile it holds */
             mbar_init(&empty[s], PING ? 1 : 2 * CLUSTER);
         }
         if constexpr (RES)
-            mbar_init(empty + NRING * WG_MAX_STAGES, 1); /* the resident image: the producer's one arrival */
+            mbar_init(empty + WG_MAX_STAGES, 1); /* the resident image: the producer's one arrival */
         /* the TMA engine completes transactions on the full barriers
          * (v13's bulk copies) and on the resident image's: their
          * initialisation made visible to the async proxy, as the CUDA
@@ -908,10 +885,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * chunk's tiles, wg_weight_slot) after the tables, copied once; its
      * barrier after the stages' */
     unsigned char *res_base = wg_smem + wa.tables_bytes;
-    uint64_t *res_full = empty + NRING * WG_MAX_STAGES;
+    uint64_t *res_full = empty + WG_MAX_STAGES;
     const int64_t res_image = RES ? wg_image_slots(wa.groups, wa.co_blocks, wa.taps_total, chunks) * wtap_bytes : 0;
     unsigned char *stages_base = res_base + (RES ? wg_resident_bytes(res_image / wtap_bytes, wtap_bytes) : 0);
-    unsigned char *epi_base = stages_base + (size_t)(NRING * stages) * stage_bytes;
+    unsigned char *epi_base = stages_base + (size_t)stages * stage_bytes;
 
     /* Persistent blocks: block b takes tiles b, b + gridDim.x, ... of the
      * work list (wg_tile_of); the host makes gridDim.x coprime to the
@@ -948,19 +925,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * room for the issue (a quarter of an octet more per other warp)
          * cost 10 to 17% where they made the other warps' shares 9 for 8
          * (unet2d_up1). */
-        /* RINGS: warps 0 and 1 fill ring 0, 2 and 3 ring 1, each pair
-         * the stretch's octets in halves and its last warp's lane 0 the
-         * weights (ring_lo: the ring's first buffer; pointers to a ring's
-         * barriers and buffers of their own spilled the producer's
-         * registers at bk 16 and 32) */
-        constexpr int PW = WG_PRODUCERS / 32 / NRING; /* producer warps a ring */
-        const int pring = RINGS ? warp / PW : 0, pwarp = RINGS ? warp % PW : warp;
-        const int ring_lo = pring * stages;
         const int octets = r_alloc / 8;
-        const int oq = (octets + PW - 1) / PW, ob = min(octets, pwarp * oq), oe = min(octets, ob + oq);
-        const bool issuer = RINGS ? lane == 0 && pwarp == PW - 1 : tid == WG_ISSUER;
-        wg_ring ring = {ring_lo, 0u, false};
-        int p_turn = 0; /* RINGS: the block's tiles so far, as the consumers count them */
+        const int oq = (octets + 3) / 4, ob = min(octets, warp * oq), oe = min(octets, ob + oq);
+        const bool issuer = tid == WG_ISSUER;
+        wg_ring ring = {0, 0u, false};
         /* INPLACE: the box's bytes, and the x0 of the last tap row loaded
          * (its first tap, ip_row), computed once and at a row's change:
          * per stage, the issuer's divisions held up the stage's copies */
@@ -993,12 +961,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const wg_phase_flat fl = wa.flat[tl.phase];
             if (wg_tile_past_end(tl, fl)) /* a cluster's blocks skip together */
                 continue;
-            if constexpr (RINGS) { /* the tiles of this ring's warpgroup: every other one */
-                const bool mine = (p_turn & 1) == pring;
-                p_turn++;
-                if (!mine)
-                    continue;
-            }
             tl.f0 += crank * (NSEG * BN); /* a half past the phase's end gathers zeros, stores nothing */
             int ip_c_lo = 0; /* INPLACE: the block's first original channel, its box's (fold_box.h) */
             if constexpr (INPLACE)
@@ -1012,7 +974,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const convt_split_part sp = KSPLIT ? convt_split_part_at(sg.y, sg.z, chunks, BK)
                                                : convt_split_part{0, ktiles, 0, 0};
             int row = sp.row, ci0 = sp.ci0;
-            for (int kt = sp.kt0; kt < sp.kt1; kt++, wg_ring_step(ring, stages, ring_lo)) {
+            for (int kt = sp.kt0; kt < sp.kt1; kt++, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
@@ -1162,8 +1124,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     const unsigned peer_empty = CLUSTER > 1 ? wg_cluster_address(empty, crank ^ 1) : 0u;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
-    const int ring_lo = RINGS ? cw * stages : 0; /* RINGS: this warpgroup's ring's first buffer */
-    wg_ring ring = {ring_lo, 0u, false};
+    wg_ring ring = {0, 0u, false};
     if constexpr (RES)
         mbar_wait(res_full, 0u); /* the resident image has landed */
     int turn = 0; /* PING: the block's tiles so far (past-the-end ones not counted) */
@@ -1195,15 +1156,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             const bool mine = (turn & 1) == __shfl_sync(0xffffffffu, cw, 0);
             turn++;
             if (!mine) {
-                /* RINGS: warpgroup 1 starts once 0 has issued half of the
-                 * block's first tile (the pass in the K loop below) */
-                if (RINGS && turn == 1)
-                    wg_turn_wait(1);
-                if (!RINGS)
-                    wg_ring_skip(ring, ktiles, stages);
+                wg_ring_skip(ring, ktiles, stages);
                 continue;
             }
-            if (!RINGS && turn > 1)
+            if (turn > 1)
                 wg_turn_wait(cw);
         }
         if constexpr (NCOS > 0) {
@@ -1238,7 +1194,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             if constexpr (INPLACE)
                 wg_inplace_tile<MH, BK, W_ROWS>(ip, wa.fold, tl.co_blk, wg_co, ctid);
             int k_row = sp.row, k_ci0 = sp.ci0, prev_buf = 0;
-            for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages, ring_lo)) {
+            for (int kt = kt0; kt < kt1; kt++, prev_buf = ring.buf, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
                 WG_CLOCK(wa, ctid == 0, c_clk, WG_CLK_CONSUMER_WAITS);
                 mbar_wait(&full[buf], ring.phase);
@@ -1300,9 +1256,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wgmma_commit();
                 if constexpr (TURNS)
                     wg_turn_pass(cw_turn);
-                /* RINGS: half of warpgroup 0's first tile issued, warpgroup 1 may start */
-                if (RINGS && turn == 1 && kt == (kt0 + kt1) / 2)
-                    wg_turn_pass(0);
                 if constexpr (SPLIT3) {
                     /* the stage's sums, rounded to nearest into the tile's;
                      * its buffer is free */
@@ -1327,14 +1280,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     k_row++;
                 }
             }
-            /* RINGS: a first tile without stages (a phase without taps)
-             * passed no half: warpgroup 1 waits for this pass */
-            if (RINGS && turn == 1 && kt1 == kt0)
-                wg_turn_pass(0);
             /* PING: every stage of this tile has landed: the other
              * warpgroup's turn, if the block has a tile after this one;
              * its wgmma start while this one's last run */
-            if constexpr (PING && !RINGS)
+            if constexpr (PING)
                 if (wg_tile_after(wa, L, (int)gridDim.x, BN, W_ROWS))
                     wg_turn_pass(cw);
             if constexpr (!SPLIT3) {
@@ -1572,13 +1521,12 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
  * of width BN (WG_PINGPONG_WIDTHS) for bk 8, 16 or 32, its rows whole or
  * segmented (SEG, knob seg: wgmma_flat.h), defined by
  * WG_PINGPONG_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong.cu. */
-#define WG_PING_OF(BN, BK, SEG, RES, RINGS)                                                        \
-    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG, false, RES, \
-                           false, false, RINGS>
+#define WG_PING_OF(BN, BK, SEG, RES)                                                               \
+    polyphase_wgmma_kernel<BN, BK, 1, false, 0, false, 1, false, false, 1, false, 0, true, SEG, false, RES>
 #define WG_PING_SEG_OF(BN, SEG, RES)                                                               \
-    (bk == 8    ? WG_PING_OF(BN, 8, SEG, RES, false)                                               \
-     : bk == 16 ? WG_PING_OF(BN, 16, SEG, RES, false)                                              \
-                : WG_PING_OF(BN, 32, SEG, RES, false))
+    (bk == 8    ? WG_PING_OF(BN, 8, SEG, RES)                                                      \
+     : bk == 16 ? WG_PING_OF(BN, 16, SEG, RES)                                                     \
+                : WG_PING_OF(BN, 32, SEG, RES))
 #define WG_PINGPONG_KERNELS_OF_WIDTH(BN)                                                           \
     wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res)                             \
     {                                                                                              \
@@ -1586,21 +1534,8 @@ WG_CLUSTER_WIDE_WIDTHS(WG_DECLARE_CLUSTER_WIDE_WIDTH)
             return seg ? WG_PING_SEG_OF(BN, true, true) : WG_PING_SEG_OF(BN, false, true);         \
         return seg ? WG_PING_SEG_OF(BN, true, false) : WG_PING_SEG_OF(BN, false, false);           \
     }
-/* ... with a ring a consumer warpgroup (knob rings: RINGS), at bk 8 alone
- * (the stages where it was measured faster, session 45), rows whole or
- * segmented, weights resident or staged: defined by
- * WG_PINGPONG_RINGS_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_pingpong_rings.cu. */
-#define WG_PINGPONG_RINGS_KERNELS_OF_WIDTH(BN)                                                     \
-    wg_kernel_fn wg_pingpong_rings_kernel_bn##BN(bool seg, bool res)                               \
-    {                                                                                              \
-        if (res)                                                                                   \
-            return seg ? WG_PING_OF(BN, 8, true, true, true) : WG_PING_OF(BN, 8, false, true, true); \
-        return seg ? WG_PING_OF(BN, 8, true, false, true) : WG_PING_OF(BN, 8, false, false, true); \
-    }
 #define WG_PINGPONG_WIDTHS(X) X(64) X(128) X(192) X(256)
-#define WG_DECLARE_PINGPONG_WIDTH(BN)                                                              \
-    wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res);                            \
-    wg_kernel_fn wg_pingpong_rings_kernel_bn##BN(bool seg, bool res);
+#define WG_DECLARE_PINGPONG_WIDTH(BN) wg_kernel_fn wg_pingpong_kernel_bn##BN(int bk, bool seg, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
 #define WG_DECLARE_ROWFOLD_PINGPONG_WIDTH(BN) wg_kernel_fn wg_rowfold_pingpong_kernel_bn##BN(int bk, bool res);
 WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)

@@ -108,7 +108,7 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
                                !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") ||
                                !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
-    int resident_accepted = 0, resident_tried = 0, rings_accepted = 0, rings_tried = 0;
+    int resident_accepted = 0, resident_tried = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -148,12 +148,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const int turns = convt_knob_index(v, "turns"), pos_m = convt_knob_index(v, "pos_m");
         const bool turns_positions = turns >= 0 && pos_m >= 0 && l.value[turns] == 1 && l.value[pos_m] == 1 &&
                                      !strcmp(why, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
-        /* ping-pong's rings of their own are compiled for bk 8 alone */
-        const int rings = convt_knob_index(v, "rings"), bk = convt_knob_index(v, "bk");
-        const bool rings_wide_bk = rings >= 0 && l.value[rings] == 1 && l.value[bk] != 8 &&
-                                   strstr(why, "rings = 1 is compiled for bk = 8 alone");
         if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold &&
-            !apart_dims && !turns_positions && !rings_wide_bk)
+            !apart_dims && !turns_positions)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -161,8 +157,6 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         co_block_could_run += wide && channels > 128 && !no_fold;
         resident_accepted += ok && resides;
         resident_tried += resides;
-        rings_accepted += ok && rings >= 0 && l.value[rings] == 1;
-        rings_tried += rings >= 0 && l.value[rings] == 1 && l.value[bk] == 8;
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == v->knobs[k].n_defaults)
             at[k--] = 0;
@@ -175,8 +169,6 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         fail_msg("%s refused every default launch with co_block = 256", v->name);
     if (resident_tried > 0 && resident_accepted == 0)
         fail_msg("%s refused every default launch with resident = 1", v->name);
-    if (rings_tried > 0 && rings_accepted == 0)
-        fail_msg("%s refused every default launch with rings = 1 at bk = 8", v->name);
 }
 
 /* PyTorch's 3-D decoder layer: k 3, stride 2, pad 1, out_pad 1 (a volume
@@ -478,19 +470,6 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "bn", 80, ws,
             "bn = 80 must be 0 (chosen for the shape), 64, 128, 192 or 256 (ping-pong's compiled widths)");
     refuses("polyphase_wgmma_pingpong_tf32", &dense, "stages", 6, ws, "stages = 6 must be 3, 4 or 5");
-    /* a ring a warpgroup (knob rings): bk 8 alone, its stages twice over in shared memory */
-    refuses("polyphase_wgmma_pingpong_tf32", &dense, "rings", 2, ws, "rings = 2 must be 0");
-    if (wpp) {
-        convt_context ctx = ctx_with(ws);
-        convt_launch l = convt_launch_first_default(wpp);
-        l.value[convt_knob_index(wpp, "rings")] = 1;
-        l.value[convt_knob_index(wpp, "bk")] = 16;
-        char why[512] = "";
-        assert_false(wpp->supports(&dense, &l, &ctx, why, sizeof why));
-        assert_non_null(strstr(why, "rings = 1 is compiled for bk = 8 alone"));
-        l.value[convt_knob_index(wpp, "bk")] = 8;
-        accepts(wpp, &dense, &l, &ctx, "rings = 1 at bk 8");
-    }
     /* resident weights (knob resident): the whole image beside the stages */
     if (wpp) {
         convt_context ctx = ctx_with(ws);
