@@ -168,6 +168,7 @@ struct wg_args {
 #ifdef CONVT_WG_STAGE_CLOCKS
     long long *clock_log; /* wg_stage_clocks.h: diagnostic builds only */
     int diag;             /* CONVT_WG_DIAG's bits (WG_DIAG) */
+    int stagger;          /* CONVT_WG_STAGGER: cycles the odd blocks' producers wait at the start (WG_STAGGER) */
 #endif
 };
 #include "wg_stage_clocks.h"
@@ -914,6 +915,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          * of the stretch, at about 100 instructions a row, and on rows of
          * 80 (kb68) the walk cost more than the copies (SASS, v13). */
         wg_regs_dec<WG_PRODUCER_REGS>();
+        WG_STAGGER(wa);
         WG_CLOCK_COUNTER(p_clk);
         /* The stage's weights (one bulk copy, or INPLACE's box) are issued
          * by lane 0 of the last warp (WG_ISSUER), whose share of the

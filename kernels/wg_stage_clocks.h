@@ -65,7 +65,20 @@ enum {
  * launch state's prepare, each leaving out one part of a stage so that the
  * stamps show the period without it (session 44). */
 #define WG_DIAG(wa, bit) ((((wa).diag) >> (bit)) & 1)
+/* CONVT_WG_STAGGER (cycles, session 45): the odd blocks' producers start
+ * that much later, so that the blocks' epilogues, which otherwise fall
+ * together (every block's tiles take the same stages), fall apart: does
+ * the epilogue wait on the DRAM's write rate while all 132 store at once? */
+#define WG_STAGGER(wa)                                                                             \
+    do {                                                                                           \
+        if ((wa).stagger > 0 && (blockIdx.x & 1)) {                                                \
+            const long long t0 = clock64();                                                        \
+            while (clock64() - t0 < (wa).stagger)                                                  \
+                ;                                                                                  \
+        }                                                                                          \
+    } while (0)
 #else
+#define WG_STAGGER(wa)
 #define WG_CLOCK_SKIP_COPY(kg) false
 #define WG_DIAG(wa, bit) false
 #define WG_CLOCK_COUNTER(name)

@@ -47,6 +47,8 @@ static int wg_stage_clocks_alloc(wg_state *st, convt_err *e)
     CUDA_TRY(cudaMemset(st->args.clock_log, 0, sizeof(long long) * WG_CLK_SLOTS), e);
     const char *diag = getenv("CONVT_WG_DIAG");
     st->args.diag = diag ? atoi(diag) : 0;
+    const char *stagger = getenv("CONVT_WG_STAGGER");
+    st->args.stagger = stagger ? atoi(stagger) : 0;
     return 0;
 }
 
@@ -66,8 +68,9 @@ static void wg_stage_clocks_report(wg_state *st)
     FILE *f = path ? fopen(path, "a") : stderr;
     if (!f)
         f = stderr;
-    fprintf(f, "stage clocks: cin %d cout %d; bn %d nseg %d grid %u stages %d diag %d\n", st->args.p.cin,
-            st->args.p.cout, st->bn, st->nseg, st->launch.gridDim.x, st->args.p.stages, st->args.diag);
+    fprintf(f, "stage clocks: cin %d cout %d; bn %d nseg %d grid %u stages %d diag %d stagger %d\n", st->args.p.cin,
+            st->args.p.cout, st->bn, st->nseg, st->launch.gridDim.x, st->args.p.stages, st->args.diag,
+            st->args.stagger);
     for (int b = 0; b < WG_CLK_BLOCKS; b++) {
         long long v[7][WG_CLK_STAGES];
         int n[7] = {0};
