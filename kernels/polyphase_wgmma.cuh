@@ -702,80 +702,6 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
     }
 }
 
-/* -DCONVT_WG_DIRECT_EPILOGUE (session 45, an experiment: call 3 found
- * kb57's epilogue 1414 cycles a stage with the producer's copies and 805
- * without): the plain epilogue stored straight from the fragments, each
- * lane its pairs of neighbouring positions (register r, r + 1) as one
- * 8-byte store, 4 lanes a 32-byte sector of a channel's row; no staging
- * through shared memory, 2 stores a pair where the v15 epilogue spends 5
- * load-store instructions a pair (a staging store, loads and stores a
- * value each) on the path the producer's copies take. A pair whose two
- * positions are no neighbouring outputs (a stride, a row's end, an
- * unaligned address) is stored one value at a time. The lane's offset
- * steps with its cursor, recomputed only where the cursor changes row. */
-#ifdef CONVT_WG_DIRECT_EPILOGUE
-constexpr bool WG_DIRECT_EPILOGUE = true;
-#else
-constexpr bool WG_DIRECT_EPILOGUE = false;
-#endif
-template <int BN, bool SEG>
-__device__ __forceinline__ void wg_direct_epilogue(const wg_args &wa, const wg_tile &tl, const phase_desc &ph,
-                                                   const wg_phase_flat &fl, const float (&d)[BN / 2], int fw,
-                                                   int co_w, int lane, const float *__restrict__ bias,
-                                                   float *__restrict__ y)
-{
-    const poly_args &a = wa.p;
-    const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
-    const int s2 = a.stride[2];
-    float b_frag[2];
-    bool row_ok[2];
-    float *y_row[2]; /* the lane's two channel rows' planes */
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int row = lane / 4 + 8 * h, co = co_w + row;
-        row_ok[h] = row < rows_out;
-        b_frag[h] = bias && co < a.cout_g ? bias[tl.g * a.cout_g + co] : 0.0f;
-        y_row[h] = y + ((int64_t)tl.g * a.cout_g + co) * a.out_plane;
-    }
-    /* the lane's pair in each octet: columns 2 (lane % 4) and + 1 */
-    wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + 2 * (lane % 4));
-    int64_t off = wg_output_offset<SEG>(a, ph, fl, c);
-#pragma unroll
-    for (int j = 0; j < BN / 8; j++) {
-        const bool ok0 = wg_is_output<SEG>(wa, ph, fl, c);
-        wg_cursor c1 = c;
-        c1.col++;
-        const bool same_row = c1.col < fl.pitch;
-        if (!same_row)
-            convt_wg_cursor_carry(&c1, &ph, &fl);
-        const bool ok1 = wg_is_output<SEG>(wa, ph, fl, c1);
-        /* in the same row the second position is s2 outputs on */
-        const int64_t off1 = same_row ? off + s2 : ok1 ? wg_output_offset<SEG>(a, ph, fl, c1) : 0;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const float v0 = d[4 * j + 2 * h] + b_frag[h], v1 = d[4 * j + 2 * h + 1] + b_frag[h];
-            float *q0 = y_row[h] + off;
-            if (row_ok[h] && ok0 && ok1 && off1 == off + 1 && ((uintptr_t)q0 & 7) == 0) {
-                /* written out: as a float2 store, ptxas merged the two
-                 * branches' stores into two 4-byte ones on every path */
-                asm volatile("st.global.v2.f32 [%0], {%1, %2};" ::"l"(q0), "f"(v0), "f"(v1) : "memory");
-            } else if (row_ok[h]) {
-                if (ok0)
-                    *q0 = v0;
-                if (ok1)
-                    y_row[h][off1] = v1;
-            }
-        }
-        c.col += 8;
-        if (c.col < fl.pitch) {
-            off += 8 * s2;
-        } else {
-            convt_wg_cursor_carry(&c, &ph, &fl);
-            off = wg_output_offset<SEG>(a, ph, fl, c);
-        }
-    }
-}
-
 #include "polyphase_wgmma_posm.cuh"
 #include "polyphase_wgmma_colsum.cuh"
 #include "polyphase_wgmma_fold.cuh"
@@ -1386,8 +1312,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if constexpr (FOLD)
                     wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
                                                              ep_bias, y, add);
-                else if constexpr (WG_DIRECT_EPILOGUE && !KSPLIT)
-                    wg_direct_epilogue<BN, SEG>(wa, tl, ph, fl, d[m], fw, co_w, lane, ep_bias, y);
                 else
                     wg_plain_epilogue<BN, KSPLIT, SEG>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias,
                                                        y, add);
