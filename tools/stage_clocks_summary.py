@@ -8,7 +8,9 @@ blocks of each column the launch state's release wrote per block.
 FILE: what the probe scripts append to, a "== LABEL" line before each
 launch (the label is the script's; results/h100-2026-11-27-s3*-stage-clocks*.sh
 wrote it inline, the same way, for sessions 32 and 33) and the release's
-"block B: ... median cycles: period P wait W ..." lines after it. Columns
+"block B: ... median cycles: period P wait W ..." lines after it; a
+launch without a label of its own is named by the release's
+"stage clocks: ..." header. Columns
 a file's lines lack (weights, before session 32's call 9) are left out."""
 import re
 import statistics
@@ -31,6 +33,13 @@ def summarise(lines):
         if line.startswith("== "):
             flush()
             label, rows = line[3:].strip(), []
+            continue
+        if line.startswith("stage clocks:") and (label is None or rows):
+            # a launch without a "== LABEL" line of its own (a script that
+            # ran convt-bench directly, session 45's stagger): the release's
+            # header names it
+            flush()
+            label, rows = line.strip(), []
             continue
         m = BLOCK.search(line)
         if m and label is not None:
