@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tools/stage_clocks_summary.py on the committed stage clocks of sessions
-32 and 33: each launch's medians over its 8 blocks are the figures
-results/notes.md quotes (with the weights column, and from a file before
-it existed); a missing file and a wrong call are refused."""
+32, 33 and 45: each launch's medians over its 8 blocks are the figures
+results/notes.md quotes (with the weights column, from a file before it
+existed, and from one without labels); a missing file and a wrong call are
+refused."""
 import os
 import subprocess
 import sys
@@ -32,6 +33,15 @@ s32 = load("h100-2026-11-27-s32-stage-clocks.txt")  # before the weights column
 pair = [m for label, m, _ in s32 if label.startswith("kb57_2d_square polyphase_wgmma_tf32")]
 check("kb57 pair", pair and (pair[0]["period"], pair[0]["fill"]) == (2823, 2696), pair)
 check("no weights column", all("weights" not in m for _, m, _ in s32), s32[0][1])
+
+# a file without "== LABEL" lines (session 45's stagger runs): each
+# release's header is its launch; kb57's winner at staggers 0, 26000, 52000
+s45 = load("h100-2026-11-28-s45-stagger-clocks.txt")
+check("s45 launches", len(s45) == 45, len(s45))
+kb57 = [s45[i] for i in (0, 15, 30)]
+check("s45 kb57 labels", all("cin 64 cout 64; bn 256 nseg 2" in l and f"stagger {s}" in l
+                             for (l, _, _), s in zip(kb57, (0, 26000, 52000))), [l for l, _, _ in kb57])
+check("s45 kb57 means", [m["mean"] for _, m, _ in kb57] == [3983, 3740, 3980], [m for _, m, _ in kb57])
 
 tool = os.path.join(root, "tools", "stage_clocks_summary.py")
 p = subprocess.run([sys.executable, tool, os.path.join(root, "results", "no-such-file.txt")],

@@ -23,6 +23,7 @@ BLOCK = re.compile(r"block \d+: \d+ stages; median cycles: (.*)")
 def summarise(lines):
     """[(label, {column: median over blocks}, blocks)] in the file's order."""
     out, label, rows = [], None, []
+    labelled = False  # the file has "== LABEL" lines
 
     def flush():
         if label is not None and rows:
@@ -32,12 +33,13 @@ def summarise(lines):
     for line in lines:
         if line.startswith("== "):
             flush()
-            label, rows = line[3:].strip(), []
+            label, rows, labelled = line[3:].strip(), [], True
             continue
-        if line.startswith("stage clocks:") and (label is None or rows):
-            # a launch without a "== LABEL" line of its own (a script that
-            # ran convt-bench directly, session 45's stagger): the release's
-            # header names it
+        if line.startswith("stage clocks:") and not labelled:
+            # a file without "== LABEL" lines (a script that ran convt-bench
+            # directly, session 45's stagger): each release's header names
+            # its launch; under a label, the releases of its launch's runs
+            # (session 32's scripts: several a label) count together
             flush()
             label, rows = line.strip(), []
             continue
