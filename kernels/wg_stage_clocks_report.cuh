@@ -40,15 +40,21 @@ static long long wg_clk_median(long long *v, int n)
     return v[n / 2];
 }
 
-/* prepare: the state's buffer, zeroed (stages a block never reaches stay 0) */
+/* A diagnostic switch from the environment: its integer, 0 where unset */
+static int wg_clk_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+/* prepare: the state's buffer, zeroed (stages a block never reaches stay
+ * 0), and the diagnostic switches (wg_stage_clocks.h) */
 static int wg_stage_clocks_alloc(wg_state *st, convt_err *e)
 {
     CUDA_TRY(cudaMalloc(&st->args.clock_log, sizeof(long long) * WG_CLK_SLOTS), e);
     CUDA_TRY(cudaMemset(st->args.clock_log, 0, sizeof(long long) * WG_CLK_SLOTS), e);
-    const char *diag = getenv("CONVT_WG_DIAG");
-    st->args.diag = diag ? atoi(diag) : 0;
-    const char *stagger = getenv("CONVT_WG_STAGGER");
-    st->args.stagger = stagger ? atoi(stagger) : 0;
+    st->args.diag = wg_clk_env("CONVT_WG_DIAG");
+    st->args.stagger = wg_clk_env("CONVT_WG_STAGGER");
     return 0;
 }
 

@@ -8,9 +8,9 @@ blocks of each column the launch state's release wrote per block.
 FILE: what the probe scripts append to, a "== LABEL" line before each
 launch (the label is the script's; results/h100-2026-11-27-s3*-stage-clocks*.sh
 wrote it inline, the same way, for sessions 32 and 33) and the release's
-"block B: ... median cycles: period P wait W ..." lines after it; a
-launch without a label of its own is named by the release's
-"stage clocks: ..." header. Columns
+"block B: ... median cycles: period P wait W ..." lines after it; in a
+file without such labels (a script that ran convt-bench directly) each
+release's "stage clocks: ..." header names its launch. Columns
 a file's lines lack (weights, before session 32's call 9) are left out."""
 import re
 import statistics
