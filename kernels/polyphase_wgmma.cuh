@@ -126,7 +126,13 @@ enum {
      * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
      * 210 instantiations (the 3xTF32 ones and one with positions as M);
      * at 64 none has any, and no consumer spills at 216 */
+#ifdef CONVT_WG_GATHER_CPASYNC
     WG_PRODUCER_REGS = 64,
+#else
+    /* the quads' loads in flight (wg_gather_quads) spilled at 64 in 3 of
+     * ping-pong's 48 kernels; 72 + 2 x 216 = 504 */
+    WG_PRODUCER_REGS = 72,
+#endif
     WG_CONSUMER_REGS = 216,
     WG_MAX_STAGES = 5,
 #ifndef CONVT_WG_ISSUER_THREAD0
@@ -593,6 +599,100 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
+/* Whether a tile's input may be gathered in quads (wg_gather_quads): the
+ * phase's rows a multiple of 4 long (pitch), the tile starting on a quad
+ * (f0), staged column 0 reading an input position that is a multiple of 4
+ * (c0), the input's rows a multiple of 4 floats from a 16-byte aligned x:
+ * then every quad of a staged run is one aligned 16-byte load, wholly
+ * inside or outside the input. Not for tight rows that miss this, the
+ * producer's octet steps (STEP), segments (their own column sums) or 3xTF32
+ * (its split is of what each lane copied, wg_split_own). A diagnostic
+ * build's -DCONVT_WG_GATHER_CPASYNC keeps every launch on the 4-byte copies,
+ * to compare. */
+#ifndef WG_QUAD_LOADS
+#define WG_QUAD_LOADS 4 /* 16-byte loads in flight a producer lane (wg_gather_quads) */
+#endif
+template <bool STEP, bool SEG, bool SPLIT3>
+__device__ __forceinline__ bool wg_quads_ok(const wg_phase_flat &fl, int f0, int c0, int in2, const float *x)
+{
+#ifdef CONVT_WG_GATHER_CPASYNC
+    return false;
+#else
+    return !STEP && !SEG && !SPLIT3 && ((fl.pitch | f0 | c0 | in2) & 3) == 0 &&
+           ((uintptr_t)x & 15) == 0;
+#endif
+}
+
+/* A producer warp's gather of one run of n staged positions (n a multiple
+ * of 4) that lie in one input row: staged rows from dp's on (dp: the run's
+ * first row, this lane's channel lane % 4 of group 0), input from sp (this
+ * lane's channel, the run's first position, input column icol, a multiple
+ * of 4; the rest of the groups kstride further). Lane -> quad lane / 4 of
+ * each 32 positions, channel lane % 4 of each group: one 16-byte load a
+ * group reads 4 positions of one channel, so that a warp's load reads 4
+ * whole lines (4 channels x 32 positions) where the 4-byte cp.async read 4
+ * sectors of 4 lines for 32 floats, 3.9 shared wavefronts and tag requests
+ * an instruction (Nsight Compute, session 39). The K-major tile wants the 4
+ * channels of a position together (16 bytes a row): the lane stores its 4
+ * floats one at a time, in an order turned by its quad's octet (lane / 8),
+ * so that each store instruction's 32 lanes write 32 different banks (row
+ * 4 q + e of channel c is bank 16 (q % 2) + 4 e + c, e its float, turned
+ * by q / 2). WG_QUAD_LOADS loads in flight a lane, then their stores:
+ * the latency is the producer's, held in its registers. A quad outside the input,
+ * or a group past kg_have (a chunk past cin_g), stores zeros; one past the
+ * run stores nothing. */
+template <int KG>
+__device__ __forceinline__ void wg_gather_quads(unsigned dp, int b_lbo, const float *sp, int64_t kstride,
+                                                int icol, int in2, bool row_ok, int n, int kg_have, int lane)
+{
+    constexpr int GB = KG < WG_QUAD_LOADS ? KG : WG_QUAD_LOADS; /* groups a batch */
+    constexpr int CPB = WG_QUAD_LOADS / GB;                     /* 32-position chunks a batch */
+    const int q4 = 4 * (lane / 4), turn = (lane / 8) % 4;
+    for (int t = 0; t < n; t += 32 * CPB) {
+#pragma unroll
+        for (int h = 0; h < KG; h += GB) {
+            float4 v[CPB][GB];
+#pragma unroll
+            for (int u = 0; u < CPB; u++) {
+                const int pos = t + 32 * u + q4;
+                const bool ok = row_ok && pos < n && (unsigned)(icol + pos) < (unsigned)in2;
+#pragma unroll
+                for (int g = 0; g < GB; g++)
+                    v[u][g] = ok && h + g < kg_have && !WG_CLOCK_SKIP_COPY(h + g)
+                                  ? __ldg((const float4 *)(sp + (h + g) * kstride + pos))
+                                  : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+#pragma unroll
+            for (int u = 0; u < CPB; u++) {
+                const int pos = t + 32 * u + q4;
+                if (pos >= n)
+                    continue;
+#pragma unroll
+                for (int g = 0; g < GB; g++) {
+                    if (WG_CLOCK_SKIP_COPY(h + g))
+                        continue;
+                    /* turned: w[i] = float (i + turn) % 4, stored to row i + turn */
+                    float w0 = v[u][g].x, w1 = v[u][g].y, w2 = v[u][g].z, w3 = v[u][g].w;
+                    if (turn & 1) {
+                        const float s = w0;
+                        w0 = w1, w1 = w2, w2 = w3, w3 = s;
+                    }
+                    if (turn & 2) {
+                        float s = w0;
+                        w0 = w2, w2 = s;
+                        s = w1, w1 = w3, w3 = s;
+                    }
+                    const unsigned row = dp + (h + g) * b_lbo + pos * 16;
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((0 + turn) % 4) * 16), "f"(w0) : "memory");
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((1 + turn) % 4) * 16), "f"(w1) : "memory");
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((2 + turn) % 4) * 16), "f"(w2) : "memory");
+                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((3 + turn) % 4) * 16), "f"(w3) : "memory");
+                }
+            }
+        }
+    }
+}
+
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
  * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
  * warp's octets ob <= o < oe, channel lane%4 of each of the KG groups),
@@ -969,7 +1069,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 ip_c_lo = convt_fold_box_c_lo(&wa.fold, tl.co_blk);
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
+            /* quads: every lane's cursor at the warp's first staged row
+             * (wg_gather_quads); otherwise at its own position of each octet */
+            const bool quads = wg_quads_ok<STEP, SEG, SPLIT3>(fl, tl.f0, c0, a.in[2], x);
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + (quads ? 0 : lane / 4));
             const int ktiles = wg_tile_stages(fl, chunks);
             /* split-K: this block's part of the tile's walk (the
              * consumers take the same); otherwise all of it */
@@ -1044,7 +1147,27 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         c.col += 8;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
-                } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT))
+                } else if (WG_DIAG(wa, WG_DIAG_NO_INPUT)) {
+                } else if (quads) {
+                    /* the warp's staged rows, a run per input row */
+                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(dst);
+                    for (int s = 8 * ob; s < 8 * oe;) {
+                        const int n = min(8 * oe - s, fl.pitch - c.col);
+                        const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+                        const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
+                                            (unsigned)i1 < (unsigned)a.in[1];
+                        const float *sp =
+                            row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane +
+                                         (int64_t)(i0 * a.in[1] + i1) * a.in[2] * (ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1) +
+                                         c.col + c0
+                                   : x;
+                        wg_gather_quads<KG>(d0 + s * 16, b_lbo, sp, kstride, c.col + c0, a.in[2], row_ok, n,
+                                            kg_have, lane);
+                        s += n;
+                        c.col += n;
+                        convt_wg_cursor_carry(&c, &ph, &fl);
+                    }
+                } else
                 for (int o = ob; o < oe;) {
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
@@ -1091,6 +1214,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         mbar_arrive(&full[pending]);
                     }
                     pending = buf;
+                } else if (quads) {
+                    mbar_arrive(&full[buf]); /* after this thread's stores (release) */
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
