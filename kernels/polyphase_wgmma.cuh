@@ -126,13 +126,7 @@ enum {
      * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
      * 210 instantiations (the 3xTF32 ones and one with positions as M);
      * at 64 none has any, and no consumer spills at 216 */
-#ifdef CONVT_WG_GATHER_CPASYNC
     WG_PRODUCER_REGS = 64,
-#else
-    /* the quads' loads in flight (wg_gather_quads) spilled at 64 in 3 of
-     * ping-pong's 48 kernels; 72 + 2 x 216 = 504 */
-    WG_PRODUCER_REGS = 72,
-#endif
     WG_CONSUMER_REGS = 216,
     WG_MAX_STAGES = 5,
 #ifndef CONVT_WG_ISSUER_THREAD0
@@ -599,98 +593,135 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
-/* Whether a tile's input may be gathered in quads (wg_gather_quads): the
+/* Whether a tile's input may be gathered in quads (wg_land_quads): the
  * phase's rows a multiple of 4 long (pitch), the tile starting on a quad
  * (f0), staged column 0 reading an input position that is a multiple of 4
  * (c0), the input's rows a multiple of 4 floats from a 16-byte aligned x:
  * then every quad of a staged run is one aligned 16-byte load, wholly
  * inside or outside the input. Not for tight rows that miss this, the
- * producer's octet steps (STEP), segments (their own column sums) or 3xTF32
- * (its split is of what each lane copied, wg_split_own). A diagnostic
+ * producer's octet steps (STEP), segments (their own column sums), 3xTF32
+ * (its split is of what each lane copied, wg_split_own) or column sets
+ * (COLS: their producer spilled 12 bytes in 3 of 36 kernels with it). A diagnostic
  * build's -DCONVT_WG_GATHER_CPASYNC keeps every launch on the 4-byte copies,
  * to compare. */
-#ifndef WG_QUAD_LOADS
-#define WG_QUAD_LOADS 4 /* 16-byte loads in flight a producer lane (wg_gather_quads) */
-#endif
-template <bool STEP, bool SEG, bool SPLIT3>
+template <bool STEP, bool SEG, bool SPLIT3, int COLS>
 __device__ __forceinline__ bool wg_quads_ok(const wg_phase_flat &fl, int f0, int c0, int in2, const float *x)
 {
 #ifdef CONVT_WG_GATHER_CPASYNC
     return false;
 #else
-    return !STEP && !SEG && !SPLIT3 && ((fl.pitch | f0 | c0 | in2) & 3) == 0 &&
+    return !STEP && !SEG && !SPLIT3 && !COLS && ((fl.pitch | f0 | c0 | in2) & 3) == 0 &&
            ((uintptr_t)x & 15) == 0;
 #endif
 }
 
-/* A producer warp's gather of one run of n staged positions (n a multiple
- * of 4) that lie in one input row: staged rows from dp's on (dp: the run's
- * first row, this lane's channel lane % 4 of group 0), input from sp (this
- * lane's channel, the run's first position, input column icol, a multiple
- * of 4; the rest of the groups kstride further). Lane -> quad lane / 4 of
- * each 32 positions, channel lane % 4 of each group: one 16-byte load a
- * group reads 4 positions of one channel, so that a warp's load reads 4
- * whole lines (4 channels x 32 positions) where the 4-byte cp.async read 4
- * sectors of 4 lines for 32 floats, 3.9 shared wavefronts and tag requests
- * an instruction (Nsight Compute, session 39). The K-major tile wants the 4
- * channels of a position together (16 bytes a row): the lane stores its 4
- * floats one at a time, in an order turned by its quad's octet (lane / 8),
- * so that each store instruction's 32 lanes write 32 different banks (row
- * 4 q + e of channel c is bank 16 (q % 2) + 4 e + c, e its float, turned
- * by q / 2). WG_QUAD_LOADS loads in flight a lane, then their stores:
- * the latency is the producer's, held in its registers. A quad outside the input,
- * or a group past kg_have (a chunk past cin_g), stores zeros; one past the
- * run stores nothing. */
+/* The input gathered in quads, in two steps a stage (session 46).
+ * wg_land_quads copies each quad (4 positions of one channel, 16 bytes)
+ * with one 16-byte cp.async, in the input's own order, into the tile's
+ * bytes: the quad of staged rows r..r+3 (r a multiple of 4), channel c of a
+ * group, lands in row r + c, so that the 4 channels' quads fill the 64
+ * bytes (rows r..r+3) that the K-major tile wants transposed. One stage
+ * later, once they have landed, wg_turn_quads transposes each such 4 x 4
+ * in place: a lane loads its quad (16 bytes) and stores its 4 floats, one a
+ * row. The lanes of a warp take quads 4 (lane / 4) + 32 t, channel lane % 4:
+ * a copy instruction reads 4 channels x 32 positions (4 whole lines) where
+ * the 4-byte copies read 4 sectors of 4 lines for 32 floats (3.9 shared
+ * wavefronts and tag requests an instruction, session 39), and lands 512
+ * contiguous bytes; a turn's load reads 512 contiguous bytes, and its
+ * stores, each turned by the lane's octet (lane / 8), write 32 banks (row
+ * r + e, channel c: bank 16 (q % 2) + 4 e + c for quad q, e turned by
+ * q / 2). Held in registers across the loads' latency instead (aee8b66:
+ * 4 loads in flight a lane, at 72 registers), the same quads took kb57
+ * 3.34 -> 6.11 ms. */
+
+/* wg_land_quads: one run of n staged positions (a multiple of 4) that lie in
+ * one input row, staged rows s.. of the stage at d0 (a shared address), from
+ * sp (this lane's channel lane % 4 at the run's first position, input
+ * column icol, a multiple of 4; the other groups kstride further). A quad
+ * outside the input, or of a group past kg_have (a chunk past cin_g),
+ * lands zeros. */
 template <int KG>
-__device__ __forceinline__ void wg_gather_quads(unsigned dp, int b_lbo, const float *sp, int64_t kstride,
-                                                int icol, int in2, bool row_ok, int n, int kg_have, int lane)
+__device__ __forceinline__ void wg_land_quads(unsigned d0, int b_lbo, const float *sp, int64_t kstride,
+                                              int icol, int in2, bool row_ok, int s, int n, int kg_have,
+                                              int lane)
 {
-    constexpr int GB = KG < WG_QUAD_LOADS ? KG : WG_QUAD_LOADS; /* groups a batch */
-    constexpr int CPB = WG_QUAD_LOADS / GB;                     /* 32-position chunks a batch */
-    const int q4 = 4 * (lane / 4), turn = (lane / 8) % 4;
-    for (int t = 0; t < n; t += 32 * CPB) {
+    const int ch = lane % 4;
+#pragma unroll 1
+    for (int pos = 4 * (lane / 4); pos < n; pos += 32) {
+        const bool ok = row_ok && (unsigned)(icol + pos) < (unsigned)in2;
+        const unsigned dl = d0 + (unsigned)(s + pos + ch) * 16;
+#pragma unroll
+        for (int kg = 0; kg < KG; kg++)
+            if (!WG_CLOCK_SKIP_COPY(kg))
+                cp_async16_shared(dl + kg * b_lbo, sp + kg * kstride + pos, ok && kg < kg_have);
+    }
+}
+
+/* wg_turn_quads: the landed quads of staged rows s0..s1 (multiples of 4: a
+ * producer warp's share) of the stage at d0 transposed in place, every
+ * group. The lane's copies have landed (cp.async.wait_group) and the warp's
+ * with them (the __syncwarp before the call). */
+template <int KG>
+__device__ __forceinline__ void wg_turn_quads(unsigned d0, int b_lbo, int s0, int s1, int lane)
+{
+    constexpr int GB = KG < 4 ? KG : 4; /* groups a batch: their loads in flight together */
+    const int ch = lane % 4, turn = (lane / 8) % 4;
+    for (int r = s0 + 4 * (lane / 4); r - 4 * (lane / 4) < s1; r += 32) {
+        const bool act = r < s1;
 #pragma unroll
         for (int h = 0; h < KG; h += GB) {
-            float4 v[CPB][GB];
+            float4 v[GB];
+            /* loaded by every lane (one past the share: the share's first
+             * quad, not stored), so that the warp stays converged */
+            const unsigned src = d0 + (unsigned)((act ? r : s0) + ch) * 16;
 #pragma unroll
-            for (int u = 0; u < CPB; u++) {
-                const int pos = t + 32 * u + q4;
-                const bool ok = row_ok && pos < n && (unsigned)(icol + pos) < (unsigned)in2;
+            for (int g = 0; g < GB; g++)
+                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                             : "=f"(v[g].x), "=f"(v[g].y), "=f"(v[g].z), "=f"(v[g].w)
+                             : "r"(src + (h + g) * b_lbo)
+                             : "memory");
+            /* No __syncwarp here, though a lane's floats land on the quads
+             * that three other lanes of the warp read just before: the warp
+             * is converged (the loads above are not under `act`), its
+             * shared-memory instructions run in order, and each store
+             * waits for its lane's loads. A warp sync here cost the
+             * producer 36 to 200 bytes of spills at 64 registers (24 of
+             * ping-pong's 48 kernels). */
 #pragma unroll
-                for (int g = 0; g < GB; g++)
-                    v[u][g] = ok && h + g < kg_have && !WG_CLOCK_SKIP_COPY(h + g)
-                                  ? __ldg((const float4 *)(sp + (h + g) * kstride + pos))
-                                  : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            }
-#pragma unroll
-            for (int u = 0; u < CPB; u++) {
-                const int pos = t + 32 * u + q4;
-                if (pos >= n)
+            for (int g = 0; g < GB; g++) {
+                if (!act)
                     continue;
-#pragma unroll
-                for (int g = 0; g < GB; g++) {
-                    if (WG_CLOCK_SKIP_COPY(h + g))
-                        continue;
-                    /* turned: w[i] = float (i + turn) % 4, stored to row i + turn */
-                    float w0 = v[u][g].x, w1 = v[u][g].y, w2 = v[u][g].z, w3 = v[u][g].w;
-                    if (turn & 1) {
-                        const float s = w0;
-                        w0 = w1, w1 = w2, w2 = w3, w3 = s;
-                    }
-                    if (turn & 2) {
-                        float s = w0;
-                        w0 = w2, w2 = s;
-                        s = w1, w1 = w3, w3 = s;
-                    }
-                    const unsigned row = dp + (h + g) * b_lbo + pos * 16;
-                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((0 + turn) % 4) * 16), "f"(w0) : "memory");
-                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((1 + turn) % 4) * 16), "f"(w1) : "memory");
-                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((2 + turn) % 4) * 16), "f"(w2) : "memory");
-                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((3 + turn) % 4) * 16), "f"(w3) : "memory");
+                /* turned: w[i] = float (i + turn) % 4, stored to row r + (i + turn) % 4 */
+                float w0 = v[g].x, w1 = v[g].y, w2 = v[g].z, w3 = v[g].w;
+                if (turn & 1) {
+                    const float t = w0;
+                    w0 = w1, w1 = w2, w2 = w3, w3 = t;
                 }
+                if (turn & 2) {
+                    float t = w0;
+                    w0 = w2, w2 = t;
+                    t = w1, w1 = w3, w3 = t;
+                }
+                const unsigned row = d0 + (h + g) * b_lbo + (unsigned)r * 16 + ch * 4;
+                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((0 + turn) % 4) * 16), "f"(w0) : "memory");
+                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((1 + turn) % 4) * 16), "f"(w1) : "memory");
+                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((2 + turn) % 4) * 16), "f"(w2) : "memory");
+                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((3 + turn) % 4) * 16), "f"(w3) : "memory");
             }
         }
     }
+}
+
+/* A quads stage whose copies this lane has waited for: the warp's landed,
+ * turned (wg_turn_quads) and announced on the stage's full barrier (the
+ * arrival releases the lane's stores). */
+template <int KG>
+__device__ __forceinline__ void wg_announce_quads(unsigned char *st, uint64_t *full, int b_lbo, int s0, int s1,
+                                                  int lane)
+{
+    __syncwarp(); /* the warp's copies landed, not only this lane's */
+    wg_turn_quads<KG>((unsigned)__cvta_generic_to_shared(st), b_lbo, s0, s1, lane);
+    mbar_arrive(full);
 }
 
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
@@ -1047,6 +1078,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             mbar_arrive(res_full);
         }
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
+        int qpend = -1;   /* quads: the buffer whose copies are yet to be turned and announced */
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
          * kernels' registers) */
@@ -1070,8 +1102,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
             /* quads: every lane's cursor at the warp's first staged row
-             * (wg_gather_quads); otherwise at its own position of each octet */
-            const bool quads = wg_quads_ok<STEP, SEG, SPLIT3>(fl, tl.f0, c0, a.in[2], x);
+             * (wg_land_quads); otherwise at its own position of each octet */
+            const bool quads = wg_quads_ok<STEP, SEG, SPLIT3, COLS>(fl, tl.f0, c0, a.in[2], x);
             const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + (quads ? 0 : lane / 4));
             const int ktiles = wg_tile_stages(fl, chunks);
             /* split-K: this block's part of the tile's walk (the
@@ -1084,6 +1116,14 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
                 WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_FREE);
+                if (!quads && qpend >= 0) {
+                    /* a tile of 4-byte copies after one of quads: the
+                     * quads' last stage first (its group alone in flight) */
+                    cp_async_wait(0);
+                    wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo, 8 * ob,
+                                          8 * oe, lane);
+                    qpend = -1;
+                }
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
                 if (INPLACE && issuer) {
@@ -1150,7 +1190,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 } else if (WG_DIAG(wa, WG_DIAG_NO_INPUT)) {
                 } else if (quads) {
                     /* the warp's staged rows, a run per input row */
-                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(dst);
+                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(st);
                     for (int s = 8 * ob; s < 8 * oe;) {
                         const int n = min(8 * oe - s, fl.pitch - c.col);
                         const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
@@ -1161,8 +1201,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                                          (int64_t)(i0 * a.in[1] + i1) * a.in[2] * (ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1) +
                                          c.col + c0
                                    : x;
-                        wg_gather_quads<KG>(d0 + s * 16, b_lbo, sp, kstride, c.col + c0, a.in[2], row_ok, n,
-                                            kg_have, lane);
+                        wg_land_quads<KG>(d0, b_lbo, sp, kstride, c.col + c0, a.in[2], row_ok, s, n, kg_have,
+                                          lane);
                         s += n;
                         c.col += n;
                         convt_wg_cursor_carry(&c, &ph, &fl);
@@ -1215,7 +1255,15 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     }
                     pending = buf;
                 } else if (quads) {
-                    mbar_arrive(&full[buf]); /* after this thread's stores (release) */
+                    /* this stage's copies as a group; the quads' stage
+                     * before, landed, turned and announced */
+                    cp_async_commit();
+                    if (qpend >= 0) {
+                        cp_async_wait(1);
+                        wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo,
+                                              8 * ob, 8 * oe, lane);
+                    }
+                    qpend = buf;
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
@@ -1227,6 +1275,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     row++;
                 }
             }
+        }
+        if (qpend >= 0) {
+            cp_async_wait(0);
+            wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo, 8 * ob, 8 * oe,
+                                  lane);
         }
         if (SPLIT3 && pending >= 0) {
             cp_async_wait(0);
