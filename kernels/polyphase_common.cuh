@@ -120,13 +120,6 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool pr
                  "r"(pred ? 16 : 0));
 }
 
-/* As cp_async16, to a shared-memory address (shared::cta window). */
-__device__ __forceinline__ void cp_async16_shared(unsigned dst, const float *src, bool pred)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(pred ? 16 : 0));
-}
-
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;"); }
 
 /* Waits until at most `pending` groups are in flight; the count must be an

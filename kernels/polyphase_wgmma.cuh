@@ -593,137 +593,6 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
     }
 }
 
-/* Whether a tile's input may be gathered in quads (wg_land_quads): the
- * phase's rows a multiple of 4 long (pitch), the tile starting on a quad
- * (f0), staged column 0 reading an input position that is a multiple of 4
- * (c0), the input's rows a multiple of 4 floats from a 16-byte aligned x:
- * then every quad of a staged run is one aligned 16-byte load, wholly
- * inside or outside the input. Not for tight rows that miss this, the
- * producer's octet steps (STEP), segments (their own column sums), 3xTF32
- * (its split is of what each lane copied, wg_split_own) or column sets
- * (COLS: their producer spilled 12 bytes in 3 of 36 kernels with it). A diagnostic
- * build's -DCONVT_WG_GATHER_CPASYNC keeps every launch on the 4-byte copies,
- * to compare. */
-template <bool STEP, bool SEG, bool SPLIT3, int COLS>
-__device__ __forceinline__ bool wg_quads_ok(const wg_phase_flat &fl, int f0, int c0, int in2, const float *x)
-{
-#ifdef CONVT_WG_GATHER_CPASYNC
-    return false;
-#else
-    return !STEP && !SEG && !SPLIT3 && !COLS && ((fl.pitch | f0 | c0 | in2) & 3) == 0 &&
-           ((uintptr_t)x & 15) == 0;
-#endif
-}
-
-/* The input gathered in quads, in two steps a stage (session 46).
- * wg_land_quads copies each quad (4 positions of one channel, 16 bytes)
- * with one 16-byte cp.async, in the input's own order, into the tile's
- * bytes: the quad of staged rows r..r+3 (r a multiple of 4), channel c of a
- * group, lands in row r + c, so that the 4 channels' quads fill the 64
- * bytes (rows r..r+3) that the K-major tile wants transposed. One stage
- * later, once they have landed, wg_turn_quads transposes each such 4 x 4
- * in place: a lane loads its quad (16 bytes) and stores its 4 floats, one a
- * row. The lanes of a warp take quads 4 (lane / 4) + 32 t, channel lane % 4:
- * a copy instruction reads 4 channels x 32 positions (4 whole lines) where
- * the 4-byte copies read 4 sectors of 4 lines for 32 floats (3.9 shared
- * wavefronts and tag requests an instruction, session 39), and lands 512
- * contiguous bytes; a turn's load reads 512 contiguous bytes, and its
- * stores, each turned by the lane's octet (lane / 8), write 32 banks (row
- * r + e, channel c: bank 16 (q % 2) + 4 e + c for quad q, e turned by
- * q / 2). Held in registers across the loads' latency instead (aee8b66:
- * 4 loads in flight a lane, at 72 registers), the same quads took kb57
- * 3.34 -> 6.11 ms. */
-
-/* wg_land_quads: one run of n staged positions (a multiple of 4) that lie in
- * one input row, staged rows s.. of the stage at d0 (a shared address), from
- * sp (this lane's channel lane % 4 at the run's first position, input
- * column icol, a multiple of 4; the other groups kstride further). A quad
- * outside the input, or of a group past kg_have (a chunk past cin_g),
- * lands zeros. */
-template <int KG>
-__device__ __forceinline__ void wg_land_quads(unsigned d0, int b_lbo, const float *sp, int64_t kstride,
-                                              int icol, int in2, bool row_ok, int s, int n, int kg_have,
-                                              int lane)
-{
-    const int ch = lane % 4;
-#pragma unroll 1
-    for (int pos = 4 * (lane / 4); pos < n; pos += 32) {
-        const bool ok = row_ok && (unsigned)(icol + pos) < (unsigned)in2;
-        const unsigned dl = d0 + (unsigned)(s + pos + ch) * 16;
-#pragma unroll
-        for (int kg = 0; kg < KG; kg++)
-            if (!WG_CLOCK_SKIP_COPY(kg))
-                cp_async16_shared(dl + kg * b_lbo, sp + kg * kstride + pos, ok && kg < kg_have);
-    }
-}
-
-/* wg_turn_quads: the landed quads of staged rows s0..s1 (multiples of 4: a
- * producer warp's share) of the stage at d0 transposed in place, every
- * group. The lane's copies have landed (cp.async.wait_group) and the warp's
- * with them (the __syncwarp before the call). */
-template <int KG>
-__device__ __forceinline__ void wg_turn_quads(unsigned d0, int b_lbo, int s0, int s1, int lane)
-{
-    constexpr int GB = KG < 4 ? KG : 4; /* groups a batch: their loads in flight together */
-    const int ch = lane % 4, turn = (lane / 8) % 4;
-    for (int r = s0 + 4 * (lane / 4); r - 4 * (lane / 4) < s1; r += 32) {
-        const bool act = r < s1;
-#pragma unroll
-        for (int h = 0; h < KG; h += GB) {
-            float4 v[GB];
-            /* loaded by every lane (one past the share: the share's first
-             * quad, not stored), so that the warp stays converged */
-            const unsigned src = d0 + (unsigned)((act ? r : s0) + ch) * 16;
-#pragma unroll
-            for (int g = 0; g < GB; g++)
-                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                             : "=f"(v[g].x), "=f"(v[g].y), "=f"(v[g].z), "=f"(v[g].w)
-                             : "r"(src + (h + g) * b_lbo)
-                             : "memory");
-            /* No __syncwarp here, though a lane's floats land on the quads
-             * that three other lanes of the warp read just before: the warp
-             * is converged (the loads above are not under `act`), its
-             * shared-memory instructions run in order, and each store
-             * waits for its lane's loads. A warp sync here cost the
-             * producer 36 to 200 bytes of spills at 64 registers (24 of
-             * ping-pong's 48 kernels). */
-#pragma unroll
-            for (int g = 0; g < GB; g++) {
-                if (!act)
-                    continue;
-                /* turned: w[i] = float (i + turn) % 4, stored to row r + (i + turn) % 4 */
-                float w0 = v[g].x, w1 = v[g].y, w2 = v[g].z, w3 = v[g].w;
-                if (turn & 1) {
-                    const float t = w0;
-                    w0 = w1, w1 = w2, w2 = w3, w3 = t;
-                }
-                if (turn & 2) {
-                    float t = w0;
-                    w0 = w2, w2 = t;
-                    t = w1, w1 = w3, w3 = t;
-                }
-                const unsigned row = d0 + (h + g) * b_lbo + (unsigned)r * 16 + ch * 4;
-                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((0 + turn) % 4) * 16), "f"(w0) : "memory");
-                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((1 + turn) % 4) * 16), "f"(w1) : "memory");
-                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((2 + turn) % 4) * 16), "f"(w2) : "memory");
-                asm volatile("st.shared.f32 [%0], %1;" ::"r"(row + ((3 + turn) % 4) * 16), "f"(w3) : "memory");
-            }
-        }
-    }
-}
-
-/* A quads stage whose copies this lane has waited for: the warp's landed,
- * turned (wg_turn_quads) and announced on the stage's full barrier (the
- * arrival releases the lane's stores). */
-template <int KG>
-__device__ __forceinline__ void wg_announce_quads(unsigned char *st, uint64_t *full, int b_lbo, int s0, int s1,
-                                                  int lane)
-{
-    __syncwarp(); /* the warp's copies landed, not only this lane's */
-    wg_turn_quads<KG>((unsigned)__cvta_generic_to_shared(st), b_lbo, s0, s1, lane);
-    mbar_arrive(full);
-}
-
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
  * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
  * warp's octets ob <= o < oe, channel lane%4 of each of the KG groups),
@@ -1078,7 +947,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             mbar_arrive(res_full);
         }
         int pending = -1; /* SPLIT3: the buffer whose copies are yet to be split and announced */
-        int qpend = -1;   /* quads: the buffer whose copies are yet to be turned and announced */
         /* split-K: the block's segments of the work list, in order (the
          * bounds written out: a variable for them moved the other
          * kernels' registers) */
@@ -1101,10 +969,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 ip_c_lo = convt_fold_box_c_lo(&wa.fold, tl.co_blk);
             /* staged column c of a row reads input position c + c0 (wg_phase_flat) */
             const int c0 = ph.q_min[2] - fl.lead - fl.off2_max;
-            /* quads: every lane's cursor at the warp's first staged row
-             * (wg_land_quads); otherwise at its own position of each octet */
-            const bool quads = wg_quads_ok<STEP, SEG, SPLIT3, COLS>(fl, tl.f0, c0, a.in[2], x);
-            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + (quads ? 0 : lane / 4));
+            const wg_cursor first = convt_wg_cursor_at(&ph, &fl, tl.f0 + 8 * ob + lane / 4);
             const int ktiles = wg_tile_stages(fl, chunks);
             /* split-K: this block's part of the tile's walk (the
              * consumers take the same); otherwise all of it */
@@ -1116,14 +981,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
                 WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_FREE);
-                if (!quads && qpend >= 0) {
-                    /* a tile of 4-byte copies after one of quads: the
-                     * quads' last stage first (its group alone in flight) */
-                    cp_async_wait(0);
-                    wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo, 8 * ob,
-                                          8 * oe, lane);
-                    qpend = -1;
-                }
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 const convt_phase_tap_row r = s_rows[fl.row_begin + row];
                 if (INPLACE && issuer) {
@@ -1187,27 +1044,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         c.col += 8;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
-                } else if (WG_DIAG(wa, WG_DIAG_NO_INPUT)) {
-                } else if (quads) {
-                    /* the warp's staged rows, a run per input row */
-                    const unsigned d0 = (unsigned)__cvta_generic_to_shared(st);
-                    for (int s = 8 * ob; s < 8 * oe;) {
-                        const int n = min(8 * oe - s, fl.pitch - c.col);
-                        const int i0 = c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
-                        const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
-                                            (unsigned)i1 < (unsigned)a.in[1];
-                        const float *sp =
-                            row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane +
-                                         (int64_t)(i0 * a.in[1] + i1) * a.in[2] * (ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1) +
-                                         c.col + c0
-                                   : x;
-                        wg_land_quads<KG>(d0, b_lbo, sp, kstride, c.col + c0, a.in[2], row_ok, s, n, kg_have,
-                                          lane);
-                        s += n;
-                        c.col += n;
-                        convt_wg_cursor_carry(&c, &ph, &fl);
-                    }
-                } else
+                } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT))
                 for (int o = ob; o < oe;) {
                     /* one row: its octets from o on */
                     const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
@@ -1254,16 +1091,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         mbar_arrive(&full[pending]);
                     }
                     pending = buf;
-                } else if (quads) {
-                    /* this stage's copies as a group; the quads' stage
-                     * before, landed, turned and announced */
-                    cp_async_commit();
-                    if (qpend >= 0) {
-                        cp_async_wait(1);
-                        wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo,
-                                              8 * ob, 8 * oe, lane);
-                    }
-                    qpend = buf;
                 } else {
                     mbar_arrive_cp_async(&full[buf]);
                 }
@@ -1275,11 +1102,6 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     row++;
                 }
             }
-        }
-        if (qpend >= 0) {
-            cp_async_wait(0);
-            wg_announce_quads<KG>(stages_base + (size_t)qpend * stage_bytes, &full[qpend], b_lbo, 8 * ob, 8 * oe,
-                                  lane);
         }
         if (SPLIT3 && pending >= 0) {
             cp_async_wait(0);
