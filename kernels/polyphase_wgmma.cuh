@@ -647,14 +647,7 @@ __device__ __forceinline__ void wg_store(float *yq, float v, bool add)
             *yq = v;
     } else {
         (void)add;
-#ifdef CONVT_WG_STORE_CS
-        /* diagnostic builds: evict-first (st.global.cs), so that the
-         * output, written once, leaves L2 to the input rows that the next
-         * tap rows read again (session 46's A/B) */
-        __stcs(yq, v);
-#else
         *yq = v;
-#endif
     }
 }
 
