@@ -42,6 +42,7 @@
 #include "hostdevice.h"
 #include "polyphase_plan.h"
 #include "row_fold.h"
+#include "row_pairs.h"
 #include "stride_phase.h"
 #include "tensor_map_encoder.h" /* polyphase_wgmma_fold_inplace_tf32's weight map */
 #include "variant.h"
@@ -947,6 +948,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_cluster_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
@@ -971,7 +973,8 @@ enum wg_variant {
     WG_PINGPONG_TF32,
     WG_FOLD_INPLACE_TF32, /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
     WG_FOLD_INNER_TF32,   /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
-    WG_ROWFOLD_TF32       /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
+    WG_ROWFOLD_TF32,      /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
+    WG_PAIR_TF32          /* the consumer warpgroups on two neighbouring rows (src/lib/row_pairs.h) */
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -1006,6 +1009,7 @@ struct wg_knobs {
                                * every other variant */
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
+    bool pair;         /* polyphase_wgmma_pair_tf32: the K walk by row pairs (PAIR) */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1020,13 +1024,14 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_FOLD_INPLACE_TF32 ? &convt_variant_polyphase_wgmma_fold_inplace_tf32
                              : kind == WG_FOLD_INNER_TF32   ? &convt_variant_polyphase_wgmma_fold_inner_tf32
                              : kind == WG_ROWFOLD_TF32      ? &convt_variant_polyphase_wgmma_rowfold_tf32
+                             : kind == WG_PAIR_TF32         ? &convt_variant_polyphase_wgmma_pair_tf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
     const bool inplace = kind == WG_FOLD_INPLACE_TF32;
-    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace && kind != WG_PAIR_TF32;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const bool fold_inner = kind == WG_FOLD_INNER_TF32; /* folded, its knobs fold_dims and plane */
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
@@ -1053,7 +1058,8 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
-            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0};
+            kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
+            kind == WG_PAIR_TF32};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1111,6 +1117,8 @@ static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
     if (k.pingpong)
         return false WG_PINGPONG_WIDTHS(WG_IS);
+    if (k.pair)
+        return false WG_PAIR_WIDTHS(WG_IS);
 #undef WG_IS
     if (k.colsum)
         return bn == 64 || bn == 128;
@@ -1157,6 +1165,8 @@ static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
     if (wg_bk_16_or_32(k))
         return bk == 16 || bk == 32;
+    if (k.pair) /* a stage holds two tap rows' weights: bk 32 leaves room for 2 */
+        return bk == 8 || bk == 16;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
 
@@ -1207,7 +1217,8 @@ static void wg_size(const wg_knobs &k, int span, int bn, wg_geometry *gm)
 {
     const size_t kg = (size_t)k.bk / 4;
     gm->bn = bn;
-    gm->r_alloc = (int)round_up((int64_t)gm->nseg * bn + span, 8);
+    /* row pairs: both warpgroups read the same bn positions */
+    gm->r_alloc = (int)round_up((int64_t)(k.pair ? 1 : gm->nseg) * bn + span, 8);
     const size_t wtap = kg * (gm->w_rows * 16 + k.kpad); /* a tap tile's bytes */
     /* a stage's weights: w's box, its tap tiles, or none (the image resident) */
     const size_t weights = gm->box_bytes ? (size_t)gm->box_bytes : gm->res_slots ? 0 : (size_t)gm->ntw_max * wtap;
@@ -1244,7 +1255,7 @@ static bool wg_colsum_stores_half(int bn, int span)
 static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int bn)
 {
     return wg_unit_positions(k.colsum, gm->nseg, bn, k.cluster,
-                             k.colsum ? wg_colsum_out(bn, gm->col_span) : 0);
+                             k.colsum ? wg_colsum_out(bn, gm->col_span) : 0, k.pair);
 }
 
 /* bn = 0: the width with the least predicted time, over every compiled
@@ -1306,9 +1317,12 @@ static int64_t wg_blocks(int64_t tiles, int64_t co_tiles, int nphases, int64_t r
 }
 
 /* 0, or -1 with the reason when the launch cannot run this shape. fl
- * receives every phase's flat layout. */
+ * receives every phase's flat layout. pairs, pair_begin: the row pairs'
+ * steps (polyphase_wgmma_pair_tf32), the K walk and the table in the tap
+ * rows' place; NULL otherwise. */
 static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt_phase_plan *pl,
                           const convt_phase_tap_row *rows, const int *row_begin,
+                          const convt_wg_row_pair *pairs, const int *pair_begin,
                           const convt_device_info *dev, int64_t box_bytes, wg_phase_flat *fl,
                           wg_geometry *gm, char *why, size_t why_len)
 {
@@ -1324,21 +1338,26 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
     gm->col_step = k.colsum ? (int)p->dil[inner] : 0;
     gm->col_span = k.colsum ? (gm->col_taps - 1) * gm->col_step : 0;
     int span = 0, ntw = 1; /* span: the widest tap shift, which a tile stages past its positions */
-    for (int r = 0; r < row_begin[pl->nphases]; r++)
+    for (int r = 0; !pairs && r < row_begin[pl->nphases]; r++)
         ntw = rows[r].ntaps > ntw ? rows[r].ntaps : ntw;
+    /* a row pair's stage holds both warpgroups' tap rows' weights */
+    for (int s = 0; pairs && s < pair_begin[pl->nphases]; s++)
+        ntw = pairs[s].ntaps[0] + pairs[s].ntaps[1] > ntw ? pairs[s].ntaps[0] + pairs[s].ntaps[1] : ntw;
     gm->ntw_max = ntw;
-    gm->rows_total = row_begin[pl->nphases];
+    gm->rows_total = pairs ? pair_begin[pl->nphases] : row_begin[pl->nphases];
     gm->taps_total = pl->ntaps_total;
     for (int i = 0; i < pl->nphases; i++) {
-        if (convt_wg_flat_make(p, pl, rows, row_begin, i, (convt_wg_rows)k.rows, &fl[i])) {
+        if (convt_wg_flat_make(p, pl, rows, row_begin, i, (convt_wg_rows)k.rows, &fl[i]) ||
+            (pairs && convt_wg_flat_pair(&pl->phases[i], p->n, pair_begin[i], pair_begin[i + 1] - pair_begin[i],
+                                         &fl[i]))) {
             snprintf(why, why_len, "a phase's rows of outputs, laid out flat, reach 2^31 positions");
             return -1;
         }
         span = fl[i].shift_max > span ? fl[i].shift_max : span;
     }
+    const int64_t row_bytes = pairs ? (int64_t)sizeof(convt_wg_row_pair) : (int64_t)sizeof(convt_phase_tap_row);
     gm->tables_bytes = WG_BARRIER_BYTES +
-                       round_up((int64_t)gm->rows_total * (int64_t)sizeof(convt_phase_tap_row) +
-                                    (int64_t)gm->taps_total * 4, 128);
+                       round_up((int64_t)gm->rows_total * row_bytes + (int64_t)gm->taps_total * 4, 128);
     /* wgmma's descriptors hold the distance between K core matrices (LBO:
      * the staged stretch's rows x 16 bytes, + kpad) in 14 bits of 16 bytes;
      * checked for the longest stretch any width stages, two tiles of the
@@ -1481,6 +1500,8 @@ struct wg_planned {
     convt_phase_plan pl;
     convt_phase_tap_row *rows;
     int *row_begin;
+    convt_wg_row_pair *pairs; /* polyphase_wgmma_pair_tf32's steps (convt_wg_row_pairs); NULL otherwise */
+    int *pair_begin;
     wg_phase_flat *flat;
     wg_geometry gm;
 };
@@ -1490,6 +1511,8 @@ static void wg_planned_free(wg_planned *w)
     convt_phase_plan_free(&w->pl);
     free(w->rows);
     free(w->row_begin);
+    free(w->pairs);
+    free(w->pair_begin);
     free(w->flat);
     memset(w, 0, sizeof *w);
 }
@@ -1504,12 +1527,14 @@ static int wg_plan(const convt_problem *p, const wg_knobs &k, const convt_device
     if (k.seg > 0)
         convt_wg_segment_phases(&w->pl, (int)k.seg); /* supports(): a 2-D shape */
     w->flat = (wg_phase_flat *)calloc((size_t)(w->pl.nphases ? w->pl.nphases : 1), sizeof *w->flat);
-    if (!w->flat || convt_phase_plan_rows(&w->pl, (int)k.plane, &w->rows, &w->row_begin)) {
+    if (!w->flat || convt_phase_plan_rows(&w->pl, (int)k.plane, &w->rows, &w->row_begin) ||
+        (k.pair && convt_wg_row_pairs(&w->pl, w->rows, w->row_begin, &w->pairs, &w->pair_begin))) {
         wg_planned_free(w);
         snprintf(why, why_len, "out of host memory for the tap rows");
         return -1;
     }
-    if (wg_geometry_of(p, k, &w->pl, w->rows, w->row_begin, dev, box_bytes, w->flat, &w->gm, why, why_len)) {
+    if (wg_geometry_of(p, k, &w->pl, w->rows, w->row_begin, w->pairs, w->pair_begin, dev, box_bytes, w->flat,
+                       &w->gm, why, why_len)) {
         wg_planned_free(w);
         return -1;
     }
@@ -1649,6 +1674,17 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (long long)(p->cout / p->groups), k.fold ? " once folded" : "");
         return false;
     }
+    if (k.pair && p->cout / p->groups > WG_M) {
+        snprintf(why, why_len, "row pairs take up to %d output channels per group (each consumer "
+                 "warpgroup one row of a pair, the channels wgmma's M); this shape has %lld", (int)WG_M,
+                 (long long)(p->cout / p->groups));
+        return false;
+    }
+    if (k.pair && p->dims < 2) {
+        snprintf(why, why_len, "row pairs take two neighbouring rows (dimension dims - 2) of a 2-D or "
+                 "3-D shape; this shape is 1-D");
+        return false;
+    }
     if (k.colsum) {
         const int inner = p->dims - 1;
         if (p->stride[inner] != 1) {
@@ -1715,6 +1751,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         else if (k.pingpong)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64, 128, 192 or "
                      "256 (ping-pong's compiled widths)", (long long)k.bn);
+        else if (k.pair)
+            snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 128, 192 or 256 "
+                     "(row pairs' compiled widths)", (long long)k.bn);
         else
             snprintf(why, why_len,
                      "bn = %lld must be 0 (chosen for the shape) or 64 to %d in steps of 16 (the "
@@ -1725,7 +1764,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
                  wg_bk_16_or_32(k)                           ? "16 or 32"
-                 : k.parts == 2                              ? "8 or 16"
+                 : k.parts == 2 || k.pair                    ? "8 or 16"
                                                              : "8, 16 or 32");
         return false;
     }
@@ -1913,6 +1952,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
 typedef struct wg_state {
     poly_state base; /* the phases and taps on the device, grid, threads, smem, prefill */
     convt_phase_tap_row *d_rows;
+    convt_wg_row_pair *d_pairs; /* polyphase_wgmma_pair_tf32: its steps, which the kernel reads in the rows' place */
     wg_phase_flat *d_flat;
     int *d_shifts; /* per tap: its shift in its phase's layout (convt_wg_tap_shift) */
     int4 *d_tap_info; /* per tap T of row r: wg_weight_slot's row term of r + T's place in r, r's
@@ -1983,6 +2023,7 @@ static void wg_release(void *state)
     wg_stage_clocks_report(st);
 #endif
     cudaFree(st->d_rows);
+    cudaFree(st->d_pairs);
     cudaFree(st->d_flat);
     cudaFree(st->d_shifts);
     cudaFree(st->d_tap_info);
@@ -2052,7 +2093,7 @@ WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CL
 enum { WG_STEP_PITCH_END = 16 };
 static bool wg_steps(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int w_rows)
 {
-    if (k.cluster > 1 || k.fold || k.pos_m || k.pingpong || k.parts != 1 || w_rows == 4 * WG_M ||
+    if (k.cluster > 1 || k.fold || k.pos_m || k.pingpong || k.pair || k.parts != 1 || w_rows == 4 * WG_M ||
         (k.bk != 16 && k.bk != 32))
         return false;
     for (int i = 0; i < nphases; i++)
@@ -2105,6 +2146,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
             WG_PINGPONG_WIDTHS(WG_CASE)
 #undef WG_CASE
         default: return wg_pingpong_kernel_bn256(bk, k.seg > 0, k.resident == 1);
+        }
+    }
+    if (k.pair) {
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return wg_pair_kernel_bn##BN(bk);
+            WG_PAIR_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return wg_pair_kernel_bn256(bk);
         }
     }
     if (wg_split(k))
@@ -2213,7 +2263,9 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
         return -1;
     const int nrows = w->row_begin[w->pl.nphases], nph = w->pl.nphases;
     if (wg_upload_table((void **)&st->d_rows, w->rows, (size_t)nrows, sizeof *w->rows, e) ||
-        wg_upload_table((void **)&st->d_flat, w->flat, (size_t)nph, sizeof *w->flat, e))
+        wg_upload_table((void **)&st->d_flat, w->flat, (size_t)nph, sizeof *w->flat, e) ||
+        (w->pairs && wg_upload_table((void **)&st->d_pairs, w->pairs, (size_t)w->pair_begin[nph],
+                                     sizeof *w->pairs, e)))
         return -1;
     const int ntaps = w->pl.ntaps_total;
     int4 *tap_info = (int4 *)calloc((size_t)(ntaps ? ntaps : 1), sizeof *tap_info);
@@ -2247,7 +2299,10 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     wg_args &a = st->args;
     a.p.phases = st->base.d_phases;
     a.p.taps = st->base.d_taps;
-    a.rows = st->d_rows;
+    if (w->pairs)
+        a.pairs = st->d_pairs; /* the kernel's K walk: the steps, in the rows' place */
+    else
+        a.rows = st->d_rows;
     a.flat = st->d_flat;
     a.shifts = st->d_shifts;
     return 0;
@@ -2552,6 +2607,7 @@ WG_ENTRY_POINTS(pingpong, WG_PINGPONG_TF32)
 WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
 WG_ENTRY_POINTS(fold_inner, WG_FOLD_INNER_TF32)
 WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
+WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -3022,6 +3078,39 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32 = {
                .n_defaults = 2,
                .defaults = {0, 1}}},
     WG_VARIANT_FUNCTIONS(pingpong),
+};
+extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32 = {
+    .name = "polyphase_wgmma_pair_tf32",
+    .summary = "polyphase_wgmma_tf32 with its two consumer warpgroups on two neighbouring output rows over the same columns (2-D and 3-D, up to 64 output channels per group): each staged input row serves both, warpgroup 0 through one tap row and warpgroup 1 through the next, so that 3 tap rows stage 4 input rows of bn positions where polyphase_wgmma_tf32 stages 3 of 2 bn (a third fewer of the 4-byte copies that bound the dense layers' shared memory; src/lib/row_pairs.h); tap rows only, each stage holding both rows' weights; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_TF32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 128, 192 or 256), the same "
+                       "columns of the pair's two rows, a stretch of the phase's row pairs laid out "
+                       "flat; 0: the width with the fewest predicted rounds of tiles over the SMs x "
+                       "(bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (8 or 16: a stage holds two tap "
+                       "rows' weights beside its input, and at 32 two stages would fit)",
+               .n_defaults = 2,
+               .defaults = {16, 8}},
+              {.name = "stages",
+               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
+                       "stages - 1 ahead of the stage the wgmma read",
+               .n_defaults = 2,
+               .defaults = {4, 3}},
+              WG_KNOB_KPAD,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles, the producer filling the "
+                       "next tile's stages during this one's epilogue; 0: one block per tile",
+               .n_defaults = 1,
+               .defaults = {1}},
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(pair),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_KPAD

@@ -12,6 +12,7 @@
 #include "fold_box.h"
 #include "fold_phases.h"
 #include "row_fold.h"
+#include "row_pairs.h"
 #include "split_k.h"
 #include "polyphase_common.cuh"
 #include "wgmma_flat.h"
@@ -142,13 +143,17 @@ typedef convt_wg_flat wg_phase_flat;
 
 struct wg_args {
     poly_args p;
-    const convt_phase_tap_row *rows;
+    union {
+        const convt_phase_tap_row *rows;
+        const convt_wg_row_pair *pairs; /* PAIR (polyphase_wgmma_pair_tf32): the phases' row-pair
+                                         * steps (src/lib/row_pairs.h), in the tap rows' place */
+    };
     const wg_phase_flat *flat;
     const int *shifts; /* per tap: convt_wg_tap_shift in its phase's layout */
     int n;       /* images */
     int r_alloc; /* rows of a staged input tile: nseg x bn + the widest tap shift, a multiple of 8 */
     int ntw_max; /* most taps staged together (a tap row's or plane's): weight buffers per stage */
-    int rows_total, taps_total; /* every phase's tap rows and taps: the tables in shared memory;
+    int rows_total, taps_total; /* every phase's tap rows (PAIR: steps) and taps: the tables in shared memory;
                                  * taps_total also sizes the weight image (wg_weight_slot) */
     int tables_bytes;           /* the barriers' and the tables' bytes, each rounded up to 128: the stages start there */
     int kpad;                   /* bytes between K core matrices beyond the rows (knob kpad) */
@@ -200,12 +205,13 @@ __host__ __device__ __forceinline__ wg_tile wg_tile_of(const wg_args &wa, int L,
 
 /* The flat positions one unit of the tile list covers (wg_tile_of's
  * `positions`), for the kernel and the host alike: NSEG tiles of BN,
- * CLUSTER such for a cluster's pair tile, or with column sets
- * (polyphase_wgmma_colsum.cuh) the NSEG warpgroups' stored rows. */
+ * CLUSTER such for a cluster's pair tile, with column sets
+ * (polyphase_wgmma_colsum.cuh) the NSEG warpgroups' stored rows, or with
+ * row pairs (PAIR) BN positions of pairs, both warpgroups' columns. */
 __host__ __device__ __forceinline__ int wg_unit_positions(bool colsum, int nseg, int bn, int cluster,
-                                                          int col_out)
+                                                          int col_out, bool pair = false)
 {
-    return colsum ? nseg * col_out : cluster * nseg * bn;
+    return colsum ? nseg * col_out : pair ? bn : cluster * nseg * bn;
 }
 
 /* A tile's K walk, in pipeline stages: its phase's tap rows x chunks of bk
@@ -231,6 +237,26 @@ __device__ __forceinline__ bool wg_tile_after(const wg_args &wa, int L, int step
             return true;
     }
     return false;
+}
+
+/* PAIR: a row-pair step's input rows as the producer reads a tap row's
+ * (its offsets; the step's taps are its warpgroups', read apart). */
+__device__ __forceinline__ convt_phase_tap_row wg_pair_step_rows(const convt_wg_row_pair &sp)
+{
+    convt_phase_tap_row r = {};
+    r.off[0] = sp.off[0];
+    r.off[1] = sp.off[1];
+    return r;
+}
+
+/* PAIR: warpgroup cw's taps of a row-pair step, as its tap row's (the
+ * consumers' stage loop reads tap_begin and ntaps). */
+__device__ __forceinline__ convt_phase_tap_row wg_pair_step_taps(const convt_wg_row_pair &sp, int cw)
+{
+    convt_phase_tap_row r = {};
+    r.tap_begin = cw ? sp.tap_begin[1] : sp.tap_begin[0];
+    r.ntaps = cw ? sp.ntaps[1] : sp.ntaps[0];
+    return r;
 }
 
 /* Split-K's segment L of the work list (split_k.h: tile, kt0, kt1, whole),
@@ -666,12 +692,12 @@ __device__ __forceinline__ void wg_store(float *yq, float v, bool add)
  * step. v14's, with a cursor's fast divisions per chunk and a shuffle, an
  * add and a 64-bit product per value, took 31% of the consumers' warp
  * samples on kb57 and kb69 (Nsight Compute). */
-template <int BN, bool KSPLIT, bool SEG = false>
+template <int BN, bool KSPLIT, bool SEG = false, bool PAIR = false>
 __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_tile &tl,
                                                   const phase_desc &ph, const wg_phase_flat &fl,
                                                   const float (&d)[BN / 2], float *stage_w, int fw,
                                                   int co_w, int lane, const float *__restrict__ bias,
-                                                  float *__restrict__ y, bool add)
+                                                  float *__restrict__ y, bool add, int pair_row = 0)
 {
     const poly_args &a = wa.p;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
@@ -689,8 +715,11 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
         __syncwarp();
         /* the lane's position: stored where it is one of its row's
          * outputs (an image past the last: a position past the phase) */
-        if (lane < cols && wg_is_output<SEG>(wa, ph, fl, c)) {
-            float *yq = y_ch + wg_output_offset<SEG>(a, ph, fl, c);
+        /* PAIR: the cursor walks the pairs; its output row is the
+         * warpgroup's of the pair (row_pairs.h) */
+        const wg_cursor o = PAIR ? convt_wg_pair_row(c, pair_row) : c;
+        if (lane < cols && wg_is_output<SEG>(wa, ph, fl, o)) {
+            float *yq = y_ch + wg_output_offset<SEG>(a, ph, fl, o);
 #pragma unroll
             for (int row = 0; row < 16; row++, yq += a.out_plane)
                 if (row < rows_out)
@@ -775,11 +804,16 @@ __device__ __forceinline__ void wg_inplace_stage(float (&d)[MH][BN / 2], wg_inpl
  * through the row fold's map: a channel's plane and parity row
  * (convt_row_fold_channel), rows CONVT_ROW_FOLD_PITCH apart; with PING
  * too (its knob pingpong), each consumer warpgroup a whole folded tile in
- * turn, stored by the folded epilogue. */
+ * turn, stored by the folded epilogue. PAIR (polyphase_wgmma_pair_tf32,
+ * src/lib/row_pairs.h): the two consumer warpgroups take two neighbouring
+ * output rows over the same BN columns, and the K walk is by row-pair
+ * steps, each stage's input rows serving warpgroup 0 through one tap row
+ * and warpgroup 1 through the next: kh + 1 stages of BN positions where
+ * the tap rows staged kh of 2 BN. */
 template <int BN, int BK, int NSEG, bool SPLIT3, int NCOS, bool FOLD = false, int MH = 1,
           bool FOLD_ANY = false, bool KSPLIT = false, int CLUSTER = 1, bool STEP = false, int COLS = 0,
           bool PING = false, bool SEG = false, bool INPLACE = false, bool RES = false, bool ROWFOLD = false,
-          bool TURNS = false>
+          bool TURNS = false, bool PAIR = false>
 __global__ void __launch_bounds__(WG_THREADS, 1)
     polyphase_wgmma_kernel(wg_args wa, const float *__restrict__ x, const float *__restrict__ wk,
                            const float *__restrict__ bias, float *__restrict__ y)
@@ -817,6 +851,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!ROWFOLD || (FOLD && !FOLD_ANY && MH == 1 && !KSPLIT && CLUSTER == 1 && !INPLACE),
                   "the row fold: the folded kernel (S a power of two), 64 channels a warpgroup, unsplit, "
                   "one block, its weight image");
+    static_assert(!PAIR || (NSEG == 2 && MH == 1 && !SPLIT3 && !NCOS && !FOLD && !KSPLIT && CLUSTER == 1 &&
+                            !STEP && !COLS && !PING && !SEG && !INPLACE && !RES && !TURNS),
+                  "row pairs: TF32, up to 64 channels as M, a row a warpgroup, the row walk, one block, "
+                  "weights staged");
     const poly_args &a = wa.p;
     extern __shared__ __align__(128) unsigned char wg_smem[];
     const int r_alloc = wa.r_alloc;
@@ -844,9 +882,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * the next tile's stages while the consumers store this one's. */
     uint64_t *full = (uint64_t *)wg_smem, *empty = full + WG_MAX_STAGES;
     convt_phase_tap_row *s_rows = (convt_phase_tap_row *)(wg_smem + WG_BARRIER_BYTES);
-    int *s_shift = (int *)(s_rows + wa.rows_total);
+    convt_wg_row_pair *s_pairs = (convt_wg_row_pair *)s_rows; /* PAIR: its steps in the rows' place */
+    int *s_shift = PAIR ? (int *)(s_pairs + wa.rows_total) : (int *)(s_rows + wa.rows_total);
     for (int i = tid; i < wa.rows_total; i += WG_THREADS)
-        s_rows[i] = wa.rows[i];
+        if constexpr (PAIR)
+            s_pairs[i] = wa.pairs[i];
+        else
+            s_rows[i] = wa.rows[i];
     for (int i = tid; i < wa.taps_total; i += WG_THREADS)
         s_shift[i] = wa.shifts[i];
     if (tid == 0) {
@@ -954,7 +996,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
              L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
             const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-            wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out), W_ROWS);
+            wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out, PAIR), W_ROWS);
             /* by value: the row walk's carry read q_count from global
              * memory on every row (the mbarrier waits' memory clobbers
              * made the compiler reload it), an L1 miss each time where the
@@ -982,7 +1024,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
                 WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_FREE);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-                const convt_phase_tap_row r = s_rows[fl.row_begin + row];
+                /* PAIR: the step's input rows, read as a tap row at its
+                 * offsets reads them (its taps are the weights' below) */
+                const convt_phase_tap_row r = PAIR ? wg_pair_step_rows(s_pairs[fl.row_begin + row])
+                                                   : s_rows[fl.row_begin + row];
                 if (INPLACE && issuer) {
                     if constexpr (INPLACE) { /* the row's box of w (wk: its tensor map) */
                         if (r.tap_begin != ip_row) {
@@ -991,7 +1036,22 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         }
                         wg_inplace_load(wk, st + in_bytes, ip_box, ip_x0, ip_c_lo, ci0, tl.g, &full[buf]);
                     }
-                } else if (!RES && issuer && !WG_DIAG(wa, WG_DIAG_NO_WEIGHTS)) {
+                } else if (PAIR && issuer && !WG_DIAG(wa, WG_DIAG_NO_WEIGHTS)) {
+                    /* warpgroup 0's tap row's weights, then 1's: a bulk
+                     * copy each (their tiles lie apart in the image) */
+                    const convt_wg_row_pair sp = s_pairs[fl.row_begin + row];
+                    const unsigned b0 = (unsigned)(sp.ntaps[0] * wtap_bytes), b1 = (unsigned)(sp.ntaps[1] * wtap_bytes);
+                    mbar_expect_tx(&full[buf], b0 + b1);
+#pragma unroll
+                    for (int w = 0; w < 2; w++)
+                        if (sp.ntaps[w] > 0)
+                            bulk_copy_to_shared(st + in_bytes + (w ? b0 : 0u),
+                                                (const unsigned char *)wk +
+                                                    wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
+                                                                   sp.tap_begin[w], sp.ntaps[w], ci0 / BK) *
+                                                        wtap_bytes,
+                                                w ? b1 : b0, &full[buf]);
+                } else if (!PAIR && !RES && issuer && !WG_DIAG(wa, WG_DIAG_NO_WEIGHTS)) {
                     /* the weights of every tap of the row: one bulk copy,
                      * announced before this thread's own copies arrive */
                     const unsigned bytes = (unsigned)(r.ntaps * wtap_bytes);
@@ -1055,7 +1115,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                      * term at a time), so that their SASS is the one
                      * measured before SEG existed; the segmented ones the
                      * int sum they were validated with (8866e49). */
-                    const int i0 = SEG ? 0 : c.q0 + ph.q_min[0] - r.off[0], i1 = c.q1 + ph.q_min[1] - r.off[1];
+                    /* PAIR: the pair's first row, 2u (row_pairs.h) */
+                    const int i0 = SEG ? 0 : c.q0 + ph.q_min[0] - r.off[0],
+                              i1 = (PAIR ? convt_wg_pair_row(c, 0).q1 : c.q1) + ph.q_min[1] - r.off[1];
                     const int icol = c.col + c0 + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
                     const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
                                         (unsigned)i1 < (unsigned)a.in[1];
@@ -1123,6 +1185,10 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
      * kb71, and the tensor cores idled through it). */
     wg_regs_inc<WG_CONSUMER_REGS>();
     const int cw = (tid - WG_PRODUCERS) / 128, wg_seg = PING ? 0 : cw % NSEG, wg_co = PING ? 0 : cw / NSEG;
+    /* PAIR: the warpgroup's row of each pair; through a shuffle from lane
+     * 0, so that ptxas sees what it selects (the stage's taps, the loop's
+     * bound) warp-uniform (C7520, as PING's) */
+    [[maybe_unused]] const int pair_row = PAIR ? __shfl_sync(0xffffffffu, cw, 0) : 0;
     const unsigned peer_empty = CLUSTER > 1 ? wg_cluster_address(empty, crank ^ 1) : 0u;
     const int ctid = tid - WG_PRODUCERS, cwarp = ctid / 32;
     float *stage_w = (float *)(epi_base + cwarp * (16 * WG_EPI_PITCH * 4));
@@ -1140,7 +1206,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
          L < (KSPLIT ? wa.seg_begin[blockIdx.x + 1] : wa.tiles);
          L += KSPLIT ? 1 : CLUSTER > 1 ? walk_step : (int)gridDim.x) {
         const int4 sg = KSPLIT ? wg_segment(wa, L) : make_int4(L, 0, 0, 1);
-        wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out), W_ROWS);
+        wg_tile tl = wg_tile_of(wa, sg.x, wg_unit_positions(COLS > 0, NSEG, BN, CLUSTER, wa.col_out, PAIR), W_ROWS);
         /* by value, loaded while the K loop runs: the epilogue reads it */
         const phase_desc ph = a.phases[tl.phase];
         const wg_phase_flat fl = wa.flat[tl.phase];
@@ -1207,14 +1273,19 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 if (!WG_DIAG(wa, WG_DIAG_NO_FENCE))
                     fence_proxy_async();
                 const unsigned char *st = stages_base + (size_t)buf * stage_bytes;
-                const convt_phase_tap_row r = s_rows[fl.row_begin + k_row];
+                /* PAIR: the warpgroup's taps of the step, its weights after
+                 * warpgroup 0's (pair_row 1) */
+                const convt_phase_tap_row r = PAIR ? wg_pair_step_taps(s_pairs[fl.row_begin + k_row], pair_row)
+                                                   : s_rows[fl.row_begin + k_row];
                 /* the warpgroup's position j (flat f0 + wg_seg*BN + j), tap t,
-                 * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift) */
-                const unsigned char *in_t = st + wg_seg * (BN * 16);
+                 * reads staged row wg_seg*BN + j + shift(t) (convt_wg_tap_shift);
+                 * PAIR: both warpgroups' positions are the tile's BN */
+                const unsigned char *in_t = st + (PAIR ? 0 : wg_seg * (BN * 16));
                 const unsigned char *w_t =
                     (RES ? res_base + wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
                                                      r.tap_begin, r.ntaps, k_ci0 / BK) * wtap_bytes
-                         : st + in_bytes) + wg_co * (MH * WG_M * 16);
+                         : st + in_bytes) + wg_co * (MH * WG_M * 16) +
+                    (PAIR && pair_row ? s_pairs[fl.row_begin + k_row].ntaps[0] * wtap_bytes : 0);
                 if constexpr (TURNS) {
                     /* the other warpgroup's stage issued before this one's:
                      * warpgroup 1 waits for 0's same stage, 0 for 1's stage
@@ -1301,7 +1372,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
              * nothing: its cursor's positions are no outputs; a branch
              * around the epilogue here, divergent between the two
              * warpgroups, made ptxas serialise every wgmma: C7520) */
-            const int fw = tl.f0 + wg_seg * BN;
+            const int fw = tl.f0 + (PAIR ? 0 : wg_seg * BN);
 #pragma unroll
             for (int m = 0; m < MH && !WG_DIAG(wa, WG_DIAG_NO_EPILOGUE); m++) {
                 const int co_w = tl.co_blk + (wg_co * MH + m) * WG_M + 16 * (cwarp % 4);
@@ -1313,8 +1384,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
                                                              ep_bias, y, add);
                 else
-                    wg_plain_epilogue<BN, KSPLIT, SEG>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane, ep_bias,
-                                                       y, add);
+                    wg_plain_epilogue<BN, KSPLIT, SEG, PAIR>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
+                                                             ep_bias, y, add, pair_row);
             }
         }
     }
@@ -1543,6 +1614,21 @@ WG_PINGPONG_WIDTHS(WG_DECLARE_PINGPONG_WIDTH)
 WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)
 #undef WG_DECLARE_ROWFOLD_PINGPONG_WIDTH
 #undef WG_DECLARE_PINGPONG_WIDTH
+/* Row pairs (polyphase_wgmma_pair_tf32: PAIR, TF32, up to 64 output
+ * channels as M, each consumer warpgroup one row of a pair over the same
+ * columns; src/lib/row_pairs.h): the kernel of width BN (WG_PAIR_WIDTHS)
+ * for bk 8 or 16, defined by WG_PAIR_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_pair.cu. A stage holds two tap rows' weights
+ * beside bn positions of input: bk 32 would leave room for 2 stages. */
+#define WG_PAIR_OF(BN, BK)                                                                         \
+    polyphase_wgmma_kernel<BN, BK, 2, false, 0, false, 1, false, false, 1, false, 0, false, false, false, \
+                           false, false, false, true>
+#define WG_PAIR_KERNELS_OF_WIDTH(BN)                                                               \
+    wg_kernel_fn wg_pair_kernel_bn##BN(int bk) { return bk == 8 ? WG_PAIR_OF(BN, 8) : WG_PAIR_OF(BN, 16); }
+#define WG_PAIR_WIDTHS(X) X(128) X(192) X(256)
+#define WG_DECLARE_PAIR_WIDTH(BN) wg_kernel_fn wg_pair_kernel_bn##BN(int bk);
+WG_PAIR_WIDTHS(WG_DECLARE_PAIR_WIDTH)
+#undef WG_DECLARE_PAIR_WIDTH
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in

@@ -38,6 +38,7 @@ extern const convt_variant convt_variant_polyphase_wgmma_colsum_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_pingpong_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
+extern const convt_variant convt_variant_polyphase_wgmma_pair_tf32;
 extern const convt_variant convt_variant_rows_tma_tf32;
 #endif
 #if CONVT_HAVE_CUDNN
@@ -87,6 +88,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_polyphase_wgmma_pingpong_tf32,
     &convt_variant_polyphase_wgmma_fold_inner_tf32,
     &convt_variant_polyphase_wgmma_rowfold_tf32,
+    &convt_variant_polyphase_wgmma_pair_tf32,
     &convt_variant_rows_tma_tf32,
 #endif
 #if CONVT_HAVE_CUDNN
@@ -137,6 +139,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_wgmma_pingpong_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_inner_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_rowfold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
+    {"polyphase_wgmma_pair_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"rows_tma_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"cudnn_fp32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},
     {"cudnn_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit and cuDNN"},

@@ -50,6 +50,7 @@ static char dir[256];
  * colsum-check.json the column sets' (polyphase_wgmma_colsum_tf32),
  * rows-tma-check.json rows_tma_tf32's on stride-1 shapes,
  * pingpong-check.json polyphase_wgmma_pingpong_tf32's,
+ * pair-check.json polyphase_wgmma_pair_tf32's,
  * configs/kernelbench-l1.json
  * every default launch on the KernelBench problems (tools/gpu-run.sh). */
 #define WGMMA_TEST_LAUNCHES \
@@ -66,6 +67,7 @@ static char dir[256];
     "  \"polyphase_wgmma_colsum_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0, 1]}," \
     "  \"polyphase_wgmma_pingpong_tf32\": {\"bn\": [0], \"bk\": [16], \"stages\": [4], \"plane\": [0]," \
     "   \"resident\": [0, 1]}," \
+    "  \"polyphase_wgmma_pair_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"stages\": [4]}," \
     "  \"rows_tma_tf32\": {\"bm\": [64], \"bk\": [16], \"stages\": [4], \"resident\": [1, 0]}"
 
 /* These tests check results, not times: one round of one unbatched launch
@@ -383,6 +385,14 @@ static void hopper_variants_against_gpu_reference(void **state)
               rowfold_planes = ok_runs(doc, "polyphase_wgmma_rowfold_tf32", "plane", 1);
     printf("row fold: %d runs ok by tap rows, %d by tap planes\n", rowfold_rows, rowfold_planes);
     assert_true(rowfold_rows >= 10 && rowfold_planes >= 10);
+    /* row pairs (src/lib/row_pairs.h): the random 2-D and 3-D shapes with
+     * up to 64 output channels a group, the consumer warpgroups on the two
+     * rows of each pair, at both chunks; configs/pair-check.json validates
+     * every knob on more */
+    const int pair16 = ok_runs(doc, "polyphase_wgmma_pair_tf32", "bk", 16),
+              pair8 = ok_runs(doc, "polyphase_wgmma_pair_tf32", "bk", 8);
+    printf("row pairs: %d runs ok at bk 16, %d at bk 8\n", pair16, pair8);
+    assert_true(pair16 >= 50 && pair8 >= 50);
     cJSON_Delete(doc);
 }
 

@@ -658,6 +658,16 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "does not fold its phases: dil[1] = 2");
     odd_rows.dil[1] = 1, odd_rows.cout = 40;
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "40 output channels a group: the row fold is for 32 or fewer");
+    /* row pairs: 2-D and 3-D shapes, up to 64 output channels a group,
+     * widths 128, 192, 256, bk 8 or 16 (two tap rows' weights a stage) */
+    refuses("polyphase_wgmma_pair_tf32", &vocoder, NULL, 0, ws, "row pairs take two neighbouring rows");
+    convt_problem pair96 = p;
+    pair96.cout = 96;
+    refuses("polyphase_wgmma_pair_tf32", &pair96, NULL, 0, ws,
+            "row pairs take up to 64 output channels per group (each consumer warpgroup one row of a pair");
+    refuses("polyphase_wgmma_pair_tf32", &p, "bn", 64, ws,
+            "bn = 64 must be 0 (chosen for the shape), 128, 192 or 256 (row pairs' compiled widths)");
+    refuses("polyphase_wgmma_pair_tf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
     const convt_variant *rowfold = convt_variant_find("polyphase_wgmma_rowfold_tf32");
     if (rowfold) {
         /* its workspace holds the weight image and W' after it (written

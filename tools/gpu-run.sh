@@ -28,7 +28,7 @@
 # spread; CONVT_AGAIN_ARGS replaces CONVT_SWEEP_ARGS for the second, e.g.
 # "--devices all" then "--devices 0"); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
 # CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json,
-# configs/sanitize-direct-grouped.json, configs/sanitize-periods.json, configs/sanitize-rowmma.json, configs/sanitize-fft.json, configs/sanitize-fold.json, configs/sanitize-plane.json, configs/sanitize-splitk.json, configs/sanitize-wide.json, configs/sanitize-cluster.json, configs/sanitize-rows.json, configs/sanitize-colsum.json, configs/sanitize-rows-tma.json, configs/sanitize-pingpong.json, configs/sanitize-segments.json, configs/sanitize-fold-inplace.json, configs/sanitize-fold-padded.json, configs/sanitize-fold-inner.json, configs/sanitize-splitk-fold-inner.json, configs/sanitize-resident.json and configs/sanitize-rowfold.json (or CONVT_SANITIZE_CONFIGS) under
+# configs/sanitize-direct-grouped.json, configs/sanitize-periods.json, configs/sanitize-rowmma.json, configs/sanitize-fft.json, configs/sanitize-fold.json, configs/sanitize-plane.json, configs/sanitize-splitk.json, configs/sanitize-wide.json, configs/sanitize-cluster.json, configs/sanitize-rows.json, configs/sanitize-colsum.json, configs/sanitize-rows-tma.json, configs/sanitize-pingpong.json, configs/sanitize-segments.json, configs/sanitize-fold-inplace.json, configs/sanitize-fold-padded.json, configs/sanitize-fold-inner.json, configs/sanitize-splitk-fold-inner.json, configs/sanitize-resident.json, configs/sanitize-rowfold.json and configs/sanitize-pair.json (or CONVT_SANITIZE_CONFIGS) under
 # compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
 # profiles the winning polyphase kernel on each shape of
 # configs/profile-dense.json with Nsight Compute (every metric of the
@@ -142,7 +142,7 @@ check_rc() {
   [ "$1" = 0 ] || status=1
 }
 if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
-  for cfg in ${CONVT_SANITIZE_CONFIGS:-configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json configs/sanitize-periods.json configs/sanitize-rowmma.json configs/sanitize-fft.json configs/sanitize-fold.json configs/sanitize-plane.json configs/sanitize-splitk.json configs/sanitize-wide.json configs/sanitize-cluster.json configs/sanitize-rows.json configs/sanitize-colsum.json configs/sanitize-rows-tma.json configs/sanitize-pingpong.json configs/sanitize-segments.json configs/sanitize-fold-inplace.json configs/sanitize-fold-padded.json configs/sanitize-fold-inner.json configs/sanitize-splitk-fold-inner.json configs/sanitize-resident.json configs/sanitize-rowfold.json}; do
+  for cfg in ${CONVT_SANITIZE_CONFIGS:-configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json configs/sanitize-periods.json configs/sanitize-rowmma.json configs/sanitize-fft.json configs/sanitize-fold.json configs/sanitize-plane.json configs/sanitize-splitk.json configs/sanitize-wide.json configs/sanitize-cluster.json configs/sanitize-rows.json configs/sanitize-colsum.json configs/sanitize-rows-tma.json configs/sanitize-pingpong.json configs/sanitize-segments.json configs/sanitize-fold-inplace.json configs/sanitize-fold-padded.json configs/sanitize-fold-inner.json configs/sanitize-splitk-fold-inner.json configs/sanitize-resident.json configs/sanitize-rowfold.json configs/sanitize-pair.json}; do
     name=$(basename "$cfg" .json)
     timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$build/convt-bench" --quiet --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1
