@@ -1266,12 +1266,17 @@ static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int b
  * get 256; a small problem the width that fills the SMs in the fewest
  * rounds: vocoder_up1 folded (2176 positions, 16 channel blocks, 132 SMs)
  * 144 (256 tiles, two rounds) where 128 took three, the third nearly
- * empty. Ties go to the wider. */
+ * empty. Ties go to the wider. Where no width fits the device's shared
+ * memory, the narrowest compiled one, which supports() then refuses for
+ * it (row pairs compile no 64: with 64 here, session 47's first check ran
+ * their 256-wide kernel on a 64-wide plan, 5 runs wrong). */
 static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
                          int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
     const int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
     int best = 64;
+    while (best < WG_MAX_BN && !wg_width_compiled(k, best))
+        best += 16;
     double best_cost = 0;
     for (int bn = WG_MAX_BN; bn >= 64; bn -= 16) {
         if (!wg_width_compiled(k, bn))
@@ -1373,6 +1378,10 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                                                 (int)convt_ceil_div(p->cin / p->groups, k.bk))
                                : 0;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
+    if (!wg_width_compiled(k, gm->bn)) { /* a plan of one width, a kernel of another: wrong outputs */
+        snprintf(why, why_len, "bn = 0 chose %d, which this variant does not compile", gm->bn);
+        return -1;
+    }
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
     const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);

@@ -660,7 +660,9 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_rowfold_tf32", &odd_rows, NULL, 0, ws, "40 output channels a group: the row fold is for 32 or fewer");
     /* row pairs: 2-D and 3-D shapes, up to 64 output channels a group,
      * widths 128, 192, 256, bk 8 or 16 (two tap rows' weights a stage) */
-    refuses("polyphase_wgmma_pair_tf32", &vocoder, NULL, 0, ws, "row pairs take two neighbouring rows");
+    convt_problem line = convt_problem_default(1);
+    line.n = 2, line.cin = line.cout = 16, line.in[0] = 300, line.k[0] = 3;
+    refuses("polyphase_wgmma_pair_tf32", &line, NULL, 0, ws, "row pairs take two neighbouring rows");
     convt_problem pair96 = p;
     pair96.cout = 96;
     refuses("polyphase_wgmma_pair_tf32", &pair96, NULL, 0, ws,
@@ -668,6 +670,21 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_pair_tf32", &p, "bn", 64, ws,
             "bn = 64 must be 0 (chosen for the shape), 128, 192 or 256 (row pairs' compiled widths)");
     refuses("polyphase_wgmma_pair_tf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    /* 64 channels, 7 taps a row: a stage holds 14 taps' weights, so that
+     * at bk 16 three stages fit (bn 128: 225 KiB) and five at no width;
+     * bn = 0 must then be refused for its shared memory, not planned at a
+     * width the variant does not compile (64: session 47's 5 wrong runs) */
+    const convt_variant *wpair = convt_variant_find("polyphase_wgmma_pair_tf32");
+    if (wpair) {
+        convt_problem k7 = convt_problem_default(2);
+        k7.n = 2, k7.cin = k7.cout = 64, k7.in[0] = 40, k7.in[1] = 300, k7.k[0] = 3, k7.k[1] = 7;
+        refuses2("polyphase_wgmma_pair_tf32", &k7, "bk", 16, "stages", 5, ws, "KiB of shared memory");
+        convt_context ctx = ctx_with(ws);
+        convt_launch l = convt_launch_first_default(wpair);
+        l.value[convt_knob_index(wpair, "bk")] = 16;
+        l.value[convt_knob_index(wpair, "stages")] = 3;
+        accepts(wpair, &k7, &l, &ctx, "bk 16 at 3 stages (bn 128)");
+    }
     const convt_variant *rowfold = convt_variant_find("polyphase_wgmma_rowfold_tf32");
     if (rowfold) {
         /* its workspace holds the weight image and W' after it (written
