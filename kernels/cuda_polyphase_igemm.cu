@@ -2640,6 +2640,14 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
              "stages - 1 ahead of the stage the wgmma read",                                       \
      .n_defaults = 1,                                                                              \
      .defaults = {3}}
+/* 4 stages first: the row fold's and the row pairs' 2-D layers won at 4
+ * (sessions 40 and 47), 3-D ones by tap planes at 3 */
+#define WG_KNOB_STAGES_4_3                                                                         \
+    {.name = "stages",                                                                             \
+     .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
+             "stages - 1 ahead of the stage the wgmma read",                                       \
+     .n_defaults = 2,                                                                              \
+     .defaults = {4, 3}}
 #define WG_KNOB_BK_16_32                                                                           \
     {.name = "bk",                                                                                 \
      .help = "input channels staged per pipeline stage (16 or 32)",                                \
@@ -2659,6 +2667,13 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
              "phase meets a large prefilled output: kb79, kb81)",                                  \
      .n_defaults = 2,                                                                              \
      .defaults = {1, 0}}
+/* persist with the persistent blocks alone among the defaults */
+#define WG_KNOB_PERSIST_ONLY                                                                       \
+    {.name = "persist",                                                                            \
+     .help = "1: one block per SM walks the list of tiles, the producer filling the "              \
+             "next tile's stages during this one's epilogue; 0: one block per tile",               \
+     .n_defaults = 1,                                                                              \
+     .defaults = {1}}
 #define WG_KNOB_PLANE                                                                              \
     {.name = "plane",                                                                              \
      .help = "0: the input rows staged per tap row (the taps that share their offsets "          \
@@ -2786,11 +2801,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              {.name = "persist",
-               .help = "1: one block per SM walks the list of tiles, the producer filling the "
-                       "next tile's stages during this one's epilogue; 0: one block per tile",
-               .n_defaults = 1,
-               .defaults = {1}},
+              WG_KNOB_PERSIST_ONLY,
               WG_KNOB_FOLD_CO_BLOCK,
               WG_KNOB_ROWS,
               WG_KNOB_PLANE,
@@ -2825,11 +2836,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32 = {
                .help = "input channels of the row-folded problem staged per pipeline stage (16 or 32)",
                .n_defaults = 1,
                .defaults = {16}},
-              {.name = "stages",
-               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
-                       "stages - 1 ahead of the stage the wgmma read",
-               .n_defaults = 2,
-               .defaults = {4, 3}},
+              WG_KNOB_STAGES_4_3,
               WG_KNOB_KPAD,
               {.name = "persist",
                .help = "1: one block per SM walks the list of tiles, the producer filling the "
@@ -3107,21 +3114,15 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32 = {
                        "rows' weights beside its input, and at 32 two stages would fit)",
                .n_defaults = 2,
                .defaults = {16, 8}},
-              {.name = "stages",
-               .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "
-                       "stages - 1 ahead of the stage the wgmma read",
-               .n_defaults = 2,
-               .defaults = {4, 3}},
+              WG_KNOB_STAGES_4_3,
               WG_KNOB_KPAD,
-              {.name = "persist",
-               .help = "1: one block per SM walks the list of tiles, the producer filling the "
-                       "next tile's stages during this one's epilogue; 0: one block per tile",
-               .n_defaults = 1,
-               .defaults = {1}},
+              WG_KNOB_PERSIST_ONLY,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(pair),
 };
 #undef WG_KNOB_STAGES
+#undef WG_KNOB_STAGES_4_3
+#undef WG_KNOB_PERSIST_ONLY
 #undef WG_KNOB_KPAD
 #undef WG_KNOB_BK_16_32
 #undef WG_KNOB_PERSIST
