@@ -1165,7 +1165,7 @@ static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
     if (wg_bk_16_or_32(k))
         return bk == 16 || bk == 32;
-    if (k.pair) /* a stage holds two tap rows' weights: bk 32 leaves room for 2 */
+    if (k.pair) /* a stage holds two tap rows' weights: at bk 32, kb57's class fits 2 stages at bn 256 */
         return bk == 8 || bk == 16;
     return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
 }
@@ -1379,7 +1379,8 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                                : 0;
     wg_size(k, span, k.bn ? (int)k.bn : wg_auto_width(k, fl, pl->nphases, span, co_tiles, dev, gm), gm);
     if (!wg_width_compiled(k, gm->bn)) { /* a plan of one width, a kernel of another: wrong outputs */
-        snprintf(why, why_len, "bn = 0 chose %d, which this variant does not compile", gm->bn);
+        snprintf(why, why_len, "bn = %d is not compiled for this variant (bn = %lld given)", gm->bn,
+                 (long long)k.bn);
         return -1;
     }
     gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
@@ -1694,6 +1695,11 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "3-D shape; this shape is 1-D");
         return false;
     }
+    if (k.pair && !k.persist) {
+        snprintf(why, why_len, "row pairs walk the tile list with a block per SM: they need persist = 1 "
+                 "(a block per tile was not validated for them)");
+        return false;
+    }
     if (k.colsum) {
         const int inner = p->dims - 1;
         if (p->stride[inner] != 1) {
@@ -1897,7 +1903,16 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                                ? wg_balance{0, 0, 0, 0}
                                : wg_balance_of(w.flat, w.pl.nphases, wg_tile_positions(k, &gm, gm.bn), gm.units,
                                                gm.co_blocks * p->groups, convt_ceil_div(p->cin / p->groups, k.bk), sms);
+    bool pairs_share = false; /* some step serves both warpgroups (row pairs) */
+    for (int s = 0; w.pairs && s < gm.rows_total; s++)
+        pairs_share |= w.pairs[s].ntaps[0] > 0 && w.pairs[s].ntaps[1] > 0;
     wg_planned_free(&w);
+    if (k.pair && !pairs_share) {
+        snprintf(why, why_len, "row pairs would share no staged input row: no phase has two tap rows 1 "
+                 "apart along dimension dims - 2 (one tap there, or dilated), so each step would serve "
+                 "one warpgroup and stage twice what polyphase_wgmma_tf32 does");
+        return false;
+    }
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
                  "offsets along dimension 1 (a 1-D shape, or one such tap per phase)");
@@ -2163,7 +2178,7 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     case BN: return wg_pair_kernel_bn##BN(bk);
             WG_PAIR_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return wg_pair_kernel_bn256(bk);
+        default: return nullptr; /* no kernel of another width: wg_prepare says so */
         }
     }
     if (wg_split(k))
@@ -2271,7 +2286,9 @@ static int wg_upload(wg_state *st, const wg_planned *w, convt_err *e)
     if (upload_plan(&st->base, &w->pl, e))
         return -1;
     const int nrows = w->row_begin[w->pl.nphases], nph = w->pl.nphases;
-    if (wg_upload_table((void **)&st->d_rows, w->rows, (size_t)nrows, sizeof *w->rows, e) ||
+    /* row pairs: the kernel reads the steps, not the tap rows (the tables
+     * below are made from the rows on the host) */
+    if ((!w->pairs && wg_upload_table((void **)&st->d_rows, w->rows, (size_t)nrows, sizeof *w->rows, e)) ||
         wg_upload_table((void **)&st->d_flat, w->flat, (size_t)nph, sizeof *w->flat, e) ||
         (w->pairs && wg_upload_table((void **)&st->d_pairs, w->pairs, (size_t)w->pair_begin[nph],
                                      sizeof *w->pairs, e)))
@@ -2667,13 +2684,6 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
              "phase meets a large prefilled output: kb79, kb81)",                                  \
      .n_defaults = 2,                                                                              \
      .defaults = {1, 0}}
-/* persist with the persistent blocks alone among the defaults */
-#define WG_KNOB_PERSIST_ONLY                                                                       \
-    {.name = "persist",                                                                            \
-     .help = "1: one block per SM walks the list of tiles, the producer filling the "              \
-             "next tile's stages during this one's epilogue; 0: one block per tile",               \
-     .n_defaults = 1,                                                                              \
-     .defaults = {1}}
 #define WG_KNOB_PLANE                                                                              \
     {.name = "plane",                                                                              \
      .help = "0: the input rows staged per tap row (the taps that share their offsets "          \
@@ -2801,7 +2811,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST_ONLY,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles, the producer filling the "
+                       "next tile's stages during this one's epilogue; 0: one block per tile",
+               .n_defaults = 1,
+               .defaults = {1}},
               WG_KNOB_FOLD_CO_BLOCK,
               WG_KNOB_ROWS,
               WG_KNOB_PLANE,
@@ -3111,18 +3125,23 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32 = {
                .defaults = {0}},
               {.name = "bk",
                .help = "input channels staged per pipeline stage (8 or 16: a stage holds two tap "
-                       "rows' weights beside its input, and at 32 two stages would fit)",
+                       "rows' weights beside its input; at 32, 3 x 3 taps of 64 channels would fit "
+                       "two stages at bn 256, three at bn 128)",
                .n_defaults = 2,
                .defaults = {16, 8}},
               WG_KNOB_STAGES_4_3,
               WG_KNOB_KPAD,
-              WG_KNOB_PERSIST_ONLY,
+              {.name = "persist",
+               .help = "1: one block per SM walks the list of tiles, the producer filling the "
+                       "next tile's stages during this one's epilogue; 0 (a block per tile) is "
+                       "refused: it was not validated for row pairs",
+               .n_defaults = 1,
+               .defaults = {1}},
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(pair),
 };
 #undef WG_KNOB_STAGES
 #undef WG_KNOB_STAGES_4_3
-#undef WG_KNOB_PERSIST_ONLY
 #undef WG_KNOB_KPAD
 #undef WG_KNOB_BK_16_32
 #undef WG_KNOB_PERSIST

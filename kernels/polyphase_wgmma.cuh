@@ -254,8 +254,8 @@ __device__ __forceinline__ convt_phase_tap_row wg_pair_step_rows(const convt_wg_
 __device__ __forceinline__ convt_phase_tap_row wg_pair_step_taps(const convt_wg_row_pair &sp, int cw)
 {
     convt_phase_tap_row r = {};
-    r.tap_begin = cw ? sp.tap_begin[1] : sp.tap_begin[0];
-    r.ntaps = cw ? sp.ntaps[1] : sp.ntaps[0];
+    r.tap_begin = convt_wg_pair_tap_begin(&sp, cw);
+    r.ntaps = convt_wg_pair_ntaps(&sp, cw);
     return r;
 }
 
@@ -1045,7 +1045,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
 #pragma unroll
                     for (int w = 0; w < 2; w++)
                         if (sp.ntaps[w] > 0)
-                            bulk_copy_to_shared(st + in_bytes + (w ? b0 : 0u),
+                            bulk_copy_to_shared(st + in_bytes + (unsigned)(convt_wg_pair_weight_tile(&sp, w) * wtap_bytes),
                                                 (const unsigned char *)wk +
                                                     wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
                                                                    sp.tap_begin[w], sp.ntaps[w], ci0 / BK) *
@@ -1285,7 +1285,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     (RES ? res_base + wg_weight_slot(tl.g, tl.cob, wa.co_blocks, wa.taps_total, chunks,
                                                      r.tap_begin, r.ntaps, k_ci0 / BK) * wtap_bytes
                          : st + in_bytes) + wg_co * (MH * WG_M * 16) +
-                    (PAIR && pair_row ? s_pairs[fl.row_begin + k_row].ntaps[0] * wtap_bytes : 0);
+                    (PAIR && pair_row ? convt_wg_pair_weight_tile(&s_pairs[fl.row_begin + k_row], pair_row) * wtap_bytes
+                                      : 0);
                 if constexpr (TURNS) {
                     /* the other warpgroup's stage issued before this one's:
                      * warpgroup 1 waits for 0's same stage, 0 for 1's stage
@@ -1619,7 +1620,8 @@ WG_PINGPONG_WIDTHS(WG_DECLARE_ROWFOLD_PINGPONG_WIDTH)
  * columns; src/lib/row_pairs.h): the kernel of width BN (WG_PAIR_WIDTHS)
  * for bk 8 or 16, defined by WG_PAIR_KERNELS_OF_WIDTH in
  * kernels/polyphase_wgmma_pair.cu. A stage holds two tap rows' weights
- * beside bn positions of input: bk 32 would leave room for 2 stages. */
+ * beside bn positions of input: at bk 32, kb57's class would fit 2
+ * stages at bn 256 (3 at bn 128), so it is not compiled. */
 #define WG_PAIR_OF(BN, BK)                                                                         \
     polyphase_wgmma_kernel<BN, BK, 2, false, 0, false, 1, false, false, 1, false, 0, false, false, false, \
                            false, false, false, true>

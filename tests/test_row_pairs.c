@@ -2,9 +2,11 @@
  * over random 2-D and 3-D shapes of every parameter, for every phase and
  * row mode:
  * - the steps: each warpgroup's tap rows each once, at the step whose
- *   input rows they read (warpgroup cw's row at the step's off[1] + cw);
- *   on kb57's kind (stride 1, 3 x 3 taps) 4 steps where there are 3 tap
- *   rows;
+ *   input rows they read (warpgroup cw's row at the step's off[1] + cw),
+ *   as convt_wg_pair_tap_begin and _ntaps give them to the kernel, its
+ *   weight tiles (convt_wg_pair_weight_tile) after warpgroup 0's, the two
+ *   together the stage's; on kb57's kind (stride 1, 3 x 3 taps) 4 steps
+ *   where there are 3 tap rows;
  * - the layout: rows1 the pairs, the flat length to match;
  * - the outputs: each warpgroup's row of each pair (convt_wg_pair_row)
  *   stores the phase's outputs, each once over both;
@@ -14,7 +16,9 @@
  *   staged column c at input c + c0), is the input the tap reads by its
  *   definition (q - off in each dimension); a producer that forgot to
  *   double the pair's row is caught.
- * The kernel's arithmetic is this arithmetic: it calls the same functions. */
+ * The kernel calls these functions for its steps, layout, taps, weight
+ * tiles and output rows; where its copies land and what its wgmma read
+ * beyond that only the GPU checks see (configs/pair-check.json, test_gpu). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,9 +44,10 @@ static void check_steps(const convt_phase_tap_row *rows, int rb, int re, const c
         for (int r = rb; r < re; r++) {
             int found = 0;
             for (int s = pb; s < pe; s++)
-                if (pairs[s].ntaps[cw] > 0 && pairs[s].tap_begin[cw] == rows[r].tap_begin) {
+                if (convt_wg_pair_ntaps(&pairs[s], cw) > 0 &&
+                    convt_wg_pair_tap_begin(&pairs[s], cw) == rows[r].tap_begin) {
                     found++;
-                    assert_int_equal(pairs[s].ntaps[cw], rows[r].ntaps);
+                    assert_int_equal(convt_wg_pair_ntaps(&pairs[s], cw), rows[r].ntaps);
                     assert_int_equal(pairs[s].off[0], rows[r].off[0]);
                     assert_int_equal(pairs[s].off[1] + cw, rows[r].off[1]);
                 }
@@ -50,6 +55,9 @@ static void check_steps(const convt_phase_tap_row *rows, int rb, int re, const c
         }
     for (int s = pb; s < pe; s++) {
         assert_true(pairs[s].ntaps[0] > 0 || pairs[s].ntaps[1] > 0); /* no empty step */
+        /* the stage's weight tiles: warpgroup 0's from 0, 1's right after */
+        assert_int_equal(convt_wg_pair_weight_tile(&pairs[s], 0), 0);
+        assert_int_equal(convt_wg_pair_weight_tile(&pairs[s], 1), convt_wg_pair_ntaps(&pairs[s], 0));
         shared_steps += pairs[s].ntaps[0] > 0 && pairs[s].ntaps[1] > 0;
     }
 }

@@ -64,6 +64,23 @@ int convt_wg_row_pairs(const convt_phase_plan *pl, const convt_phase_tap_row *ro
 int convt_wg_flat_pair(const convt_phase_desc *d, int64_t images, int pair_begin, int npairs,
                        convt_wg_flat *fl);
 
+/* Warpgroup cw's taps of a step, as its tap row lists them (ntaps 0:
+ * none), and where its weights start in the stage, in tap tiles: after
+ * warpgroup 0's (the producer copies them there, the consumer reads them
+ * there). */
+CONVT_HD int convt_wg_pair_tap_begin(const convt_wg_row_pair *s, int cw)
+{
+    return cw ? s->tap_begin[1] : s->tap_begin[0];
+}
+CONVT_HD int convt_wg_pair_ntaps(const convt_wg_row_pair *s, int cw)
+{
+    return cw ? s->ntaps[1] : s->ntaps[0];
+}
+CONVT_HD int convt_wg_pair_weight_tile(const convt_wg_row_pair *s, int cw)
+{
+    return cw ? s->ntaps[0] : 0;
+}
+
 /* Warpgroup cw's output row of a row-pair cursor: the cursor with q1 the
  * phase's row, 2u + cw, for the epilogue's tests and offsets. */
 CONVT_HD convt_wg_cursor convt_wg_pair_row(convt_wg_cursor c, int cw)
