@@ -1903,16 +1903,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                                ? wg_balance{0, 0, 0, 0}
                                : wg_balance_of(w.flat, w.pl.nphases, wg_tile_positions(k, &gm, gm.bn), gm.units,
                                                gm.co_blocks * p->groups, convt_ceil_div(p->cin / p->groups, k.bk), sms);
-    bool pairs_share = false; /* some step serves both warpgroups (row pairs) */
-    for (int s = 0; w.pairs && s < gm.rows_total; s++)
-        pairs_share |= w.pairs[s].ntaps[0] > 0 && w.pairs[s].ntaps[1] > 0;
     wg_planned_free(&w);
-    if (k.pair && !pairs_share) {
-        snprintf(why, why_len, "row pairs would share no staged input row: no phase has two tap rows 1 "
-                 "apart along dimension dims - 2 (one tap there, or dilated), so each step would serve "
-                 "one warpgroup and stage twice what polyphase_wgmma_tf32 does");
-        return false;
-    }
     if (k.plane && !planes_differ) {
         snprintf(why, why_len, "plane = 1 would stage what plane = 0 does: no phase has taps at two "
                  "offsets along dimension 1 (a 1-D shape, or one such tap per phase)");

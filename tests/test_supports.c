@@ -671,13 +671,6 @@ static void refusals_name_their_reason(void **state)
             "bn = 64 must be 0 (chosen for the shape), 128, 192 or 256 (row pairs' compiled widths)");
     refuses("polyphase_wgmma_pair_tf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
     refuses("polyphase_wgmma_pair_tf32", &p, "persist", 0, ws, "row pairs walk the tile list with a block per SM");
-    /* nothing shared: one tap along the rows, or tap rows 2 apart */
-    convt_problem one_row_tap = p;
-    one_row_tap.k[0] = 1, one_row_tap.stride[0] = 1, one_row_tap.pad[0] = 0, one_row_tap.out_pad[0] = 0;
-    refuses("polyphase_wgmma_pair_tf32", &one_row_tap, NULL, 0, ws, "row pairs would share no staged input row");
-    convt_problem dilated_rows = one_row_tap;
-    dilated_rows.k[0] = 3, dilated_rows.dil[0] = 2;
-    refuses("polyphase_wgmma_pair_tf32", &dilated_rows, NULL, 0, ws, "row pairs would share no staged input row");
     /* 64 channels, 7 taps a row: a stage holds 14 taps' weights, so that
      * at bk 16 three stages fit (bn 128: 225 KiB) and five at no width;
      * bn = 0 must then be refused for its shared memory, not planned at a
