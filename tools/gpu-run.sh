@@ -15,7 +15,9 @@
 # configs/kernelbench-l1.json; "none": no sweep; each under
 # CONVT_SWEEP_TIMEOUT seconds, default 480: the sm_90a build's KernelBench
 # sweep took 578 s on an H100 in session 22 (measure.prune 1.5), more than
-# a device call holds beside a fresh build; a sweep cut off leaves a file
+# a device call holds beside a fresh build; on an H200 in session 47 its
+# --shard 1/3 took about 400 s (kb61, kb64, kb65, kb68, kb70, kb74, kb77),
+# 2/3 167 s and 3/3 34 s, so give shard 1/3 a call of its own; a sweep cut off leaves a file
 # that --resume finishes: carry it in the tree, copy it to $OUT/NAME.json
 # before calling this script, and pass CONVT_SWEEP_ARGS=--resume);
 # CONVT_SWEEP_ARGS adds
