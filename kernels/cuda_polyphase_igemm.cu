@@ -1269,7 +1269,7 @@ static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int b
  * empty. Ties go to the wider. Where no width fits the device's shared
  * memory, the narrowest compiled one, which supports() then refuses for
  * it (row pairs compile no 64: with 64 here, session 47's first check ran
- * their 256-wide kernel on a 64-wide plan, 5 runs wrong). */
+ * their 256-wide kernel on a 64-wide plan, 8 launches, 5 of them wrong). */
 static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases, int span,
                          int64_t co_blocks, const convt_device_info *dev, wg_geometry *gm)
 {
