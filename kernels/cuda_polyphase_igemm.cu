@@ -1010,8 +1010,6 @@ struct wg_knobs {
     int64_t turns;     /* polyphase_wgmma_3xtf32's knob turns: 1, the consumer warpgroups
                         * issue each stage in turn (TURNS); 0 for every other variant */
     bool pair;         /* polyphase_wgmma_pair_tf32: the K walk by row pairs (PAIR) */
-    int64_t announce;  /* polyphase_wgmma_3xtf32's knob announce (wg_args.announce_early); 0 for
-                        * every other variant */
 };
 
 static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
@@ -1061,8 +1059,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
             kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
-            kind == WG_PAIR_TF32,
-            kind == WG_3XTF32 ? convt_launch_get(v, l, "announce") : 0};
+            kind == WG_PAIR_TF32};
 }
 
 /* The problem a fold folds: the row fold's for
@@ -1826,12 +1823,6 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  "side by side) or 1 (each stage in turn)", (long long)k.turns);
         return false;
     }
-    if (k.announce != 0 && k.announce != 1) {
-        snprintf(why, why_len, "announce = %lld must be 0 (a stage announced once the next one's "
-                 "copies are issued) or 1 (before waiting for a buffer still in use)",
-                 (long long)k.announce);
-        return false;
-    }
     if (k.turns && k.pos_m) {
         snprintf(why, why_len, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
         return false;
@@ -2476,7 +2467,6 @@ static int wg_prepare(const convt_problem *p_orig, const convt_launch *l, const 
         st->args.col_taps = gm.col_taps;
         st->args.col_step = gm.col_step;
         st->args.col_out = gm.col_out;
-        st->args.announce_early = (int)k.announce;
         st->step = wg_steps(k, w.flat, w.pl.nphases, gm.w_rows);
         st->kernel = k.colsum ? wg_colsum_kernel_for(gm, (int)k.bk)
                               : wg_kernel_for(k, gm.bn, gm.nseg, gm.w_rows, convt_fold_pow2(&st->args.fold), st->step);
@@ -2756,7 +2746,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .backend = CONVT_BACKEND_CUDA,
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
-    .n_knobs = 10,
+    .n_knobs = 9,
     .knobs = {{.name = "bn",
                .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
                        "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
@@ -2781,13 +2771,6 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
                        "wgmma run while the other waits for its own and adds the stage's partial "
                        "sums (each stage ends in a full wait: side by side, 0, both empty the "
                        "tensor pipe together); output channels as M (pos_m = 0)",
-               .n_defaults = 2,
-               .defaults = {1, 0}},
-              {.name = "announce",
-               .help = "when the producer announces a stage it has copied: 1, before it waits "
-                       "for a buffer still in use, each producer thread its own copies (the "
-                       "consumers never wait for a landed stage); 0, once it has issued the next "
-                       "stage's copies (their latency hidden behind the split)",
                .n_defaults = 2,
                .defaults = {1, 0}}},
     WG_VARIANT_FUNCTIONS(split3),

@@ -170,11 +170,6 @@ struct wg_args {
      * rows a warpgroup stores (BN less the shifts' span, rounded up to 4);
      * unused otherwise */
     int col_taps, col_step, col_out;
-    /* SPLIT3 (polyphase_wgmma_3xtf32's knob announce): 1, a producer thread
-     * whose next buffer is not yet free splits and announces its pending
-     * stage before waiting for it; 0, always after issuing the next
-     * stage's copies. Last, so that no other field moves. */
-    int announce_early;
 #ifdef CONVT_WG_STAGE_CLOCKS
     long long *clock_log; /* wg_stage_clocks.h: diagnostic builds only */
     int diag;             /* CONVT_WG_DIAG's bits (WG_DIAG) */
@@ -398,20 +393,6 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
     asm volatile("{\n.reg .pred done;\nwait_%=:\n"
                  "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
                  "@!done bra wait_%=;\n}\n" ::"r"(a), "r"(parity) : "memory");
-}
-
-/* Whether the barrier's phase of that parity has completed, without
- * waiting (test_wait returns at once; try_wait may suspend the thread) */
-__device__ __forceinline__ bool mbar_test(uint64_t *bar, unsigned parity)
-{
-    unsigned done;
-    asm volatile("{\n.reg .pred p;\n"
-                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"((unsigned)__cvta_generic_to_shared(bar)), "r"(parity)
-                 : "memory");
-    return done != 0;
 }
 
 __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
@@ -1039,27 +1020,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
             int row = sp.row, ci0 = sp.ci0;
             for (int kt = sp.kt0; kt < sp.kt1; kt++, wg_ring_step(ring, stages)) {
                 const int buf = ring.buf;
-                if (ring.wrapped) {
-                    /* SPLIT3, announce_early: the pending stage's copies
-                     * are waited for, split and announced now if this
-                     * buffer is still in use. Otherwise the stage the
-                     * consumers need next would sit landed but unannounced
-                     * while this thread waits for them to free a buffer,
-                     * which they free only after that stage (kb69: the
-                     * consumers waited 977 cycles a stage for a full
-                     * barrier while the producer waited 620 for an empty
-                     * one, session 42). Each thread splits and announces
-                     * only its own copies, so the choice is its own. */
-                    if (SPLIT3 && wa.announce_early && pending >= 0 &&
-                        !mbar_test(&empty[buf], ring.phase ^ 1u)) {
-                        cp_async_wait(0);
-                        wg_split_own<KG>(stages_base + (size_t)pending * stage_bytes, in_part, b_lbo, ob,
-                                         oe, lane);
-                        mbar_arrive(&full[pending]);
-                        pending = -1;
-                    }
+                if (ring.wrapped)
                     mbar_wait(&empty[buf], ring.phase ^ 1u);
-                }
                 WG_CLOCK(wa, issuer, p_clk, WG_CLK_PRODUCER_FREE);
                 unsigned char *st = stages_base + (size_t)buf * stage_bytes;
                 /* PAIR: the step's input rows, read as a tap row at its

@@ -333,14 +333,6 @@ static void refusals_name_their_reason(void **state)
         assert_false(wg3->supports(&p, &l, &ctx, why, sizeof why));
         assert_non_null(strstr(why, "turns = 2 must be 0"));
         l.value[convt_knob_index(wg3, "turns")] = 0;
-        /* the producer's announcement is 0 or 1, and both kernels admit either */
-        l.value[convt_knob_index(wg3, "announce")] = 2;
-        assert_false(wg3->supports(&p, &l, &ctx, why, sizeof why));
-        assert_non_null(strstr(why, "announce = 2 must be 0"));
-        for (int a = 0; a <= 1; a++) {
-            l.value[convt_knob_index(wg3, "announce")] = a;
-            assert_true(wg3->supports(&p, &l, &ctx, why, sizeof why));
-        }
         l.value[convt_knob_index(wg3, "pos_m")] = 1;
         assert_false(wg3->supports(&many_per_group, &l, &ctx, why, sizeof why));
         assert_non_null(strstr(why, "up to 32 output channels per group"));
