@@ -2748,7 +2748,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
     .deterministic = true,
     .n_knobs = 9,
     .knobs = {{.name = "bn",
-               .help = "output positions per warpgroup (wgmma's N: 64 to 128 in steps of 16, "
+               .help = "output positions per warpgroup (wgmma's N: 64 to 160 in steps of 16, "
                        "the stage's partial sums doubling the accumulators; with pos_m = 1, M "
                        "blocks of 64: 64, 128 or 256), a stretch of the phase's rows laid out "
                        "flat; 0: the width with the fewest predicted rounds of tiles over the "

@@ -112,7 +112,8 @@
 // each stage's products go to a partial sum of their own (wgmma with
 // scale-d 0 starts it), which the consumers add to the tile's sums with
 // FADD once the stage's wgmma are done. The partial sums double the
-// accumulators: widths up to 128 (WG_MAX_BN_SPLIT3).
+// accumulators: widths up to 160 (WG_MAX_BN_SPLIT3: 80 + 80 of the
+// consumer's 216 registers, as two 64-channel blocks of 80 are, MH = 2).
 
 /* A producer warpgroup (the copies) and two consumer warpgroups (the
  * wgmma); registers per thread as setmaxnreg gives them. */
@@ -121,7 +122,7 @@ enum {
     WG_PRODUCERS = 128,
     WG_M = 64,
     WG_MAX_BN = 256, /* the widest compiled tile (wgmma's largest N) */
-    WG_MAX_BN_SPLIT3 = 128, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
+    WG_MAX_BN_SPLIT3 = 160, /* polyphase_wgmma_3xtf32's widest: its partial sums double the accumulators */
     WG_MAX_BN_WIDE_M = 160, /* the widest with two 64-channel blocks a warpgroup (BN accumulators) */
     /* 64 + 2 x 216 = 496 of the 3 x 168 registers a thread the launch
      * gives: at 56 the producer kept 8 to 16 bytes of stack in 18 of the
@@ -1497,7 +1498,7 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 #define WG_DECLARE_FOLD_INPLACE_WIDTH(BN) wg_kernel_fn wg_fold_inplace_kernel_bn##BN(int bk, int nseg, bool pow2);
 WG_WIDTHS(WG_DECLARE_FOLD_INPLACE_WIDTH)
 #undef WG_DECLARE_FOLD_INPLACE_WIDTH
-#define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128)
+#define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160)
 /* The kernels with 256 output channels a block (each consumer warpgroup
  * two 64-channel blocks of one tile, MH = 2) of width BN (64 to
  * WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk 16 or 32: folded

@@ -1,4 +1,4 @@
-/* polyphase_wgmma_3xtf32's kernels, widths 64 to 128 (kernels/polyphase_wgmma.cuh,
+/* polyphase_wgmma_3xtf32's kernels, widths 64 to 160 (kernels/polyphase_wgmma.cuh,
  * SPLIT3: the float32 tier on the TF32 pipeline). */
 #include "polyphase_wgmma.cuh"
 

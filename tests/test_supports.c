@@ -305,7 +305,7 @@ static void refusals_name_their_reason(void **state)
     long_k.k[1] = 31, long_k.cout = 128;
     refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps staged together");
     /* 3xTF32: its partial sums cap the width at 128, a stage holds two parts */
-    refuses("polyphase_wgmma_3xtf32", &p, "bn", 144, ws, "bn = 144 must be 0 (chosen for the shape) or 64 to 128 in steps of 16");
+    refuses("polyphase_wgmma_3xtf32", &p, "bn", 176, ws, "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
     refuses("polyphase_wgmma_3xtf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
     refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps staged together");
     /* positions as M: wgmma's N holds the group's channels, up to 32 */
