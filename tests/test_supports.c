@@ -124,8 +124,11 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool folded = folds && (always_folded || (fold >= 0 && l.value[fold] == 1));
         const int64_t channels = (folded ? convt_fold_problem(p, inner).cout : p->cout) / p->groups;
         const bool resides = resident >= 0 && l.value[resident] == 1;
+        /* a deeper ring than 3 stages (polyphase_wgmma_tf32's 5) fits only small stages */
+        const int stages = convt_knob_index(v, "stages");
+        const bool deep = stages >= 0 && l.value[stages] > 3;
         const bool may_refuse =
-            (((plane >= 0 && l.value[plane] == 1) || wide) && strstr(why, "shared memory")) ||
+            (((plane >= 0 && l.value[plane] == 1) || wide || deep) && strstr(why, "shared memory")) ||
             (resides && strstr(why, "resident = 1 needs")); /* too large, or (the row fold) without ping-pong */
         const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
