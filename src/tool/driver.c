@@ -19,6 +19,7 @@
 #include "npy.h"
 #include "reference.h"
 #include "results.h"
+#include "round_order.h"
 #include "select.h"
 #include "worker_io.h"
 
@@ -824,7 +825,8 @@ static void prune_slow_launches(shape_run *r)
 }
 
 /* Rounds first_round .. rounds - 1 of every entry neither done nor pruned
- * (measure.h): each gets a round before any gets the next, and the
+ * (measure.h): each gets a round before any gets the next, each round in
+ * its own rotation of the list (round_order.h), and the
  * buffers move to new memory before every round but the first. After
  * round 1 of a first pass, measure.prune. False when the context is lost. */
 static bool time_rounds(shape_run *r, int first_round, int *placement)
@@ -853,8 +855,8 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
         probe_clock(be, r->drift);
         if (lost(r))
             return false;
-        for (int i = 0; i < r->n; i++) {
-            entry *en = &r->list[i];
+        for (int j = 0; j < r->n; j++) {
+            entry *en = &r->list[convt_round_entry(j, round, r->n, rounds)];
             if (en->done || en->pruned)
                 continue;
             if (en->placed_at != *placement) {
