@@ -2642,31 +2642,23 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
              "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",                \
      .n_defaults = 2,                                                                              \
      .defaults = {0, 128}}
-#define WG_KNOB_STAGES                                                                             \
+/* The knob stages with N defaults (the values after N) */
+#define WG_KNOB_STAGES_OF(N, ...)                                                                  \
     {.name = "stages",                                                                             \
      .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
              "stages - 1 ahead of the stage the wgmma read",                                       \
-     .n_defaults = 1,                                                                              \
-     .defaults = {3}}
+     .n_defaults = (N),                                                                            \
+     .defaults = {__VA_ARGS__}}
+#define WG_KNOB_STAGES WG_KNOB_STAGES_OF(1, 3)
 /* 4 stages first: the row fold's and the row pairs' 2-D layers won at 4
  * (sessions 40 and 47), 3-D ones by tap planes at 3 */
-#define WG_KNOB_STAGES_4_3                                                                         \
-    {.name = "stages",                                                                             \
-     .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
-             "stages - 1 ahead of the stage the wgmma read",                                       \
-     .n_defaults = 2,                                                                              \
-     .defaults = {4, 3}}
+#define WG_KNOB_STAGES_4_3 WG_KNOB_STAGES_OF(2, 4, 3)
 /* 3 and 5: on the H200 (session 48, configs/dense-stages-probe.json) 5
  * stages took kb61 by tap planes at bk 8 from 1.54 to 1.40 ms and kb64 at
  * bk 16 from 2.14 to 2.01 (bk 8: 2.61 to 2.07); the input's gather, bound
  * by its latency there, has two more stages to land in. Where a stage is
  * large, 5 do not fit and supports() refuses them at once. */
-#define WG_KNOB_STAGES_3_5                                                                         \
-    {.name = "stages",                                                                             \
-     .help = "shared-memory buffers (3, 4 or 5): the producer warpgroup loads up to "              \
-             "stages - 1 ahead of the stage the wgmma read",                                       \
-     .n_defaults = 2,                                                                              \
-     .defaults = {3, 5}}
+#define WG_KNOB_STAGES_3_5 WG_KNOB_STAGES_OF(2, 3, 5)
 #define WG_KNOB_BK_16_32                                                                           \
     {.name = "bk",                                                                                 \
      .help = "input channels staged per pipeline stage (16 or 32)",                                \
@@ -3143,6 +3135,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32 = {
     WG_VARIANT_FUNCTIONS(pair),
 };
 #undef WG_KNOB_STAGES
+#undef WG_KNOB_STAGES_OF
 #undef WG_KNOB_STAGES_3_5
 #undef WG_KNOB_STAGES_4_3
 #undef WG_KNOB_KPAD
