@@ -2229,7 +2229,7 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     case BN: return k.turns ? wg_split3_turns_kernel_bn##BN(bk, nseg) : wg_split3_kernel_bn##BN(bk, nseg);
             WG_SPLIT3_WIDTHS(WG_CASE)
 #undef WG_CASE
-        default: return k.turns ? wg_split3_turns_kernel_bn128(bk, nseg) : wg_split3_kernel_bn128(bk, nseg);
+        default: return nullptr; /* an uncompiled width: refused, never another width's kernel */
         }
     }
     switch (bn) {

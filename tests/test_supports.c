@@ -109,6 +109,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
                                !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
     int resident_accepted = 0, resident_tried = 0;
+    const int stages = convt_knob_index(v, "stages");
+    const bool five_stage_default = !strcmp(v->name, "polyphase_wgmma_tf32") && stages >= 0;
+    int deep_accepted = 0, deep_tried = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
     for (;;) {
@@ -124,9 +127,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool folded = folds && (always_folded || (fold >= 0 && l.value[fold] == 1));
         const int64_t channels = (folded ? convt_fold_problem(p, inner).cout : p->cout) / p->groups;
         const bool resides = resident >= 0 && l.value[resident] == 1;
-        /* a deeper ring than 3 stages (polyphase_wgmma_tf32's 5) fits only small stages */
-        const int stages = convt_knob_index(v, "stages");
-        const bool deep = stages >= 0 && l.value[stages] > 3;
+        /* polyphase_wgmma_tf32's 5-stage default fits only small stages */
+        const bool deep = five_stage_default && l.value[stages] == 5;
         const bool may_refuse =
             (((plane >= 0 && l.value[plane] == 1) || wide || deep) && strstr(why, "shared memory")) ||
             (resides && strstr(why, "resident = 1 needs")); /* too large, or (the row fold) without ping-pong */
@@ -160,6 +162,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         co_block_could_run += wide && channels > 128 && !no_fold;
         resident_accepted += ok && resides;
         resident_tried += resides;
+        deep_accepted += ok && deep;
+        deep_tried += deep;
         int k = v->n_knobs - 1;
         while (k >= 0 && ++at[k] == v->knobs[k].n_defaults)
             at[k--] = 0;
@@ -172,6 +176,8 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         fail_msg("%s refused every default launch with co_block = 256", v->name);
     if (resident_tried > 0 && resident_accepted == 0)
         fail_msg("%s refused every default launch with resident = 1", v->name);
+    if (deep_tried > 0 && deep_accepted == 0)
+        fail_msg("%s refused every default launch with 5 stages", v->name);
 }
 
 /* PyTorch's 3-D decoder layer: k 3, stride 2, pad 1, out_pad 1 (a volume
@@ -307,7 +313,7 @@ static void refusals_name_their_reason(void **state)
     convt_problem long_k = p; /* 31 taps in a row at bk 32, 3 stages: over 227 KiB */
     long_k.k[1] = 31, long_k.cout = 128;
     refuses("polyphase_wgmma_tf32", &long_k, "bk", 32, ws, "31 taps staged together");
-    /* 3xTF32: its partial sums cap the width at 128, a stage holds two parts */
+    /* 3xTF32: its partial sums cap the width at 160, a stage holds two parts */
     refuses("polyphase_wgmma_3xtf32", &p, "bn", 176, ws, "bn = 176 must be 0 (chosen for the shape) or 64 to 160 in steps of 16");
     refuses("polyphase_wgmma_3xtf32", &p, "bk", 32, ws, "bk = 32 must be 8 or 16");
     refuses("polyphase_wgmma_3xtf32", &long_k, "bk", 16, ws, "31 taps staged together");

@@ -836,6 +836,10 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
     const convt_backend *be = r->be;
     convt_err *e = &r->e;
     int rounds = convt_measure_rounds(&cfg->measure);
+    /* each round's order (round_order.h); without the memory, the list's */
+    int *order = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *order);
+    bool *timed = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *timed);
+    bool ok = true;
     for (int round = first_round; round < rounds; round++) {
         if (round == 1 && first_round == 0 && cfg->measure.prune > 0)
             prune_slow_launches(r);
@@ -844,8 +848,10 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
                 ++*placement;
                 r->t = (convt_tensors){r->sb.x, r->sb.w, r->sb.b, r->sb.y};
             } else {
-                if (lost(r))
-                    return false;
+                if (lost(r)) {
+                    ok = false;
+                    break;
+                }
                 if (!r->opt->quiet)
                     fprintf(stderr, "convt-bench: %s: round %d runs on the same buffers as "
                                     "round %d: moving them failed: %s\n",
@@ -853,10 +859,18 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
             }
         }
         probe_clock(be, r->drift);
-        if (lost(r))
-            return false;
-        for (int j = 0; j < r->n; j++) {
-            entry *en = &r->list[convt_round_entry(j, round, r->n, rounds)];
+        if (lost(r)) {
+            ok = false;
+            break;
+        }
+        int m = r->n;
+        if (order && timed) {
+            for (int i = 0; i < r->n; i++)
+                timed[i] = !r->list[i].done && !r->list[i].pruned;
+            m = convt_round_order(timed, r->n, round, rounds, order);
+        }
+        for (int j = 0; j < m && ok; j++) {
+            entry *en = &r->list[order && timed ? order[j] : j];
             if (en->done || en->pruned)
                 continue;
             if (en->placed_at != *placement) {
@@ -877,11 +891,15 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
             if (bad) {
                 finish(en, CONVT_STATUS_FAILED, "while timing: ", e->msg);
                 if (lost(r))
-                    return false;
+                    ok = false;
             }
         }
+        if (!ok)
+            break;
     }
-    return true;
+    free(order);
+    free(timed);
+    return ok;
 }
 
 /* Pruned entries of a variant none of whose launches got through every
