@@ -839,6 +839,12 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
     /* each round's order (round_order.h); without the memory, the list's */
     int *order = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *order);
     bool *timed = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *timed);
+    if (!order || !timed) {
+        free(order);
+        free(timed);
+        order = NULL;
+        timed = NULL;
+    }
     bool ok = true;
     for (int round = first_round; round < rounds; round++) {
         if (round == 1 && first_round == 0 && cfg->measure.prune > 0)
@@ -864,13 +870,13 @@ static bool time_rounds(shape_run *r, int first_round, int *placement)
             break;
         }
         int m = r->n;
-        if (order && timed) {
+        if (order) {
             for (int i = 0; i < r->n; i++)
                 timed[i] = !r->list[i].done && !r->list[i].pruned;
             m = convt_round_order(timed, r->n, round, rounds, order);
         }
         for (int j = 0; j < m && ok; j++) {
-            entry *en = &r->list[order && timed ? order[j] : j];
+            entry *en = &r->list[order ? order[j] : j];
             if (en->done || en->pruned)
                 continue;
             if (en->placed_at != *placement) {
