@@ -1798,8 +1798,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     if (k.rows < CONVT_WG_ROWS_AUTO || k.rows > CONVT_WG_ROWS_TIGHT) {
-        snprintf(why, why_len, "rows = %lld must be 0 (tight rows where octets would waste a "
-                 "quarter of a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
+        snprintf(why, why_len, "rows = %lld must be 0 (tight rows where octet rows would be a "
+                 "tenth longer in a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
     if (k.plane == 1 && k.fold_knob == 1) { /* fold_inner takes planes; split-K's folds, whole or
@@ -2703,8 +2703,8 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
      .help = "how a phase's rows of outputs are laid out flat: 1 octets (each row a "             \
              "multiple of 8 positions, aligned reads, the producer's lanes in step), 2 tight "   \
              "(each row its outputs and the taps' span, nothing rounded: an 8 x 8 plane "         \
-             "computes rows of 9, not 16), 0 tight where octets waste a quarter or more and "    \
-             "an image has several rows (2-D and 3-D; src/lib/wgmma_flat.h)",                    \
+             "computes rows of 9, not 16), 0 tight where octet rows are a tenth longer or more "  \
+             "and an image has several rows (2-D and 3-D; src/lib/wgmma_flat.h)",                \
      .n_defaults = 1,                                                                              \
      .defaults = {0}}
 #define WG_KNOB_POS_M                                                                              \

@@ -62,11 +62,11 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     const int64_t c0 = (int64_t)d->q_min[2] - fl->lead - fl->off2_max;
     /* octet rows: lead aligns c0 and the pitch is the least multiple of 8
      * that holds lead, the outputs and the span; tight rows, where that
-     * pitch is a third longer or more: lead 0, nothing rounded */
+     * pitch is a tenth longer or more: lead 0, nothing rounded */
     const int octet_lead = (int)mod8((int64_t)d->q_min[2] - fl->off2_max);
     const int octet_pitch = (octet_lead + d->q_count[2] + span2 + 7) / 8 * 8;
     const int64_t rows_per_image = (int64_t)d->q_count[0] * d->q_count[1];
-    const bool tight_auto = rows_per_image > 1 && 3 * octet_pitch >= 4 * (d->q_count[2] + span2);
+    const bool tight_auto = rows_per_image > 1 && 10 * octet_pitch >= 11 * (d->q_count[2] + span2);
     assert_int_equal(convt_wg_rows_tight(d->q_count[2], span2, octet_lead, rows_per_image), tight_auto);
     const bool tight = mode == CONVT_WG_ROWS_TIGHT || (mode == CONVT_WG_ROWS_AUTO && tight_auto);
     if (tight) {
@@ -269,7 +269,8 @@ static void every_phase_lays_out_flat(void **state)
     p.stride[0] = p.stride[1] = 5, p.dil[0] = p.dil[1] = 2, p.pad[0] = p.pad[1] = 1;
     check_problem(&p);
     /* pix2pix_dec1's kind: 8 x 8 planes, stride 2, a span of 1 (rows of 9,
-     * or 16 as octets); kb68's kind: rows of 68 outputs, kept in octets */
+     * or 16 as octets); 1-D rows of 68 outputs, kept in octets (one row an
+     * image) */
     const int64_t tight_before = tight_phases, octet_before = octet_phases;
     p = convt_problem_default(2);
     p.n = 2, p.cin = p.cout = 1, p.in[0] = p.in[1] = 8, p.k[0] = p.k[1] = 4;
@@ -285,6 +286,18 @@ static void every_phase_lays_out_flat(void **state)
     p.n = 4, p.in[0] = 16, p.k[0] = 4, p.stride[0] = 2, p.pad[0] = 1;
     check_problem(&p);
     assert_int_equal(octet_phases - octet_before, 2 + 2 * 2);
+    /* kb61's kind (session 49): 3-D, rows of 66 outputs and a span of 2, 68
+     * tight or 80 as octets (lead 6), 18% longer: tight; a 2-D layer's rows
+     * of 96 + 2, 104 as octets, 6% longer: kept in octets */
+    p = convt_problem_default(3);
+    p.n = 1, p.cin = p.cout = 1, p.in[0] = 3, p.in[1] = 5, p.in[2] = 64;
+    p.k[0] = p.k[1] = p.k[2] = 3;
+    check_problem(&p);
+    assert_int_equal(tight_phases - tight_before, 2 * 4 + 2);
+    p = convt_problem_default(2);
+    p.n = 1, p.cin = p.cout = 1, p.in[0] = 4, p.in[1] = 94, p.k[0] = p.k[1] = 3;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2 + 2 * 2 + 2);
     fprintf(stderr, "phases laid out: %lld in tight rows, %lld in octet rows\n",
             (long long)tight_phases, (long long)octet_phases);
     assert_true(tight_phases > 100 && octet_phases > 100);

@@ -12,7 +12,7 @@ static int64_t octet_pitch(int64_t lead, int64_t q_count2, int64_t span2)
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image)
 {
     const int64_t tight = (int64_t)q_count2 + span2;
-    return rows_per_image > 1 && 4 * tight <= 3 * octet_pitch(lead, q_count2, span2);
+    return rows_per_image > 1 && 11 * tight <= 10 * octet_pitch(lead, q_count2, span2);
 }
 
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
@@ -29,7 +29,7 @@ int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,
     /* Octet rows: lead = (q_min[2] - off2_max) mod 8, so that staged
      * column 0 reads an input position that is a multiple of 8, and the
      * pitch a multiple of 8. Tight rows where asked, or (auto) where that
-     * would waste a quarter of the layout or more (convt_wg_rows_tight). */
+     * pitch is a tenth longer or more (convt_wg_rows_tight). */
     /* a row's outputs, or a segment's (a row shorter than seg is one segment) */
     const int row_out = pl->seg && pl->seg < d->q_count[2] ? pl->seg : d->q_count[2];
     int64_t lead = (((int64_t)d->q_min[2] - off2_max) % 8 + 8) % 8;

@@ -166,7 +166,7 @@ typedef enum convt_wg_rows {
 
 /* Whether rows = 0 lays a phase's rows out tight (lead 0, pitch q_count2
  * + span2) rather than in octets (pitch lead + q_count2 + span2 rounded
- * up to a multiple of 8): where the octets' pitch is a third longer or
+ * up to a multiple of 8): where the octets' pitch is a tenth longer or
  * more, and an image has more than one row (rows_per_image: q_count[0] x
  * q_count[1]).
  * - Rows of one image are neighbouring input rows, so an octet that
@@ -176,8 +176,15 @@ typedef enum convt_wg_rows {
  *   (session 27, results/notes.md) tight rows made 2-D and 3-D layers 3 to
  *   27% faster in TF32 (pix2pix_dec1 9%, stylegan_4to8 27%, med3d 20%,
  *   kb77 3%) and music_k4_s2_short, 1-D, 8 to 24% slower.
- * - Below a third the octets were kept unmeasured (kb68's rows of 68 in
- *   80: 15% more positions). */
+ * - The line was a third until session 49. Measured then on the H200
+ *   (configs/rows-tight-probe.json: 9 stride-1 layers, every wgmma
+ *   variant's best launch sets at rows 0 and 2), tight rows were faster
+ *   where the octets' pitch was 11 to 20% longer (kb61's 80 for 68: the
+ *   3xTF32 kernel 17% faster, ping-pong 7%; kb70's 112 for 100: 10 to
+ *   13%; kb68's 80 for 72: 4 to 9%), and not where it was 3 or 6% longer
+ *   (kb69 272 for 264, a 2-D layer's 104 for 98: up to 7% slower). The
+ *   row fold and row pairs gained less or lost (a 3-D k 5 layer's 40 for
+ *   36: the row fold 4% slower), the others gained. */
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image);
 
 /* Phase i's layout, its rows as `mode` says (a segmented plan's rows seg
