@@ -42,7 +42,9 @@
 # sweeps of those config names (e.g. "realistic", not a random check's 300
 # shapes). CONVT_BUNDLE=1 packs everything under $OUT but run.log into
 # $OUT/bundle.tar.gz (the device tool brings back at most 8 files); the
-# default, auto, does so where more than 8 files are there; 0 never.
+# default, auto, does so where more than 8 files are there; 0 never. It packs
+# also when a signal (the call's timeout: `timeout N bash tools/gpu-run.sh`)
+# cuts the run, after ending its steps (tests/test_gpu_run_cut.py).
 # CONVT_SM=90a builds for sm_90a, with the Hopper-only variants
 # (polyphase_wgmma_tf32).
 # CONVT_WGMMA_PROBE=1 builds and runs tools/wgmma_probe.cu first (with
@@ -68,6 +70,50 @@ OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
+
+# The device tool brings back at most 8 files: with more under $OUT, all
+# but run.log (which the caller's redirection may still be writing) go
+# into bundle.tar.gz. Session 33 lost two calls' logs to the limit.
+bundle_out() {
+  local nfiles
+  nfiles=$(find "$OUT" -type f ! -name bundle.tar.gz | wc -l)
+  if [ "${CONVT_BUNDLE:-auto}" = 1 ] || { [ "${CONVT_BUNDLE:-auto}" = auto ] && [ "$nfiles" -gt 8 ]; }; then
+    (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=./bundle.tar.gz --exclude=./run.log . &&
+       find . -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
+    echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
+  fi
+}
+
+# A call's limit (`timeout N bash tools/gpu-run.sh`, or the device tool's)
+# ends this script by SIGTERM, and bash runs a trap only once its foreground
+# command has returned, which a sweep may not do for minutes. So the steps
+# run in a child of their own process group (the same script, with
+# CONVT_GPU_RUN_STEPS set), and this parent waits for it: on TERM or INT it
+# ends the whole group and still packs what the steps left, the partial
+# sweep files that --resume finishes among them. In session 49 a call cut by
+# its timeout came back without its bundle: 8 files of 13, run.log and a
+# profile's report lost.
+if [ -z "${CONVT_GPU_RUN_STEPS:-}" ]; then
+  CONVT_GPU_RUN_STEPS=1 setsid bash "$here/tools/$(basename "$0")" "$OUT" &
+  steps=$!
+  end_steps() {
+    kill -TERM -- -"$steps" 2>/dev/null
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 -- -"$steps" 2>/dev/null || break
+      sleep 1
+    done
+    kill -KILL -- -"$steps" 2>/dev/null
+    wait "$steps" 2>/dev/null
+    echo "gpu-run.sh: cut by a signal; the steps were ended, what they left is packed"
+    bundle_out
+    exit 124
+  }
+  trap end_steps TERM INT
+  wait "$steps"
+  status=$?
+  bundle_out
+  exit $status
+fi
 
 deps=/tmp/convt-deps
 if ls .deps/*.deb >/dev/null 2>&1; then
@@ -306,13 +352,4 @@ if [ "${CONVT_SKIP_TESTS:-0}" != 1 ]; then
 fi
 
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv,noheader >> "$OUT/device.txt" 2>&1
-# The device tool brings back at most 8 files: with more under $OUT, all
-# but run.log (which the caller's redirection may still be writing) go
-# into bundle.tar.gz. Session 33 lost two calls' logs to the limit.
-nfiles=$(find "$OUT" -type f | wc -l)
-if [ "${CONVT_BUNDLE:-auto}" = 1 ] || { [ "${CONVT_BUNDLE:-auto}" = auto ] && [ "$nfiles" -gt 8 ]; }; then
-  (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=./bundle.tar.gz --exclude=./run.log . &&
-     find . -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
-  echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
-fi
-exit $status
+exit $status  # the parent packs $OUT (bundle_out)
