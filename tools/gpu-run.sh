@@ -66,54 +66,75 @@
 # CONVT_FAULTS=1 runs convt-bench-faults on tests/data/gpu-faults.json:
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
+set +m  # no job control: the steps' job below must not lead a process group (setsid)
 OUT=${1:-${OUT:-$PWD/gpu-out}}
-mkdir -p "$OUT"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)  # the steps run from the tree's root
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
 # The device tool brings back at most 8 files: with more under $OUT, all
 # but run.log (which the caller's redirection may still be writing) go
-# into bundle.tar.gz. Session 33 lost two calls' logs to the limit.
+# into bundle.tar.gz. Session 33 lost two calls' logs to the limit. The
+# archive is in place before anything is removed.
 bundle_out() {
-  local nfiles
+  local nfiles tmp
   nfiles=$(find "$OUT" -type f ! -name bundle.tar.gz | wc -l)
   if [ "${CONVT_BUNDLE:-auto}" = 1 ] || { [ "${CONVT_BUNDLE:-auto}" = auto ] && [ "$nfiles" -gt 8 ]; }; then
-    (cd "$OUT" && tar czf /tmp/convt-bundle.tar.gz --exclude=./bundle.tar.gz --exclude=./run.log . &&
-       find . -mindepth 1 -maxdepth 1 ! -name run.log -exec rm -rf {} + && mv /tmp/convt-bundle.tar.gz bundle.tar.gz)
-    echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
+    tmp=$(mktemp /tmp/convt-bundle.XXXXXX) &&
+      (cd "$OUT" && tar czf "$tmp" --exclude=./bundle.tar.gz --exclude=./run.log . &&
+         mv "$tmp" bundle.tar.gz &&
+         find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name bundle.tar.gz -exec rm -rf {} +) &&
+      echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
   fi
 }
 
 # A call's limit (`timeout N bash tools/gpu-run.sh`, or the device tool's)
 # ends this script by SIGTERM, and bash runs a trap only once its foreground
 # command has returned, which a sweep may not do for minutes. So the steps
-# run in a child of their own process group (the same script, with
-# CONVT_GPU_RUN_STEPS set), and this parent waits for it: on TERM or INT it
-# ends the whole group and still packs what the steps left, the partial
-# sweep files that --resume finishes among them. In session 49 a call cut by
-# its timeout came back without its bundle: 8 files of 13, run.log and a
-# profile's report lost.
+# run in a child, the same script with CONVT_GPU_RUN_STEPS set, as the
+# leader of a session of their own (setsid), and this parent waits for it:
+# on TERM or INT it ends every process of that session (each `timeout` of a
+# step leads a process group of its own, so the session, not a group, holds
+# them all; convt-bench writes its results file whole on TERM, the partial
+# sweep that --resume finishes), then packs what the steps left. Packing
+# ignores further signals, so that a second TERM cannot cut the archive
+# half made. In session 49 a call cut by its timeout came back without its
+# bundle: 8 files of 13, run.log and a profile's report lost.
 if [ -z "${CONVT_GPU_RUN_STEPS:-}" ]; then
-  CONVT_GPU_RUN_STEPS=1 setsid bash "$here/tools/$(basename "$0")" "$OUT" &
-  steps=$!
+  steps=""
   end_steps() {
-    kill -TERM -- -"$steps" 2>/dev/null
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 -- -"$steps" 2>/dev/null || break
-      sleep 1
-    done
-    kill -KILL -- -"$steps" 2>/dev/null
-    wait "$steps" 2>/dev/null
+    trap '' TERM INT
+    if [ -n "$steps" ]; then
+      pkill -TERM -s "$steps" 2>/dev/null
+      for _ in 1 2 3 4 5 6 7 8 9 10; do
+        pgrep -s "$steps" >/dev/null || break
+        sleep 1
+      done
+      pkill -KILL -s "$steps" 2>/dev/null
+      wait "$steps" 2>/dev/null
+    fi
     echo "gpu-run.sh: cut by a signal; the steps were ended, what they left is packed"
     bundle_out
     exit 124
   }
   trap end_steps TERM INT
+  CONVT_GPU_RUN_STEPS=1 setsid bash "$here/tools/$(basename "$0")" "$OUT" &
+  steps=$!
   wait "$steps"
   status=$?
+  trap '' TERM INT
   bundle_out
   exit $status
 fi
+# The steps' own watchdog: if the parent above dies without ending them (a
+# SIGKILL), nothing else would, since they left its process group.
+(
+  trap 'exit 0' TERM
+  while kill -0 "$PPID" 2>/dev/null; do sleep 2; done
+  pkill -KILL -s $$
+) > /dev/null 2>&1 &
+watchdog=$!
+trap 'kill "$watchdog" 2>/dev/null' EXIT
 
 deps=/tmp/convt-deps
 if ls .deps/*.deb >/dev/null 2>&1; then
