@@ -1799,7 +1799,8 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.rows < CONVT_WG_ROWS_AUTO || k.rows > CONVT_WG_ROWS_TIGHT) {
         snprintf(why, why_len, "rows = %lld must be 0 (tight rows where octet rows would be a "
-                 "tenth longer in a 2-D or 3-D layout), 1 (octet rows) or 2 (tight rows)", (long long)k.rows);
+                 "tenth longer in a 2-D or 3-D layout, a third below 32 positions), 1 (octet "
+                 "rows) or 2 (tight rows)", (long long)k.rows);
         return false;
     }
     if (k.plane == 1 && k.fold_knob == 1) { /* fold_inner takes planes; split-K's folds, whole or
@@ -2704,7 +2705,8 @@ WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
              "multiple of 8 positions, aligned reads, the producer's lanes in step), 2 tight "   \
              "(each row its outputs and the taps' span, nothing rounded: an 8 x 8 plane "         \
              "computes rows of 9, not 16), 0 tight where octet rows are a tenth longer or more "  \
-             "and an image has several rows (2-D and 3-D; src/lib/wgmma_flat.h)",                \
+             "(a third for rows under 32 positions) and an image has several rows (2-D and "     \
+             "3-D; src/lib/wgmma_flat.h)",                                                        \
      .n_defaults = 1,                                                                              \
      .defaults = {0}}
 #define WG_KNOB_POS_M                                                                              \

@@ -897,7 +897,7 @@ static void refusals_name_their_reason(void **state)
              "second block would have none");
     refuses("polyphase_wgmma_tf32", &tiny_image, "rows", 3, ws,
             "rows = 3 must be 0 (tight rows where octet rows would be a tenth longer in a 2-D or "
-            "3-D layout), 1 (octet rows) or 2 (tight rows)");
+            "3-D layout, a third below 32 positions), 1 (octet rows) or 2 (tight rows)");
     const convt_variant *wgc = convt_variant_find("polyphase_wgmma_cluster_tf32");
     if (wgc) {
         /* pix2pix_dec1 (16 images of 8 x 8, 512 -> 512, k 4 stride 2):

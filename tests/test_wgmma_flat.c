@@ -2,9 +2,9 @@
  * over 400 random shapes of every parameter, for every phase of the plan:
  * - the layout: octet rows a multiple of 8 long, long enough for lead,
  *   the outputs and the taps' span, staged column 0 at an input position
- *   that is a multiple of 8; tight rows (where octets would be a third
- *   longer and an image has several rows) exactly the outputs and the
- *   span; each kind forced (knob
+ *   that is a multiple of 8; tight rows (where octets would be a tenth
+ *   longer, a third for rows under 32 positions, and an image has several
+ *   rows) exactly the outputs and the span; each kind forced (knob
  *   rows 1, 2) and chosen (rows 0, which chooses both kinds);
  * - the cursor: every flat position (and the CONVT_WG_FLAT_MARGIN past the
  *   end that a last tile and its staged stretch may reach) splits into
@@ -62,11 +62,14 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     const int64_t c0 = (int64_t)d->q_min[2] - fl->lead - fl->off2_max;
     /* octet rows: lead aligns c0 and the pitch is the least multiple of 8
      * that holds lead, the outputs and the span; tight rows, where that
-     * pitch is a tenth longer or more: lead 0, nothing rounded */
+     * pitch is a tenth longer or more (a third below 32 positions): lead
+     * 0, nothing rounded */
     const int octet_lead = (int)mod8((int64_t)d->q_min[2] - fl->off2_max);
     const int octet_pitch = (octet_lead + d->q_count[2] + span2 + 7) / 8 * 8;
     const int64_t rows_per_image = (int64_t)d->q_count[0] * d->q_count[1];
-    const bool tight_auto = rows_per_image > 1 && 10 * octet_pitch >= 11 * (d->q_count[2] + span2);
+    const int tight_pitch = d->q_count[2] + span2;
+    const bool tight_auto = rows_per_image > 1 && (tight_pitch >= 32 ? 10 * octet_pitch >= 11 * tight_pitch
+                                                                     : 3 * octet_pitch >= 4 * tight_pitch);
     assert_int_equal(convt_wg_rows_tight(d->q_count[2], span2, octet_lead, rows_per_image), tight_auto);
     const bool tight = mode == CONVT_WG_ROWS_TIGHT || (mode == CONVT_WG_ROWS_AUTO && tight_auto);
     if (tight) {
@@ -298,6 +301,22 @@ static void every_phase_lays_out_flat(void **state)
     p.n = 1, p.cin = p.cout = 1, p.in[0] = 4, p.in[1] = 94, p.k[0] = p.k[1] = 3;
     check_problem(&p);
     assert_int_equal(octet_phases - octet_before, 2 + 2 * 2 + 2);
+    /* the line itself: rows of 78 + 2, 88 as octets, exactly a tenth
+     * longer: tight; 79 + 2: octets */
+    p.in[1] = 76;
+    check_problem(&p);
+    assert_int_equal(tight_phases - tight_before, 2 * 4 + 2 + 2);
+    p.in[1] = 77;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2 + 2 * 2 + 2 + 2);
+    /* rows shorter than 32 keep the third: 23 + 2, 32 as octets (28%
+     * longer): octets; 22 + 2, exactly a third: tight */
+    p.in[1] = 21;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2 + 2 * 2 + 2 + 2 + 2);
+    p.in[1] = 20;
+    check_problem(&p);
+    assert_int_equal(tight_phases - tight_before, 2 * 4 + 2 + 2 + 2);
     fprintf(stderr, "phases laid out: %lld in tight rows, %lld in octet rows\n",
             (long long)tight_phases, (long long)octet_phases);
     assert_true(tight_phases > 100 && octet_phases > 100);

@@ -11,8 +11,11 @@ static int64_t octet_pitch(int64_t lead, int64_t q_count2, int64_t span2)
 
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image)
 {
-    const int64_t tight = (int64_t)q_count2 + span2;
-    return rows_per_image > 1 && 11 * tight <= 10 * octet_pitch(lead, q_count2, span2);
+    const int64_t tight = (int64_t)q_count2 + span2, octets = octet_pitch(lead, q_count2, span2);
+    if (rows_per_image <= 1)
+        return false;
+    /* a tenth from CONVT_WG_ROWS_TENTH_FROM positions on (measured), a third below */
+    return tight >= CONVT_WG_ROWS_TENTH_FROM ? 11 * tight <= 10 * octets : 4 * tight <= 3 * octets;
 }
 
 int convt_wg_flat_make(const convt_problem *p, const convt_phase_plan *pl,

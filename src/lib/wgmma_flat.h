@@ -166,9 +166,10 @@ typedef enum convt_wg_rows {
 
 /* Whether rows = 0 lays a phase's rows out tight (lead 0, pitch q_count2
  * + span2) rather than in octets (pitch lead + q_count2 + span2 rounded
- * up to a multiple of 8): where the octets' pitch is a tenth longer or
- * more, and an image has more than one row (rows_per_image: q_count[0] x
- * q_count[1]).
+ * up to a multiple of 8): where an image has more than one row
+ * (rows_per_image: q_count[0] x q_count[1]) and the octets' pitch is a
+ * tenth longer or more, or, for tight rows shorter than
+ * CONVT_WG_ROWS_TENTH_FROM positions, a third longer or more.
  * - Rows of one image are neighbouring input rows, so an octet that
  *   straddles two reads neighbouring addresses. One row an image (1-D
  *   layers) puts the next row in another image: there the straddling,
@@ -177,14 +178,21 @@ typedef enum convt_wg_rows {
  *   27% faster in TF32 (pix2pix_dec1 9%, stylegan_4to8 27%, med3d 20%,
  *   kb77 3%) and music_k4_s2_short, 1-D, 8 to 24% slower.
  * - The line was a third until session 49. Measured then on the H200
- *   (configs/rows-tight-probe.json: 9 stride-1 layers, every wgmma
- *   variant's best launch sets at rows 0 and 2), tight rows were faster
- *   where the octets' pitch was 11 to 20% longer (kb61's 80 for 68: the
- *   3xTF32 kernel 17% faster, ping-pong 7%; kb70's 112 for 100: 10 to
- *   13%; kb68's 80 for 72: 4 to 9%), and not where it was 3 or 6% longer
- *   (kb69 272 for 264, a 2-D layer's 104 for 98: up to 7% slower). The
- *   row fold and row pairs gained less or lost (a 3-D k 5 layer's 40 for
- *   36: the row fold 4% slower), the others gained. */
+ *   (configs/rows-tight-probe.json: 9 stride-1 layers with tight rows of
+ *   36 to 264 positions, every wgmma variant's best launch sets in octets
+ *   and in tight rows), tight rows were faster where the octets' pitch
+ *   was 11 to 20% longer (kb61's 80 for 68: the 3xTF32 kernel 17% faster,
+ *   ping-pong 7%; kb70's 112 for 100: 10 to 13%; kb68's 80 for 72: 4 to
+ *   9%), and not where it was 3 or 6% longer (kb69 272 for 264, a 2-D
+ *   layer's 104 for 98: up to 7% slower). The row fold and row pairs
+ *   gained less or lost (a 3-D k 5 layer's 40 for 36: the row fold 4%
+ *   slower, row pairs 17%; a 2-D layer's 72 for 60: row pairs 9%), the
+ *   others gained; configs/rows-posm-probe.json found the kernels with
+ *   positions as M 1 to 2% slower on 2-D k 5 rows, faster on most 3-D
+ *   ones. Rows shorter than 32 positions were not measured (some switch
+ *   to the octet-stepping kernels there, kernels/cuda_polyphase_igemm.cu's
+ *   wg_steps), so they keep the third. */
+#define CONVT_WG_ROWS_TENTH_FROM 32
 bool convt_wg_rows_tight(int q_count2, int span2, int lead, int64_t rows_per_image);
 
 /* Phase i's layout, its rows as `mode` says (a segmented plan's rows seg
