@@ -5,8 +5,8 @@ OUT`, which signals its own process group); the steps run in a session of
 their own, which the script ends before it packs $OUT into bundle.tar.gz
 (the device tool brings back at most 8 files). Here the script runs from a
 copy in a temporary tree (no .deps, no build directory of the checkout),
-the GPU machine's tools are stubs on PATH, and no CONVT_* variable of the
-caller leaks in. The build step's stub writes a step's files into OUT and
+the GPU machine's tools are stubs on PATH (pkill and pgrep fail, as where
+procps is missing), and no CONVT_* variable of the caller leaks in. The build step's stub writes a step's files into OUT and
 then hangs, as a sweep past the limit does: directly, under `timeout` (a
 process group of its own, as every sweep, sanitizer and test step runs),
 or ignoring SIGTERM. Checked: the bundle holds every file but run.log,
@@ -28,8 +28,10 @@ SCRIPT = os.path.join(ROOT, "tools", "gpu-run.sh")
 
 # The hanging step: a Python process whose arguments carry the test's marker,
 # so that a survivor can be found in /proc. IGNORE_TERM=1: it ignores SIGTERM.
+# It says it is ready only then, so that a cut never lands on the stub's shell.
 HANG = ("import os, signal, sys, time\n"
         "if os.environ.get('IGNORE_TERM') == '1': signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "open(os.environ['STUB_READY'], 'w').close()\n"
         "time.sleep(120)\n")
 
 # The build step's stub (meson or ninja, whichever the build directory calls
@@ -39,7 +41,6 @@ HANG = ("import os, signal, sys, time\n"
 BUILD_STUB = """#!/usr/bin/env bash
 [ "$STUB_MODE" = ok ] && exit 0
 for i in 1 2 3 4 5 6 7 8 9; do echo "step $i" > "$STUB_OUT/step-$i.log"; done
-echo started > "$STUB_READY"
 case "$STUB_MODE" in
   hang|killed) exec python3 -c "$STUB_HANG" "$STUB_MARKER" ;;
   hang_timeout) exec timeout 120 python3 -c "$STUB_HANG" "$STUB_MARKER" ;;
@@ -60,6 +61,9 @@ def make_tree(tmp, mode):
         "nvcc": "#!/bin/sh\necho 'Build cuda_stub'\n",
         "meson": BUILD_STUB,
         "ninja": BUILD_STUB,
+        # procps may be missing (minimal images): the script must not need it
+        "pkill": "#!/bin/sh\nexit 127\n",
+        "pgrep": "#!/bin/sh\nexit 127\n",
     }
     for name, text in stubs.items():
         path = os.path.join(bin_dir, name)
@@ -107,7 +111,6 @@ def run(tmp, mode, cut, sig=signal.SIGTERM):
         if cut:
             while not os.path.exists(env["STUB_READY"]) and time.monotonic() - start < 60:
                 time.sleep(0.05)
-            time.sleep(0.5)  # the stub exec's its hanging process
             os.killpg(p.pid, sig)
         try:
             rc = p.wait(timeout=60)

@@ -317,6 +317,14 @@ static void every_phase_lays_out_flat(void **state)
     p.in[1] = 20;
     check_problem(&p);
     assert_int_equal(tight_phases - tight_before, 2 * 4 + 2 + 2 + 2);
+    /* and where the lines part: 30 + 2, 40 as octets (a quarter longer):
+     * tight by the tenth; 29 + 2 (29% longer): octets by the third */
+    p.in[1] = 28;
+    check_problem(&p);
+    assert_int_equal(tight_phases - tight_before, 2 * 4 + 2 + 2 + 2 + 2);
+    p.in[1] = 27;
+    check_problem(&p);
+    assert_int_equal(octet_phases - octet_before, 2 + 2 * 2 + 2 + 2 + 2 + 2);
     fprintf(stderr, "phases laid out: %lld in tight rows, %lld in octet rows\n",
             (long long)tight_phases, (long long)octet_phases);
     assert_true(tight_phases > 100 && octet_phases > 100);

@@ -67,6 +67,7 @@
 # planted CUDA faults beside good variants (the worker processes' test).
 set -uo pipefail
 set +m  # no job control: the steps' job below must not lead a process group (setsid)
+unset CDPATH  # cd prints nothing
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)  # the steps run from the tree's root
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,12 +81,30 @@ bundle_out() {
   local nfiles tmp
   nfiles=$(find "$OUT" -type f ! -name bundle.tar.gz | wc -l)
   if [ "${CONVT_BUNDLE:-auto}" = 1 ] || { [ "${CONVT_BUNDLE:-auto}" = auto ] && [ "$nfiles" -gt 8 ]; }; then
-    tmp=$(mktemp /tmp/convt-bundle.XXXXXX) &&
-      (cd "$OUT" && tar czf "$tmp" --exclude=./bundle.tar.gz --exclude=./run.log . &&
-         mv "$tmp" bundle.tar.gz &&
-         find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name bundle.tar.gz -exec rm -rf {} +) &&
+    tmp=$(mktemp /tmp/convt-bundle.XXXXXX) || return
+    if (cd "$OUT" && tar czf "$tmp" --exclude=./bundle.tar.gz --exclude=./run.log . &&
+          chmod 644 "$tmp" && mv "$tmp" bundle.tar.gz &&
+          find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name bundle.tar.gz -exec rm -rf {} +); then
       echo "bundle.tar.gz: every file under $OUT ($nfiles) but run.log; tar xzf it"
+    else
+      rm -f "$tmp"
+    fi
   fi
+}
+
+# The live processes of session $1 but pid $2, from /proc: pkill -s
+# without procps, which minimal images lack (a cut run would wait forever).
+session_pids() {
+  local sid=$1 skip=${2:-} f s
+  for f in /proc/[0-9]*/stat; do
+    { read -r s < "$f"; } 2>/dev/null || continue
+    set -- ${s##*) }  # state ppid pgrp session ...
+    [ "$1" != Z ] && [ "$4" = "$sid" ] && [ "${f//[^0-9]/}" != "$skip" ] && echo "${f//[^0-9]/}"
+  done
+}
+kill_session() {  # kill_session SIGNAL SESSION: every process of it but the caller
+  local p self=$BASHPID
+  for p in $(session_pids "$2" "$self"); do kill -"$1" "$p" 2>/dev/null; done
 }
 
 # A call's limit (`timeout N bash tools/gpu-run.sh`, or the device tool's)
@@ -95,7 +114,7 @@ bundle_out() {
 # leader of a session of their own (setsid), and this parent waits for it:
 # on TERM or INT it ends every process of that session (each `timeout` of a
 # step leads a process group of its own, so the session, not a group, holds
-# them all; convt-bench writes its results file whole on TERM, the partial
+# them all: kill_session; convt-bench writes its results file whole on TERM, the partial
 # sweep that --resume finishes), then packs what the steps left. Packing
 # ignores further signals, so that a second TERM cannot cut the archive
 # half made. In session 49 a call cut by its timeout came back without its
@@ -105,12 +124,12 @@ if [ -z "${CONVT_GPU_RUN_STEPS:-}" ]; then
   end_steps() {
     trap '' TERM INT
     if [ -n "$steps" ]; then
-      pkill -TERM -s "$steps" 2>/dev/null
+      kill_session TERM "$steps"
       for _ in 1 2 3 4 5 6 7 8 9 10; do
-        pgrep -s "$steps" >/dev/null || break
+        [ -n "$(session_pids "$steps")" ] || break
         sleep 1
       done
-      pkill -KILL -s "$steps" 2>/dev/null
+      kill_session KILL "$steps"
       wait "$steps" 2>/dev/null
     fi
     echo "gpu-run.sh: cut by a signal; the steps were ended, what they left is packed"
@@ -131,7 +150,7 @@ fi
 (
   trap 'exit 0' TERM
   while kill -0 "$PPID" 2>/dev/null; do sleep 2; done
-  pkill -KILL -s $$
+  kill_session KILL $$
 ) > /dev/null 2>&1 &
 watchdog=$!
 trap 'kill "$watchdog" 2>/dev/null' EXIT
