@@ -29,9 +29,9 @@
 # CONVT_REPEAT=1 runs each sweep twice and compares the two (run-to-run
 # spread; CONVT_AGAIN_ARGS replaces CONVT_SWEEP_ARGS for the second, e.g.
 # "--devices all" then "--devices 0"); CONVT_CHECK_SLOWDOWN=1 runs tools/check-slowdown.sh on the GPU;
-# CONVT_SANITIZE=1 first runs configs/sanitize-polyphase.json,
-# configs/sanitize-direct-grouped.json, configs/sanitize-periods.json, configs/sanitize-rowmma.json, configs/sanitize-fft.json, configs/sanitize-fold.json, configs/sanitize-plane.json, configs/sanitize-splitk.json, configs/sanitize-wide.json, configs/sanitize-cluster.json, configs/sanitize-rows.json, configs/sanitize-colsum.json, configs/sanitize-rows-tma.json, configs/sanitize-pingpong.json, configs/sanitize-segments.json, configs/sanitize-fold-inplace.json, configs/sanitize-fold-padded.json, configs/sanitize-fold-inner.json, configs/sanitize-splitk-fold-inner.json, configs/sanitize-resident.json, configs/sanitize-rowfold.json, configs/sanitize-pair.json and configs/sanitize-split3-width.json (or CONVT_SANITIZE_CONFIGS) under
-# compute-sanitizer (memcheck), before anything is timed; CONVT_PROFILE=1
+# CONVT_SANITIZE=1 first runs every config of sanitize_configs below (or
+# CONVT_SANITIZE_CONFIGS) under compute-sanitizer (memcheck), before
+# anything is timed; CONVT_PROFILE=1
 # profiles the winning polyphase kernel on each shape of
 # configs/profile-dense.json with Nsight Compute (every metric of the
 # occupancy, issue, warp-stall and memory sections) into $OUT/ncu-SHAPE.txt.
@@ -112,10 +112,11 @@ kill_session() {  # kill_session SIGNAL SESSION: every process of it but the cal
 # command has returned, which a sweep may not do for minutes. So the steps
 # run in a child, the same script with CONVT_GPU_RUN_STEPS set, as the
 # leader of a session of their own (setsid), and this parent waits for it:
-# on TERM or INT it ends every process of that session (each `timeout` of a
-# step leads a process group of its own, so the session, not a group, holds
-# them all: kill_session; convt-bench writes its results file whole on TERM, the partial
-# sweep that --resume finishes), then packs what the steps left. Packing
+# on TERM or INT it ends every process of that session (kill_session: each
+# `timeout` of a step leads a process group of its own, so the session, not
+# a group, holds them all; convt-bench writes its results file whole on
+# TERM, the partial sweep that --resume finishes), then packs what the
+# steps left. Packing
 # ignores further signals, so that a second TERM cannot cut the archive
 # half made. In session 49 a call cut by its timeout came back without its
 # bundle: 8 files of 13, run.log and a profile's report lost.
@@ -229,8 +230,18 @@ check_rc() {
   echo "$2: exit $1"
   [ "$1" = 0 ] || status=1
 }
+# memcheck's configs, one for each kernel family
+sanitize_configs="configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json
+  configs/sanitize-periods.json configs/sanitize-rowmma.json configs/sanitize-fft.json
+  configs/sanitize-fold.json configs/sanitize-plane.json configs/sanitize-splitk.json
+  configs/sanitize-wide.json configs/sanitize-cluster.json configs/sanitize-rows.json
+  configs/sanitize-colsum.json configs/sanitize-rows-tma.json configs/sanitize-pingpong.json
+  configs/sanitize-segments.json configs/sanitize-fold-inplace.json
+  configs/sanitize-fold-padded.json configs/sanitize-fold-inner.json
+  configs/sanitize-splitk-fold-inner.json configs/sanitize-resident.json
+  configs/sanitize-rowfold.json configs/sanitize-pair.json configs/sanitize-split3-width.json"
 if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
-  for cfg in ${CONVT_SANITIZE_CONFIGS:-configs/sanitize-polyphase.json configs/sanitize-direct-grouped.json configs/sanitize-periods.json configs/sanitize-rowmma.json configs/sanitize-fft.json configs/sanitize-fold.json configs/sanitize-plane.json configs/sanitize-splitk.json configs/sanitize-wide.json configs/sanitize-cluster.json configs/sanitize-rows.json configs/sanitize-colsum.json configs/sanitize-rows-tma.json configs/sanitize-pingpong.json configs/sanitize-segments.json configs/sanitize-fold-inplace.json configs/sanitize-fold-padded.json configs/sanitize-fold-inner.json configs/sanitize-splitk-fold-inner.json configs/sanitize-resident.json configs/sanitize-rowfold.json configs/sanitize-pair.json configs/sanitize-split3-width.json}; do
+  for cfg in ${CONVT_SANITIZE_CONFIGS:-$sanitize_configs}; do
     name=$(basename "$cfg" .json)
     timeout ${CONVT_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool memcheck --error-exitcode 9 \
       "$build/convt-bench" --quiet --config "$cfg" --out "$OUT/$name.json" > "$OUT/$name.log" 2>&1

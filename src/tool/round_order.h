@@ -32,15 +32,6 @@ static inline int convt_round_entry(int j, int round, int n, int rounds)
     return (int)(((int64_t)j + start) % n);
 }
 
-static inline void convt_round_reverse(int *a, int lo, int hi) /* a[lo .. hi - 1] */
-{
-    for (hi--; lo < hi; lo++, hi--) {
-        const int t = a[lo];
-        a[lo] = a[hi];
-        a[hi] = t;
-    }
-}
-
 /* Round `round`'s order of the entries of 0 .. n - 1 whose timed[i] is
  * set, into order[] (room for n): the rotation above over those alone.
  * Returns how many. */
@@ -48,15 +39,14 @@ static inline int convt_round_order(const bool *timed, int n, int round, int rou
 {
     int m = 0;
     for (int i = 0; i < n; i++)
+        m += timed[i];
+    if (m == 0)
+        return 0;
+    /* the k-th live entry runs at the position j whose convt_round_entry is k */
+    const int start = convt_round_entry(0, round, m, rounds);
+    for (int i = 0, k = 0; i < n; i++)
         if (timed[i])
-            order[m++] = i;
-    if (m > 0) {
-        /* left by start, in three reversals: order[j] = live[(j + start) % m] */
-        const int start = convt_round_entry(0, round, m, rounds);
-        convt_round_reverse(order, 0, start);
-        convt_round_reverse(order, start, m);
-        convt_round_reverse(order, 0, m);
-    }
+            order[(k++ + m - start) % m] = i;
     return m;
 }
 
