@@ -702,13 +702,6 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
 {
     const poly_args &a = wa.p;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's channel rows that exist */
-    /* A warp past the group's last channel stores nothing: it leaves now
-     * rather than stage its fragments and walk its positions for no store
-     * (3 of a warpgroup's 4 warps at 8 channels a group). The count taken
-     * from lane 0 is warp-uniform as ptxas sees it: a branch on the
-     * lane's own made ptxas serialise every wgmma of the kernel (C7520). */
-    if (__shfl_sync(0xffffffffu, rows_out, 0) <= 0)
-        return;
     float b_frag[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {

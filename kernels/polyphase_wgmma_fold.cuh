@@ -51,8 +51,6 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     const int P = POW2 ? S : l.P; /* lanes a column group */
     const int step = POW2 ? WG_EPI_COLS / P : l.step;
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's folded rows that exist */
-    if (__shfl_sync(0xffffffffu, rows_out, 0) <= 0) /* as wg_plain_epilogue: a warp with no rows leaves */
-        return;
     float b_frag[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
