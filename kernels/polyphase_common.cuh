@@ -105,6 +105,15 @@ __device__ __forceinline__ void cp_async4_shared(unsigned dst, const float *src,
                  "r"(pred ? 4 : 0));
 }
 
+/* cp_async4_shared where `issue`, else nothing (a predicated instruction,
+ * not a branch). */
+__device__ __forceinline__ void cp_async4_shared_if(unsigned dst, const float *src, bool pred, bool issue)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %3, 0;\n\t"
+                 "@p cp.async.ca.shared.global [%0], [%1], 4, %2;\n\t}" ::"r"(dst),
+                 "l"(src), "r"(pred ? 4 : 0), "r"((int)issue));
+}
+
 /* As cp_async4, 8 bytes (a complex float). */
 __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool pred)
 {

@@ -586,6 +586,35 @@ template <int N> __device__ __forceinline__ void wg_regs_inc()
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
+/* T octets of a row from spk/dpk on (wg_copy_octets), then both addresses
+ * stepped past them; GUARD: only the first m (at least 1) of them, the
+ * others not issued (predicated, no branch: a branch an octet brought
+ * ptxas's 3 padding LDS with it). */
+template <bool FULL, int NG, int T, bool GUARD>
+__device__ __forceinline__ void wg_copy_run(unsigned (&dpk)[NG], const float *(&spk)[NG], int icol, int in2,
+                                            bool row_ok, int m, int kg_have)
+{
+#pragma unroll
+    for (int t = 0; t < T; t++) {
+        const bool ok = row_ok && (unsigned)(icol + 8 * t) < (unsigned)in2;
+#pragma unroll
+        for (int kg = 0; kg < NG; kg++) {
+            if (WG_CLOCK_SKIP_COPY(kg))
+                continue;
+            const bool in = FULL ? ok : ok && kg < kg_have;
+            if (GUARD && t > 0)
+                cp_async4_shared_if(dpk[kg] + t * (8 * 16), spk[kg] + 8 * t, in, t < m);
+            else
+                cp_async4_shared(dpk[kg] + t * (8 * 16), spk[kg] + 8 * t, in);
+        }
+    }
+#pragma unroll
+    for (int kg = 0; kg < NG; kg++) {
+        spk[kg] += 8 * T;
+        dpk[kg] += T * 8 * 16;
+    }
+}
+
 /* A producer lane's copies of n_oct octets of one row: staged row
  * 8 o + lane/4 of each, channel groups kg < NG (NG = 4, or 2 where a stage
  * holds 8 channels; kg_have of them exist: the rest are zero-filled) from
@@ -606,19 +635,78 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
         spk[kg] = sp + kg * kstride;
         dpk[kg] = (unsigned)__cvta_generic_to_shared(dp) + kg * b_lbo;
     }
-#pragma unroll 4
-    for (int j = 0; j < n_oct; j++, icol += 8) {
-        const bool ok = row_ok && (unsigned)icol < (unsigned)in2;
-#pragma unroll
-        for (int kg = 0; kg < NG; kg++) {
-            if (WG_CLOCK_SKIP_COPY(kg))
-                continue;
-            cp_async4_shared(dpk[kg], spk[kg], FULL ? ok : ok && kg < kg_have);
-            spk[kg] += 8;
-            dpk[kg] += 8 * 16;
+    /* runs of 4 octets, then the last 1 to 3 as one guarded run: a loop
+     * unrolled by the compiler (#pragma unroll 4) began with its remainder,
+     * a loop of its own, which cost a short row (grp3d's 3 octets) its
+     * entry, and a branch and 3 padding LDS an octet (SASS) */
+    int j = 0;
+#pragma unroll 1
+    for (; j + 4 <= n_oct; j += 4, icol += 32)
+        wg_copy_run<FULL, NG, 4, false>(dpk, spk, icol, in2, row_ok, 4, kg_have);
+    if (j < n_oct)
+        wg_copy_run<FULL, NG, 3, true>(dpk, spk, icol, in2, row_ok, n_oct - j, kg_have);
+}
+
+/* A producer lane's row walk (the kernels that walk rows, not STEP's
+ * octets): its cursor and, carried with it, where in x the cursor's row's
+ * staged column 0 lies,
+ *   off = n sn + (q0 + di0) sq0 + (Q1S q1 + di1) s1 + base
+ * (base: the lane's channel's offset plus c0),
+ * the input row i0 = q0 + di0, i1 = Q1S q1 + di1 of tap row r (SEG: q0
+ * the segment, no i0, sq0 the segment's length; PAIR: Q1S 2, a pair's
+ * first row; ROWFOLD: rows CONVT_ROW_FOLD_PITCH apart). The offset is
+ * linear in n, q0 and q1, so each carry moves it by their steps: rebuilt
+ * from the cursor every row (64-bit products and sums, with the bounds),
+ * the walk took 112 warp instructions a row of 3 octets for 5.4 copies
+ * on grp3d_s1_k3_g4, about 45 of them the offset (Nsight Compute, session
+ * 50). Rows past the last image or outside the input are walked as any
+ * other and read nothing (wg_copy_octets' zero fill). */
+template <bool SEG, bool PAIR, bool ROWFOLD> struct wg_row_walk {
+    static constexpr int Q1S = PAIR ? 2 : 1, RP = ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1;
+    wg_cursor c;
+    int di0, di1;
+    int64_t off, sq1, sq0, sn;
+
+    __device__ __forceinline__ wg_row_walk(const poly_args &a, const phase_desc &ph,
+                                           const convt_phase_tap_row &r, int64_t base, wg_cursor first)
+        : c(first), di0(SEG ? 0 : ph.q_min[0] - r.off[0]), di1(ph.q_min[1] - r.off[1])
+    {
+        const int64_t s1 = (int64_t)a.in[2] * RP;
+        sq1 = Q1S * s1;
+        sq0 = SEG ? (int64_t)ph.q_min[0] : a.in[1] * s1;
+        sn = (int64_t)a.cin * a.in_plane;
+        off = c.n * sn + (c.q0 + di0) * sq0 + (Q1S * c.q1 + di1) * s1 + base;
+    }
+    /* whether the row is an input row of an image (its columns: per octet) */
+    __device__ __forceinline__ bool row_ok(const poly_args &a, int images) const
+    {
+        return c.n < images && (SEG || (unsigned)(c.q0 + di0) < (unsigned)a.in[0]) &&
+               (unsigned)(Q1S * c.q1 + di1) < (unsigned)a.in[1];
+    }
+    /* the input column of the row's staged column col: c0 + col, and with
+     * SEG the segment's start */
+    __device__ __forceinline__ int input_col(const phase_desc &ph, int c0) const
+    {
+        return c.col + c0 + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
+    }
+    /* convt_wg_cursor_carry, the offset moved with it */
+    __device__ __forceinline__ void carry(const phase_desc &ph, const wg_phase_flat &fl)
+    {
+        while (c.col >= fl.pitch) {
+            c.col -= fl.pitch;
+            off += sq1;
+            if (++c.q1 == fl.rows1) {
+                c.q1 = 0;
+                off += sq0 - fl.rows1 * sq1;
+                if (++c.q0 == ph.q_count[0]) {
+                    c.q0 = 0;
+                    c.n++;
+                    off += sn - ph.q_count[0] * sq0;
+                }
+            }
         }
     }
-}
+};
 
 /* polyphase_wgmma_3xtf32: the floats of stage st's input tile that this
  * producer lane copied (wg_copy_octets: staged rows 8 o + lane/4 of its
@@ -1074,8 +1162,9 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 /* the lane's channel ci0 + lane % 4 + 4 kg; in a chunk past
                  * cin_g the groups that do not exist are zero-filled */
                 const int ci = ci0 + lane % 4;
-                const float *x_ch = ROWFOLD ? x + convt_row_fold_channel((int64_t)tl.g * a.cin_g + ci, a.in_plane, a.in[2])
-                                            : x + ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
+                const int64_t ch_off = ROWFOLD ? convt_row_fold_channel((int64_t)tl.g * a.cin_g + ci, a.in_plane, a.in[2])
+                                               : ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
+                const float *x_ch = x + ch_off;
                 const int64_t kstride = 4 * a.in_plane;
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
@@ -1105,43 +1194,32 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                         c.col += 8;
                         convt_wg_cursor_carry(&c, &ph, &fl);
                     }
-                } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT))
-                for (int o = ob; o < oe;) {
-                    /* one row: its octets from o on */
-                    const int n_oct = min(oe - o, convt_wg_row_octets(&c, &fl));
-                    /* SEG: q0 is the row's segment (wgmma_flat.h), its
-                     * columns a segment further along the input's row:
-                     * icol. The unsegmented kernels keep their own sum
-                     * (c.col + c0, added to the row's 64-bit offset one
-                     * term at a time), so that their SASS is the one
-                     * measured before SEG existed; the segmented ones the
-                     * int sum they were validated with (8866e49). */
-                    /* PAIR: the pair's first row, 2u (row_pairs.h) */
-                    const int i0 = SEG ? 0 : c.q0 + ph.q_min[0] - r.off[0],
-                              i1 = (PAIR ? convt_wg_pair_row(c, 0).q1 : c.q1) + ph.q_min[1] - r.off[1];
-                    const int icol = c.col + c0 + (SEG ? convt_wg_segment_col0(&ph, &c) : 0);
-                    const bool row_ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
-                                        (unsigned)i1 < (unsigned)a.in[1];
-                    const float *sp =
-                        row_ok ? x_ch + (int64_t)c.n * a.cin * a.in_plane +
-                                     (int64_t)(i0 * a.in[1] + i1) * a.in[2] * (ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1) +
-                                     (SEG ? icol : c.col) + (SEG ? 0 : c0)
-                               : x;
-                    unsigned char *dp = dst + (8 * o + lane / 4) * 16;
-                    /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
-                     * from the producer's registers (56 then) */
+                } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT)) {
+                    wg_row_walk<SEG, PAIR, ROWFOLD> w(a, ph, r, ch_off + c0, c);
+                    for (int o = ob; o < oe;) {
+                        /* one row: its octets from o on */
+                        const int n_oct = min(oe - o, convt_wg_row_octets(&w.c, &fl));
+                        const int icol = w.input_col(ph, c0);
+                        const bool row_ok = w.row_ok(a, wa.n);
+                        /* a select, not a branch: ptxas sank the channel's
+                         * 64-bit product into a branch taken every row */
+                        const float *sp = x + (row_ok ? w.off + w.c.col : 0);
+                        unsigned char *dp = dst + (8 * o + lane / 4) * 16;
+                        /* 4 channel groups a pass: 8 pointers (bk = 32) spilled
+                         * from the producer's registers (56 then) */
 #pragma unroll
-                    for (int h = 0; h < KG; h += NG) {
-                        if (kg_have >= h + NG)
-                            wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                     SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, NG);
-                        else
-                            wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride,
-                                                      SEG ? icol : c.col + c0, a.in[2], row_ok, n_oct, kg_have - h);
+                        for (int h = 0; h < KG; h += NG) {
+                            if (kg_have >= h + NG)
+                                wg_copy_octets<true, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, icol,
+                                                         a.in[2], row_ok, n_oct, NG);
+                            else
+                                wg_copy_octets<false, NG>(dp + h * b_lbo, b_lbo, sp + h * kstride, kstride, icol,
+                                                          a.in[2], row_ok, n_oct, kg_have - h);
+                        }
+                        o += n_oct;
+                        w.c.col += 8 * n_oct;
+                        w.carry(ph, fl);
                     }
-                    o += n_oct;
-                    c.col += 8 * n_oct;
-                    convt_wg_cursor_carry(&c, &ph, &fl);
                 }
                 if constexpr (SPLIT3) {
                     /* this stage's copies as a group; the stage before,
