@@ -647,9 +647,9 @@ __device__ __forceinline__ void wg_copy_octets(unsigned char *dp, int b_lbo, con
         wg_copy_run<FULL, NG, 3, true>(dpk, spk, icol, in2, row_ok, n_oct - j, kg_have);
 }
 
-/* A producer lane's row walk (the kernels that walk rows, not STEP's
- * octets): its cursor and, carried with it, where in x the cursor's row's
- * staged column 0 lies,
+/* A producer lane's walk over its staged positions (by rows, or STEP's
+ * octet steps): its cursor and, carried with it, where in x the cursor's
+ * row's staged column 0 lies,
  *   off = n sn + (q0 + di0) sq0 + (Q1S q1 + di1) s1 + base
  * (base: the lane's channel's offset plus c0),
  * the input row i0 = q0 + di0, i1 = Q1S q1 + di1 of tap row r (SEG: q0
@@ -1164,11 +1164,11 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const int ci = ci0 + lane % 4;
                 const int64_t ch_off = ROWFOLD ? convt_row_fold_channel((int64_t)tl.g * a.cin_g + ci, a.in_plane, a.in[2])
                                                : ((int64_t)tl.g * a.cin_g + ci) * a.in_plane;
-                const float *x_ch = x + ch_off;
                 const int64_t kstride = 4 * a.in_plane;
                 const int kg_have = ci0 + BK <= a.cin_g ? KG : (a.cin_g - ci + 3) / 4;
                 unsigned char *dst = st + (lane % 4) * 4;
-                wg_cursor c = first;
+                /* the lane's walk over tap row r's input rows from its first position */
+                wg_row_walk<SEG, PAIR, ROWFOLD> w(a, ph, r, ch_off + c0, first);
                 if constexpr (STEP) {
                     /* Tight rows (wgmma_flat.h): a row is one or two
                      * octets and the lanes of a warp are in different
@@ -1176,26 +1176,21 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                      * and its loops divergent, cost 23.6 instructions a
                      * copy on pix2pix_dec1 (Nsight Compute, session 27).
                      * Here every lane steps one octet at a time, in step
-                     * with its warp: its own row's offsets and bounds
-                     * each step, then a carry. */
-                    const int di0 = ph.q_min[0] - r.off[0], di1 = ph.q_min[1] - r.off[1];
-                    const int64_t image = (int64_t)a.cin * a.in_plane;
+                     * with its warp: its own row's bounds each step, then
+                     * a carry (the row's offset carried with it). */
                     const unsigned d0 = (unsigned)__cvta_generic_to_shared(dst) + (8 * ob + lane / 4) * 16;
                     for (int o = ob; o < oe; o++) {
-                        const int i0 = c.q0 + di0, i1 = c.q1 + di1, icol = c.col + c0;
-                        const bool ok = c.n < wa.n && (unsigned)i0 < (unsigned)a.in[0] &&
-                                        (unsigned)i1 < (unsigned)a.in[1] && (unsigned)icol < (unsigned)a.in[2];
-                        const float *sp = ok ? x_ch + c.n * image + (int64_t)(i0 * a.in[1] + i1) * a.in[2] + icol
-                                             : x;
+                        const int icol = w.input_col(ph, c0);
+                        const bool ok = w.row_ok(a, wa.n) && (unsigned)icol < (unsigned)a.in[2];
+                        const float *sp = x + (ok ? w.off + w.c.col : 0);
                         const unsigned dp = d0 + (unsigned)(o - ob) * (8 * 16);
 #pragma unroll
                         for (int kg = 0; kg < KG; kg++)
                             cp_async4_shared(dp + kg * b_lbo, sp + kg * kstride, ok && kg < kg_have);
-                        c.col += 8;
-                        convt_wg_cursor_carry(&c, &ph, &fl);
+                        w.c.col += 8;
+                        w.carry(ph, fl);
                     }
                 } else if (!WG_DIAG(wa, WG_DIAG_NO_INPUT)) {
-                    wg_row_walk<SEG, PAIR, ROWFOLD> w(a, ph, r, ch_off + c0, c);
                     for (int o = ob; o < oe;) {
                         /* one row: its octets from o on */
                         const int n_oct = min(oe - o, convt_wg_row_octets(&w.c, &fl));
