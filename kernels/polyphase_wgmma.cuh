@@ -665,17 +665,18 @@ template <bool SEG, bool PAIR, bool ROWFOLD> struct wg_row_walk {
     static constexpr int Q1S = PAIR ? 2 : 1, RP = ROWFOLD ? CONVT_ROW_FOLD_PITCH : 1;
     wg_cursor c;
     int di0, di1;
-    int64_t off, sq1, sq0, sn;
+    int64_t off;
+    convt_wg_row_steps steps; /* q1: sq1, q0: sq0, n: sn */
 
     __device__ __forceinline__ wg_row_walk(const poly_args &a, const phase_desc &ph,
                                            const convt_phase_tap_row &r, int64_t base, wg_cursor first)
         : c(first), di0(SEG ? 0 : ph.q_min[0] - r.off[0]), di1(ph.q_min[1] - r.off[1])
     {
         const int64_t s1 = (int64_t)a.in[2] * RP;
-        sq1 = Q1S * s1;
-        sq0 = SEG ? (int64_t)ph.q_min[0] : a.in[1] * s1;
-        sn = (int64_t)a.cin * a.in_plane;
-        off = c.n * sn + (c.q0 + di0) * sq0 + (Q1S * c.q1 + di1) * s1 + base;
+        steps.q1 = Q1S * s1;
+        steps.q0 = SEG ? (int64_t)ph.q_min[0] : a.in[1] * s1;
+        steps.n = (int64_t)a.cin * a.in_plane;
+        off = c.n * steps.n + (c.q0 + di0) * steps.q0 + (Q1S * c.q1 + di1) * s1 + base;
     }
     /* whether the row is an input row of an image (its columns: per octet) */
     __device__ __forceinline__ bool row_ok(const poly_args &a, int images) const
@@ -692,19 +693,7 @@ template <bool SEG, bool PAIR, bool ROWFOLD> struct wg_row_walk {
     /* convt_wg_cursor_carry, the offset moved with it */
     __device__ __forceinline__ void carry(const phase_desc &ph, const wg_phase_flat &fl)
     {
-        while (c.col >= fl.pitch) {
-            c.col -= fl.pitch;
-            off += sq1;
-            if (++c.q1 == fl.rows1) {
-                c.q1 = 0;
-                off += sq0 - fl.rows1 * sq1;
-                if (++c.q0 == ph.q_count[0]) {
-                    c.q0 = 0;
-                    c.n++;
-                    off += sn - ph.q_count[0] * sq0;
-                }
-            }
-        }
+        convt_wg_cursor_carry_offset(&c, &ph, &fl, &steps, &off);
     }
 };
 

@@ -11,7 +11,8 @@
  *   (image, q0, q1, column) and back; the producer's walk (from a warp's
  *   first position, 8k + p, a run of positions 8 apart to its row's end,
  *   convt_wg_row_octets, then a carry) lands where the cursor of each
- *   position lands;
+ *   position lands, and the offset it carries along (its source in x:
+ *   convt_wg_cursor_carry_offset) is the one of the row it lands in;
  * - the outputs: the stored columns are the phase's outputs, each once;
  * - the shifts: every tap of the phase, from every stored output, reads
  *   the staged position that holds its input: the staged position's
@@ -107,9 +108,14 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
     assert_int_equal(stored, d->m_count);
 
     /* the producer's walk: from 8k + p, every octet of a row (the row's
-     * octets counted once, at the walk's first position in it), a carry */
+     * octets counted once, at the walk's first position in it), a carry;
+     * the offset carried along has steps of a mixed radix (q1 < 2^20 rows,
+     * q0 < 2^20), so that a step dropped, doubled or misplaced shows */
+    const convt_wg_row_steps steps = {1, (int64_t)1 << 20, (int64_t)1 << 40};
+    const int64_t origin = -12345; /* the kernel's: c0, a channel, the tap row's offsets */
     for (int start = 0; start < 8 * 8 && start < fl->flat; start += 1 + 8 * (start % 3)) {
         convt_wg_cursor c = convt_wg_cursor_at(d, fl, start);
+        int64_t off = c.n * steps.n + c.q0 * steps.q0 + c.q1 * steps.q1 + origin;
         int f = start;
         while ((int64_t)f < (int64_t)fl->flat + CONVT_WG_FLAT_MARGIN - 8 * (int64_t)fl->pitch) {
             const int n_oct = convt_wg_row_octets(&c, fl);
@@ -126,12 +132,13 @@ static void check_layout(const convt_phase_desc *d, const convt_phase_tap_row *r
             }
             f += 8 * n_oct;
             c.col += 8 * n_oct;
-            convt_wg_cursor_carry(&c, d, fl);
+            convt_wg_cursor_carry_offset(&c, d, fl, &steps, &off);
             const convt_wg_cursor at = convt_wg_cursor_at(d, fl, f);
             assert_int_equal(c.n, at.n);
             assert_int_equal(c.q0, at.q0);
             assert_int_equal(c.q1, at.q1);
             assert_int_equal(c.col, at.col);
+            assert_int_equal(off, at.n * steps.n + at.q0 * steps.q0 + at.q1 * steps.q1 + origin);
             if (!tight)
                 assert_int_equal(c.col, start % 8); /* every run starts on the same lane's column */
         }

@@ -99,20 +99,43 @@ CONVT_HD int convt_wg_row_octets(const convt_wg_cursor *c, const convt_wg_flat *
     return (fl->pitch - c->col + 7) / 8;
 }
 
+/* The steps of an offset linear in a cursor's row, n x n + q0 x q0 + q1
+ * x q1 plus a constant: the producer's source in x (polyphase_wgmma's
+ * wg_row_walk), which it carries from row to row rather than rebuild. */
+typedef struct convt_wg_row_steps {
+    int64_t q1, q0, n;
+} convt_wg_row_steps;
+
+/* A column at or past the pitch carried into the next rows; with steps
+ * (not NULL), *off, an offset linear in the row by those steps, moved
+ * with it. */
+CONVT_HD void convt_wg_cursor_carry_offset(convt_wg_cursor *c, const convt_phase_desc *ph,
+                                           const convt_wg_flat *fl, const convt_wg_row_steps *steps,
+                                           int64_t *off)
+{
+    while (c->col >= fl->pitch) {
+        c->col -= fl->pitch;
+        if (steps)
+            *off += steps->q1;
+        if (++c->q1 == fl->rows1) {
+            c->q1 = 0;
+            if (steps)
+                *off += steps->q0 - fl->rows1 * steps->q1;
+            if (++c->q0 == ph->q_count[0]) {
+                c->q0 = 0;
+                c->n++;
+                if (steps)
+                    *off += steps->n - ph->q_count[0] * steps->q0;
+            }
+        }
+    }
+}
+
 /* A column at or past the pitch carried into the next rows. */
 CONVT_HD void convt_wg_cursor_carry(convt_wg_cursor *c, const convt_phase_desc *ph,
                                     const convt_wg_flat *fl)
 {
-    while (c->col >= fl->pitch) {
-        c->col -= fl->pitch;
-        if (++c->q1 == fl->rows1) {
-            c->q1 = 0;
-            if (++c->q0 == ph->q_count[0]) {
-                c->q0 = 0;
-                c->n++;
-            }
-        }
-    }
+    convt_wg_cursor_carry_offset(c, ph, fl, 0, 0);
 }
 
 /* How many positions further than its output position a tap at (off1,
