@@ -9,8 +9,9 @@
  * original's reference, and the map hits every output exactly once. The
  * kernels' epilogue and weight image call these same functions; the
  * epilogue's lanes (convt_fold_lane_of) store each of a warp's rows and
- * columns once, as the phase and channel it is, and the shift form of the
- * power-of-two kernels agrees with the division one.
+ * columns once, as the phase and channel it is, a warp's store whole runs
+ * along the innermost dimension, and the shift form of the power-of-two
+ * kernels agrees with the division one.
  * convt_fold_check refuses what does not fold, naming why. The identity
  * fold of any problem (every stride, dilation and group count) maps each
  * weight to its own index. */
@@ -83,9 +84,13 @@ static convt_problem random_foldable(bool padded, int inner)
 /* The folded epilogue's stores, as its lanes make them
  * (convt_fold_lane_of), over every warp of a group's fcout_g folded rows:
  * each (row, column) of a warp's 16 x 32 chunk stored exactly once, by a
- * lane of the row's phase, to the row's original channel. Where S is a
- * power of two, the kernel's shift form (P = S, row r, channel co_w >>
- * lgS, the phase split by shifts) gives the same. */
+ * lane of the row's phase, to the row's original channel; and each store
+ * of the warp (a step k, an outer phase q) covers whole groups of s[2]
+ * neighbouring outputs along the innermost dimension for step columns (a
+ * column u's s[2] phases at u s[2] + r2), so that where s[2] is a power of
+ * two a store is 32 neighbouring floats. Where S is a power of two, the
+ * kernel's shift form (row r, channel co_w >> lgS, the phase split by
+ * shifts) gives the same. */
 static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
 {
     const int S = f->S;
@@ -105,26 +110,39 @@ static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
         const int rows_out = fcout_g - co_w < 16 ? fcout_g - co_w : 16;
         int hits[16][32];
         memset(hits, 0, sizeof hits);
-        for (int lane = 0; lane < 32; lane++) {
-            const convt_fold_lane l = convt_fold_lane_of(f, co_w, lane);
-            assert_true(l.P >= S && 2 * S > l.P && l.P * l.step == 32);
-            if (convt_fold_pow2(f)) {
-                assert_int_equal(l.P, S);
-                assert_int_equal(l.row0, l.r);
-                assert_int_equal(l.ch0, co_w >> f->lgS);
-                assert_true(l.storing);
-            }
-            if (!l.storing)
-                continue;
-            for (int k = 0; k < l.P; k++) {
-                const int col = k * l.step + l.u;
-                for (int row = l.row0, ch = l.ch0; row < rows_out; row += S, ch++) {
-                    assert_int_equal((co_w + row) % S, l.r);
-                    assert_int_equal(convt_fold_channel(f, co_w + row), ch);
-                    hits[row][col]++;
+        const convt_fold_lane l0 = convt_fold_lane_of(f, 0);
+        assert_true(l0.P >= f->s[2] && 2 * f->s[2] > l0.P && l0.P * l0.step == 32);
+        assert_int_equal(l0.outer * f->s[2], S);
+        for (int k = 0; k < l0.P; k++)
+            for (int q = 0; q < l0.outer; q++) {
+                int inner[32 * CONVT_FOLD_MAX_PHASES]; /* the store's innermost outputs, u s[2] + r2 */
+                memset(inner, 0, sizeof inner);
+                for (int lane = 0; lane < 32; lane++) {
+                    const convt_fold_lane l = convt_fold_lane_of(f, lane);
+                    assert_int_equal(l.P, l0.P);
+                    assert_int_equal(l.step, l0.step);
+                    assert_int_equal(l.outer, l0.outer);
+                    assert_int_equal(l.storing, l.r2 < f->s[2]);
+                    if (!l.storing)
+                        continue;
+                    const int col = k * l.step + l.u, r = q * f->s[2] + l.r2;
+                    inner[(col - k * l.step) * f->s[2] + l.r2]++;
+                    const int row0 = convt_fold_row0(f, co_w, r);
+                    assert_true(row0 >= 0 && row0 < S);
+                    if (convt_fold_pow2(f)) {
+                        assert_int_equal(row0, r);
+                        assert_int_equal(convt_fold_channel(f, co_w + row0), co_w >> f->lgS);
+                    }
+                    for (int row = row0; row < rows_out; row += S) {
+                        assert_int_equal((co_w + row) % S, r);
+                        assert_int_equal(convt_fold_channel(f, co_w + row),
+                                         convt_fold_channel(f, co_w + row0) + (row - row0) / S);
+                        hits[row][col]++;
+                    }
                 }
+                for (int i = 0; i < l0.step * f->s[2]; i++)
+                    assert_int_equal(inner[i], 1);
             }
-        }
         for (int row = 0; row < rows_out; row++)
             for (int col = 0; col < 32; col++)
                 assert_int_equal(hits[row][col], 1);

@@ -42,9 +42,9 @@
 extern "C" {
 #endif
 
-/* Phases a fold may have. The epilogue's lanes take a phase each, in
- * groups of the power of two from S up (convt_fold_lane_of): 16 phases
- * leave 2 columns a step. More would still work (32 lanes a column), but
+/* Phases a fold may have. The epilogue's lanes take an innermost phase
+ * each, in groups of the power of two from s[2] up (convt_fold_lane_of):
+ * 16 phases along it leave 2 columns a step. More would still work (32 lanes a column), but
  * no layer has a kernel of more than 16 phases that is whole strides long
  * (a vocoder's stride 8, a 4 x 4 2-D stride), and none was ever checked. */
 #define CONVT_FOLD_MAX_PHASES 16
@@ -64,9 +64,11 @@ extern "C" {
 typedef struct convt_fold {
     int S;                 /* phases: s[0] * s[1] * s[2] */
     int s[3], m[3], pad[3], out[3];
-    int lg[3];             /* log2 of s[d] where S is a power of two (convt_fold_phase_pow2) */
-    int lgS;               /* log2 of the least power of two at or above S: the
-                            * epilogue's lanes a column group (log2 S where S is one) */
+    int lg[3];             /* the least power of two at or above s[d], its log2: s[d]'s
+                            * where S is a power of two (convt_fold_phase_pow2); lg[2]
+                            * the epilogue's lanes a column group (convt_fold_lane_of) */
+    int lgS;               /* the same of S: where S is a power of two, a warp's first
+                            * original channel is co_w >> lgS */
     int k[3];              /* the original kernel: m[d] * s[d], less the zero taps
                             * that pad it to whole strides (convt_fold_tap_present) */
     int ktaps;             /* k[0] * k[1] * k[2] */
@@ -139,36 +141,47 @@ CONVT_HD void convt_fold_phase_pow2(const convt_fold *f, int r, int ph[3])
 /* Whether S is a power of two (the epilogue's shift form). */
 CONVT_HD bool convt_fold_pow2(const convt_fold *f) { return (f->S & (f->S - 1)) == 0; }
 
-/* One lane's share of an epilogue warp's stores (kernels/polyphase_wgmma_fold.cuh,
- * where S is no power of two). The warp holds folded rows co_w .. co_w + 15
- * of a group (co_w a multiple of 16) x a staged chunk of 32 positions; row
- * co_w + i is phase (co_w + i) % S of original channel (co_w + i) / S. Lanes
- * go in groups of P, the power of two from S up: lane r + P u stores phase r
- * (r < S; the group's other P - S lanes store nothing) at columns u, u +
- * step, ..., P steps of step = 32 / P columns making the chunk, each time
- * for the warp's rows of phase r: row0, row0 + S, ..., of original channels
- * ch0, ch0 + 1, ... (at S = 6 a warp's 16 rows straddle up to four
- * original channels, so row0 is not r). */
+/* One lane's share of an epilogue warp's stores (kernels/polyphase_wgmma_fold.cuh).
+ * The warp holds folded rows co_w .. co_w + 15 of a group (co_w a multiple
+ * of 16) x a staged chunk of 32 positions; row co_w + i is phase (co_w + i)
+ * % S of original channel (co_w + i) / S. A phase r is q s[2] + r2: r2 its
+ * part along the innermost dimension, q the outer dimensions' (q < outer =
+ * S / s[2]). Lanes go in groups of P, the power of two from s[2] up: lane
+ * r2 + P u stores every row whose phase has innermost part r2 (r2 < s[2];
+ * the group's other P - s[2] lanes store nothing), at columns u, u + step,
+ * ..., P steps of step = 32 / P columns making the chunk; for each column
+ * the phases q s[2] + r2 in turn, each at its rows row0, row0 + S, ... of
+ * original channels ch0, ch0 + 1, ... (convt_fold_row0; at S = 6 a warp's
+ * 16 rows straddle up to four original channels, so row0 is not r).
+ *
+ * So one store of the warp covers s[2] x step neighbouring outputs along
+ * the innermost dimension (32 where s[2] is a power of two), and a lane
+ * finds a column's position P times a chunk. Lanes in groups of S (before
+ * session 52) found it S times: twice a chunk where only rows fold (the row
+ * fold's S = 2 along the rows, kb71: 41% of the epilogue's instructions
+ * were the columns' positions), each store two half rows of 16. */
 typedef struct convt_fold_lane {
-    int P, step; /* lanes per column group, columns per step */
-    int r, u;    /* the lane's phase and first column */
-    int row0;    /* the warp's first row of phase r: co_w + row0 = r (mod S) */
-    int ch0;     /* row0's original channel within the group */
-    bool storing; /* r < S */
+    int P, step;  /* lanes per column group, columns per step */
+    int r2, u;    /* the lane's innermost phase and first column */
+    int outer;    /* phases sharing r2: S / s[2] */
+    bool storing; /* r2 < s[2] */
 } convt_fold_lane;
 
-CONVT_HD convt_fold_lane convt_fold_lane_of(const convt_fold *f, int co_w, int lane)
+CONVT_HD convt_fold_lane convt_fold_lane_of(const convt_fold *f, int lane)
 {
     convt_fold_lane l;
-    l.P = 1 << f->lgS;
+    l.P = 1 << f->lg[2];
     l.step = 32 / l.P;
-    l.r = lane % l.P;
+    l.r2 = lane % l.P;
     l.u = lane / l.P;
-    l.row0 = (l.r + f->S - co_w % f->S) % f->S;
-    l.ch0 = (co_w + l.row0) / f->S;
-    l.storing = l.r < f->S;
+    l.outer = f->S / f->s[2];
+    l.storing = l.r2 < f->s[2];
     return l;
 }
+
+/* The warp's first row of phase r: co_w + row0 = r (mod S). Where S is a
+ * power of two it divides co_w, and row0 is r. */
+CONVT_HD int convt_fold_row0(const convt_fold *f, int co_w, int r) { return (r + f->S - co_w % f->S) % f->S; }
 
 /* A folded channel's original channel (within the group). */
 CONVT_HD int convt_fold_channel(const convt_fold *f, int cf) { return cf / f->S; }
