@@ -44,9 +44,10 @@ extern "C" {
 
 /* Phases a fold may have. The epilogue's lanes take an innermost phase
  * each, in groups of the power of two from s[2] up (convt_fold_lane_of):
- * 16 phases along it leave 2 columns a step. More would still work (32 lanes a column), but
- * no layer has a kernel of more than 16 phases that is whole strides long
- * (a vocoder's stride 8, a 4 x 4 2-D stride), and none was ever checked. */
+ * 16 phases along it leave 2 columns a step. More would still work (32
+ * lanes a column), but no layer has a kernel of more than 16 phases that
+ * is whole strides long (a vocoder's stride 8, a 4 x 4 2-D stride), and
+ * none was ever checked. */
 #define CONVT_FOLD_MAX_PHASES 16
 
 /* The least share of the padded kernel's taps (prod m[d]*s[d]) that are
