@@ -47,7 +47,19 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     /* The lane's share (convt_fold_lane_of): an innermost phase r2, every
      * outer phase with it, P columns a chunk. */
     static_assert(WG_EPI_COLS == 32, "convt_fold_lane_of's steps make a chunk of 32 columns");
+#ifndef CONVT_FOLD_LANES_BY_PHASE
     const convt_fold_lane l = convt_fold_lane_of(&f, lane);
+#else /* diagnostic builds (-Dcuda_args=-DCONVT_FOLD_LANES_BY_PHASE): lanes in
+       * groups of S, a phase each, and a phase's rows in a loop, as before
+       * session 52, to compare */
+    convt_fold_lane l;
+    l.P = 1 << f.lgS;
+    l.step = WG_EPI_COLS / l.P;
+    l.r2 = lane % l.P;
+    l.u = lane / l.P;
+    l.outer = 1;
+    l.storing = l.r2 < S; /* and r = r2: one phase a lane */
+#endif
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's folded rows that exist */
     float b_frag[2];
 #pragma unroll
@@ -71,7 +83,11 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
             if (col < cols && l.storing && wg_is_output(wa, ph, fl, c)) {
                 float *y_n = y_g + c.n * image;
                 for (int q = 0; q < l.outer; q++) {
+#ifndef CONVT_FOLD_LANES_BY_PHASE
                     const int r = q * f.s[2] + l.r2;
+#else
+                    const int r = l.r2;
+#endif
                     int phd[3];
                     if constexpr (POW2)
                         convt_fold_phase_pow2(&f, r, phd);
@@ -86,10 +102,16 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
                      * unrolled: a store is a load, a store and two steps */
                     float *yq = y_n + ch0 * f.out_plane + off;
                     const float *sq = stage_w + row0 * WG_EPI_PITCH + col;
+#ifndef CONVT_FOLD_LANES_BY_PHASE
 #pragma unroll
                     for (int i = 0; i < 8; i++, yq += f.out_plane, sq += S * WG_EPI_PITCH)
                         if (row0 + i * S < rows_out)
                             wg_store<KSPLIT>(yq, *sq, add);
+#else
+                    for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
+                        wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);
+                    (void)sq;
+#endif
                 }
             }
             c.col += l.step;
