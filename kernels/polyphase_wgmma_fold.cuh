@@ -58,7 +58,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     l.r2 = lane % l.P;
     l.u = lane / l.P;
     l.outer = 1;
-    l.storing = l.r2 < S; /* and r = r2: one phase a lane */
+    l.storing = l.r2 < S; /* outer 1: r = r2, one phase a lane */
 #endif
     const int rows_out = min(16, a.cout_g - co_w); /* the warp's folded rows that exist */
     float b_frag[2];
@@ -83,11 +83,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
             if (col < cols && l.storing && wg_is_output(wa, ph, fl, c)) {
                 float *y_n = y_g + c.n * image;
                 for (int q = 0; q < l.outer; q++) {
-#ifndef CONVT_FOLD_LANES_BY_PHASE
                     const int r = q * f.s[2] + l.r2;
-#else
-                    const int r = l.r2;
-#endif
                     int phd[3];
                     if constexpr (POW2)
                         convt_fold_phase_pow2(&f, r, phd);

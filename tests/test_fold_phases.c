@@ -126,7 +126,7 @@ static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
                     if (!l.storing)
                         continue;
                     const int col = k * l.step + l.u, r = q * f->s[2] + l.r2;
-                    inner[(col - k * l.step) * f->s[2] + l.r2]++;
+                    inner[l.u * f->s[2] + l.r2]++;
                     const int row0 = convt_fold_row0(f, co_w, r);
                     assert_true(row0 >= 0 && row0 < S);
                     if (convt_fold_pow2(f)) {
