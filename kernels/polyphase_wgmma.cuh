@@ -1445,8 +1445,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                 const bool add = KSPLIT && !sg.w;
                 const float *ep_bias = add ? nullptr : bias;
                 if constexpr (FOLD)
-                    wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
-                                                             ep_bias, y, add);
+                    wg_fold_epilogue<BN, !FOLD_ANY, KSPLIT, !ROWFOLD>(wa, tl, ph, fl, d[m], stage_w, fw, co_w,
+                                                                       lane, ep_bias, y, add);
                 else
                     wg_plain_epilogue<BN, KSPLIT, SEG, PAIR>(wa, tl, ph, fl, d[m], stage_w, fw, co_w, lane,
                                                              ep_bias, y, add, pair_row);

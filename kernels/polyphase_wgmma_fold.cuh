@@ -34,7 +34,80 @@
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
 #if CONVT_HAVE_WGMMA
-template <int BN, bool POW2, bool KSPLIT>
+/* Whether a lane's columns of a chunk, u, u + step, ..., u + span (the
+ * cursor c at u), store as runs (RUNS, wg_fold_store_runs): they lie in
+ * one row of the folded problem (its innermost stride 1, as a fold makes
+ * it), every one an output of it, and for every phase of the lane in y
+ * (convt_fold_run_in_y), each step x s[2] floats after the one before;
+ * t: the first column's folded position. Then a column's position is
+ * found once a chunk, where the general loop finds it for each of the
+ * lane's P columns: on vocoder_up2 (s[2] = 8) that loop was 75
+ * instructions a store, 9.6 thousand a tile and warp, and the consumers'
+ * epilogue took longer than their wgmma (Nsight Compute, session 53).
+ * Chunks at a row's ends, the pad's edges or a tile's last 16 columns go
+ * the general way. A lane that stores nothing (r2 >= s[2]) only moves on
+ * with the others. */
+template <bool POW2>
+__device__ __forceinline__ bool wg_fold_lane_runs(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
+                                                  const wg_cursor &c, const convt_fold_lane &l, int span, int cols,
+                                                  int (&t)[3])
+{
+    wg_cursor last = c;
+    last.col += span;
+    if (l.P < 2 || l.u + span >= cols || last.col >= fl.pitch || wa.p.stride[2] != 1 ||
+        !wg_is_output(wa, ph, fl, c) || !wg_is_output(wa, ph, fl, last))
+        return false;
+    const convt_fold &f = wa.fold;
+    wg_output_pos(wa.p, ph, fl, c, t);
+    for (int q = 0; q < l.outer && l.storing; q++) {
+        int phd[3];
+        if constexpr (POW2)
+            convt_fold_phase_pow2(&f, q * f.s[2] + l.r2, phd);
+        else
+            convt_fold_phase(&f, q * f.s[2] + l.r2, phd);
+        int64_t off;
+        if (!convt_fold_run_in_y(&f, phd, t[0], t[1], t[2], span, &off))
+            return false;
+    }
+    return true;
+}
+
+/* A lane's stores of a chunk as runs (wg_fold_lane_runs holds; t its
+ * first column's folded position, y_n the image's outputs): for each of
+ * its phases and each of the phase's rows, its P columns, run_step floats
+ * apart in y and step apart in the staging. A warp's store is the same
+ * s[2] x step neighbouring floats as the general loop's. */
+template <bool POW2, bool KSPLIT>
+__device__ __forceinline__ void wg_fold_store_runs(const convt_fold &f, const convt_fold_lane &l, const int (&t)[3],
+                                                   float *y_n, const float *stage_w, int co_w, int rows_out,
+                                                   int64_t run_step, bool add)
+{
+    for (int q = 0; q < l.outer && l.storing; q++) {
+        const int r = q * f.s[2] + l.r2;
+        int phd[3];
+        if constexpr (POW2)
+            convt_fold_phase_pow2(&f, r, phd);
+        else
+            convt_fold_phase(&f, r, phd);
+        int64_t off;
+        convt_fold_output(&f, phd, t[0], t[1], t[2], &off);
+        const int row0 = POW2 ? r : convt_fold_row0(&f, co_w, r);
+        const int ch0 = POW2 ? co_w >> f.lgS : convt_fold_channel(&f, co_w + row0);
+        float *yq = y_n + ch0 * f.out_plane + off;
+        const float *sq = stage_w + row0 * WG_EPI_PITCH + l.u;
+        for (int row = row0; row < rows_out; row += f.S, yq += f.out_plane, sq += f.S * WG_EPI_PITCH) {
+            /* P is a power of two from 2 up: the columns in pairs */
+            float *yk = yq;
+            const float *sk = sq;
+            for (int k = 0; k < l.P; k += 2, yk += 2 * run_step, sk += 2 * l.step) {
+                wg_store<KSPLIT>(yk, sk[0], add);
+                wg_store<KSPLIT>(yk + run_step, sk[l.step], add);
+            }
+        }
+    }
+}
+
+template <int BN, bool POW2, bool KSPLIT, bool RUNS>
 __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_tile &tl,
                                                  const phase_desc &ph, const wg_phase_flat &fl,
                                                  const float (&d)[BN / 2], float *stage_w, int fw,
@@ -72,13 +145,25 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
     float *y_g = y + (int64_t)tl.g * f.cout_g * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + l.u);
+    const int span = (l.P - 1) * l.step;         /* a lane's last column of a chunk, from its first */
+    const int64_t run_step = (int64_t)l.step * f.s[2]; /* RUNS: y's floats from one column of it to the next */
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
         const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
         __syncwarp();
+        bool runs = false;
+        int t[3]; /* the folded problem's output position */
+#ifndef CONVT_FOLD_NO_RUNS /* diagnostic builds (-DCONVT_FOLD_NO_RUNS): every chunk the general way, as before session 53 */
+        if constexpr (RUNS)
+            runs = wg_fold_lane_runs<POW2>(wa, ph, fl, c, l, span, cols, t);
+#endif
+        if (runs) {
+            wg_fold_store_runs<POW2, KSPLIT>(f, l, t, y_g + c.n * image, stage_w, co_w, rows_out, run_step, add);
+            c.col += l.P * l.step;
+            convt_wg_cursor_carry(&c, &ph, &fl);
+        } else
         for (int k = 0; k < l.P; k++) {
             const int col = k * l.step + l.u;
-            int t[3]; /* the folded problem's output position */
             wg_output_pos(a, ph, fl, c, t);
             if (col < cols && l.storing && wg_is_output(wa, ph, fl, c)) {
                 float *y_n = y_g + c.n * image;

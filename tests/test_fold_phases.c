@@ -149,6 +149,31 @@ static void check_epilogue_lanes(const convt_fold *f, int fcout_g)
     }
 }
 
+/* convt_fold_run_in_y against every position of the run, on random
+ * phases, positions (at y's edges too) and spans: true exactly where each
+ * of them lies in y, and then each s[2] floats after the one before. */
+static void check_runs(const convt_fold *f)
+{
+    for (int trial = 0; trial < 200; trial++) {
+        int ph[3], t[3];
+        convt_fold_phase(f, (int)pick(0, f->S - 1), ph);
+        for (int d = 0; d < 3; d++)
+            t[d] = (int)pick(-2, (f->out[d] + f->pad[d]) / f->s[d] + 2);
+        const int span = (int)pick(0, 31);
+        int64_t off = -1;
+        const bool run = convt_fold_run_in_y(f, ph, t[0], t[1], t[2], span, &off);
+        bool all = true;
+        for (int k = 0; k <= span; k++) {
+            int64_t o;
+            const bool in = convt_fold_output(f, ph, t[0], t[1], t[2] + k, &o);
+            all = all && in;
+            if (run)
+                assert_true(in && o == off + (int64_t)k * f->s[2]);
+        }
+        assert_int_equal(run, all);
+    }
+}
+
 static void check_one(const convt_problem *p, int inner)
 {
     const convt_problem fp = convt_fold_problem(p, inner);
@@ -158,6 +183,7 @@ static void check_one(const convt_problem *p, int inner)
     assert_int_equal(fp.cout, p->cout * f.S);
     assert_int_equal(f.s[0] * f.s[1] * f.s[2], f.S);
     check_epilogue_lanes(&f, (int)(fp.cout / fp.groups));
+    check_runs(&f);
     float *x = random_tensor(convt_x_elems(p), 1), *w = random_tensor(convt_w_elems(p), 2);
     float *b = random_tensor(convt_b_elems(p), 3);
 

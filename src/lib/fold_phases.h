@@ -266,6 +266,20 @@ CONVT_HD bool convt_fold_output(const convt_fold *f, const int ph[3], int t0, in
     return true;
 }
 
+/* Whether the outputs of phase ph at folded positions (t0, t1, t2), (t0,
+ * t1, t2 + 1), ..., (t0, t1, t2 + span) all lie in y: so where the first's
+ * and the last's do, o2 = t2 s[2] + ph[2] - pad[2] growing with t2 and o0,
+ * o1 staying. Then each lies s[2] floats after the one before, the first
+ * at *off. The folded epilogue stores a lane's columns of a chunk so, as
+ * runs, where this holds for all of the lane's phases (kernels/
+ * polyphase_wgmma_fold.cuh, wg_fold_lane_runs). */
+CONVT_HD bool convt_fold_run_in_y(const convt_fold *f, const int ph[3], int t0, int t1, int t2, int span,
+                                  int64_t *off)
+{
+    int64_t last;
+    return convt_fold_output(f, ph, t0, t1, t2 + span, &last) && convt_fold_output(f, ph, t0, t1, t2, off);
+}
+
 #ifdef __cplusplus
 }
 #endif
