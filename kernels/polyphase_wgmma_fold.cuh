@@ -72,15 +72,34 @@ __device__ __forceinline__ bool wg_fold_lane_runs(const wg_args &wa, const phase
     return true;
 }
 
+/* One phase's rows of a lane's run (wg_fold_store_runs): P columns a
+ * row, STEP apart in the staging (immediate offsets) and run_step floats
+ * apart in y, the rows a loop. A row is P loads and stores and their
+ * pointers' steps: with P and the rows both runtime loops (the first form,
+ * 5e1c6ea) ptxas unrolled the columns by 4 with a remainder, and the
+ * folds of P = 2 (a stride of 2 along the innermost dimension) ran 9 to
+ * 34% slower than the general loop (realistic.json, session 53, call 3). */
+template <int P, bool KSPLIT>
+__device__ __forceinline__ void wg_fold_store_run_rows(float *yq, const float *sq, int row0, int rows_out, int S,
+                                                       int64_t plane, int run_step, bool add)
+{
+    constexpr int STEP = WG_EPI_COLS / P;
+#pragma unroll 1
+    for (int row = row0; row < rows_out; row += S, yq += plane, sq += S * WG_EPI_PITCH)
+#pragma unroll
+        for (int k = 0; k < P; k++)
+            wg_store<KSPLIT>(yq + k * run_step, sq[k * STEP], add);
+}
+
 /* A lane's stores of a chunk as runs (wg_fold_lane_runs holds; t its
  * first column's folded position, y_n the image's outputs): for each of
- * its phases and each of the phase's rows, its P columns, run_step floats
- * apart in y and step apart in the staging. A warp's store is the same
- * s[2] x step neighbouring floats as the general loop's. */
+ * its phases, the phase's rows (wg_fold_store_run_rows, one instance per
+ * P, which the fold fixes for the whole launch). A warp's store is the
+ * same s[2] x step neighbouring floats as the general loop's. */
 template <bool POW2, bool KSPLIT>
 __device__ __forceinline__ void wg_fold_store_runs(const convt_fold &f, const convt_fold_lane &l, const int (&t)[3],
                                                    float *y_n, const float *stage_w, int co_w, int rows_out,
-                                                   int64_t run_step, bool add)
+                                                   int run_step, bool add)
 {
     for (int q = 0; q < l.outer && l.storing; q++) {
         const int r = q * f.s[2] + l.r2;
@@ -95,15 +114,14 @@ __device__ __forceinline__ void wg_fold_store_runs(const convt_fold &f, const co
         const int ch0 = POW2 ? co_w >> f.lgS : convt_fold_channel(&f, co_w + row0);
         float *yq = y_n + ch0 * f.out_plane + off;
         const float *sq = stage_w + row0 * WG_EPI_PITCH + l.u;
-        for (int row = row0; row < rows_out; row += f.S, yq += f.out_plane, sq += f.S * WG_EPI_PITCH) {
-            /* P is a power of two from 2 up: the columns in pairs */
-            float *yk = yq;
-            const float *sk = sq;
-            for (int k = 0; k < l.P; k += 2, yk += 2 * run_step, sk += 2 * l.step) {
-                wg_store<KSPLIT>(yk, sk[0], add);
-                wg_store<KSPLIT>(yk + run_step, sk[l.step], add);
-            }
-        }
+        if (l.P == 2)
+            wg_fold_store_run_rows<2, KSPLIT>(yq, sq, row0, rows_out, f.S, f.out_plane, run_step, add);
+        else if (l.P == 4)
+            wg_fold_store_run_rows<4, KSPLIT>(yq, sq, row0, rows_out, f.S, f.out_plane, run_step, add);
+        else if (l.P == 8)
+            wg_fold_store_run_rows<8, KSPLIT>(yq, sq, row0, rows_out, f.S, f.out_plane, run_step, add);
+        else
+            wg_fold_store_run_rows<16, KSPLIT>(yq, sq, row0, rows_out, f.S, f.out_plane, run_step, add);
     }
 }
 
@@ -146,7 +164,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     float *y_g = y + (int64_t)tl.g * f.cout_g * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + l.u);
     const int span = (l.P - 1) * l.step;         /* a lane's last column of a chunk, from its first */
-    const int64_t run_step = (int64_t)l.step * f.s[2]; /* RUNS: y's floats from one column of it to the next */
+    const int run_step = l.step * f.s[2]; /* RUNS: y's floats from one column of it to the next */
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
         const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
