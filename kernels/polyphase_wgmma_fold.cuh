@@ -18,6 +18,13 @@
  * found once for all the outer phases: with lanes in groups of S (before
  * session 52) the row fold found each twice, and a store was two half rows.
  *
+ * RUNS (every fold but the row fold, whose lanes have one column a
+ * chunk): where a lane's P columns of a chunk lie in one row and in y, it
+ * finds the position once and stores them as runs (wg_fold_lane_runs);
+ * elsewhere, column by column. Measured in session 53 (results/notes.md):
+ * -27% on vocoder_up2, but +17 to +62% on partial and grouped folds,
+ * where a warp whose lanes decide apart runs both paths.
+ *
  * POW2 (S a power of two, so it divides 16 and co_w): each warp holds
  * whole original channels, phase r's first row is r, and the phase's
  * split and the channel take shifts; the general form divides.
@@ -34,6 +41,26 @@
 #define CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH
 
 #if CONVT_HAVE_WGMMA
+/* Phase r split per dimension: by shifts where S is a power of two (POW2). */
+template <bool POW2>
+__device__ __forceinline__ void wg_fold_phase_split(const convt_fold &f, int r, int (&phd)[3])
+{
+    if constexpr (POW2)
+        convt_fold_phase_pow2(&f, r, phd);
+    else
+        convt_fold_phase(&f, r, phd);
+}
+
+/* The warp's first row of phase r in its staging and that row's original
+ * channel (convt_fold_row0, convt_fold_channel): r and co_w >> lgS where S
+ * is a power of two. */
+template <bool POW2>
+__device__ __forceinline__ void wg_fold_phase_row0(const convt_fold &f, int co_w, int r, int &row0, int &ch0)
+{
+    row0 = POW2 ? r : convt_fold_row0(&f, co_w, r);
+    ch0 = POW2 ? co_w >> f.lgS : convt_fold_channel(&f, co_w + row0);
+}
+
 /* Whether a lane's columns of a chunk, u, u + step, ..., u + span (the
  * cursor c at u), store as runs (RUNS, wg_fold_store_runs): they lie in
  * one row of the folded problem (its innermost stride 1, as a fold makes
@@ -61,10 +88,7 @@ __device__ __forceinline__ bool wg_fold_lane_runs(const wg_args &wa, const phase
     wg_output_pos(wa.p, ph, fl, c, t);
     for (int q = 0; q < l.outer && l.storing; q++) {
         int phd[3];
-        if constexpr (POW2)
-            convt_fold_phase_pow2(&f, q * f.s[2] + l.r2, phd);
-        else
-            convt_fold_phase(&f, q * f.s[2] + l.r2, phd);
+        wg_fold_phase_split<POW2>(f, q * f.s[2] + l.r2, phd);
         int64_t off;
         if (!convt_fold_run_in_y(&f, phd, t[0], t[1], t[2], span, &off))
             return false;
@@ -103,15 +127,11 @@ __device__ __forceinline__ void wg_fold_store_runs(const convt_fold &f, const co
 {
     for (int q = 0; q < l.outer && l.storing; q++) {
         const int r = q * f.s[2] + l.r2;
-        int phd[3];
-        if constexpr (POW2)
-            convt_fold_phase_pow2(&f, r, phd);
-        else
-            convt_fold_phase(&f, r, phd);
+        int phd[3], row0, ch0;
+        wg_fold_phase_split<POW2>(f, r, phd);
         int64_t off;
         convt_fold_output(&f, phd, t[0], t[1], t[2], &off);
-        const int row0 = POW2 ? r : convt_fold_row0(&f, co_w, r);
-        const int ch0 = POW2 ? co_w >> f.lgS : convt_fold_channel(&f, co_w + row0);
+        wg_fold_phase_row0<POW2>(f, co_w, r, row0, ch0);
         float *yq = y_n + ch0 * f.out_plane + off;
         const float *sq = stage_w + row0 * WG_EPI_PITCH + l.u;
         if (l.P == 2)
@@ -163,7 +183,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
     float *y_g = y + (int64_t)tl.g * f.cout_g * f.out_plane;
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + l.u);
-    const int span = (l.P - 1) * l.step;         /* a lane's last column of a chunk, from its first */
+    const int span = (l.P - 1) * l.step;  /* a lane's last column of a chunk, from its first */
     const int run_step = l.step * f.s[2]; /* RUNS: y's floats from one column of it to the next */
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
@@ -171,7 +191,8 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
         __syncwarp();
         bool runs = false;
         int t[3]; /* the folded problem's output position */
-#ifndef CONVT_FOLD_NO_RUNS /* diagnostic builds (-DCONVT_FOLD_NO_RUNS): every chunk the general way, as before session 53 */
+#ifndef CONVT_FOLD_NO_RUNS /* diagnostic builds (-DCONVT_FOLD_NO_RUNS): every chunk the
+                            * general way, as before session 53, to compare */
         if constexpr (RUNS)
             runs = wg_fold_lane_runs<POW2>(wa, ph, fl, c, l, span, cols, t);
 #endif
@@ -179,42 +200,39 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
             wg_fold_store_runs<POW2, KSPLIT>(f, l, t, y_g + c.n * image, stage_w, co_w, rows_out, run_step, add);
             c.col += l.P * l.step;
             convt_wg_cursor_carry(&c, &ph, &fl);
-        } else
-        for (int k = 0; k < l.P; k++) {
-            const int col = k * l.step + l.u;
-            wg_output_pos(a, ph, fl, c, t);
-            if (col < cols && l.storing && wg_is_output(wa, ph, fl, c)) {
-                float *y_n = y_g + c.n * image;
-                for (int q = 0; q < l.outer; q++) {
-                    const int r = q * f.s[2] + l.r2;
-                    int phd[3];
-                    if constexpr (POW2)
-                        convt_fold_phase_pow2(&f, r, phd);
-                    else
-                        convt_fold_phase(&f, r, phd);
-                    int64_t off;
-                    if (!convt_fold_output(&f, phd, t[0], t[1], t[2], &off))
-                        continue;
-                    const int row0 = POW2 ? r : convt_fold_row0(&f, co_w, r);
-                    const int ch0 = POW2 ? co_w >> f.lgS : convt_fold_channel(&f, co_w + row0);
-                    /* the phase's rows, 16 / S <= 8 of them (S >= 2),
-                     * unrolled: a store is a load, a store and two steps */
-                    float *yq = y_n + ch0 * f.out_plane + off;
-                    const float *sq = stage_w + row0 * WG_EPI_PITCH + col;
+        } else {
+            for (int k = 0; k < l.P; k++) {
+                const int col = k * l.step + l.u;
+                wg_output_pos(a, ph, fl, c, t);
+                if (col < cols && l.storing && wg_is_output(wa, ph, fl, c)) {
+                    float *y_n = y_g + c.n * image;
+                    for (int q = 0; q < l.outer; q++) {
+                        const int r = q * f.s[2] + l.r2;
+                        int phd[3], row0, ch0;
+                        wg_fold_phase_split<POW2>(f, r, phd);
+                        int64_t off;
+                        if (!convt_fold_output(&f, phd, t[0], t[1], t[2], &off))
+                            continue;
+                        wg_fold_phase_row0<POW2>(f, co_w, r, row0, ch0);
+                        /* the phase's rows, 16 / S <= 8 of them (S >= 2),
+                         * unrolled: a store is a load, a store and two steps */
+                        float *yq = y_n + ch0 * f.out_plane + off;
+                        const float *sq = stage_w + row0 * WG_EPI_PITCH + col;
 #ifndef CONVT_FOLD_LANES_BY_PHASE
 #pragma unroll
-                    for (int i = 0; i < 8; i++, yq += f.out_plane, sq += S * WG_EPI_PITCH)
-                        if (row0 + i * S < rows_out)
-                            wg_store<KSPLIT>(yq, *sq, add);
+                        for (int i = 0; i < 8; i++, yq += f.out_plane, sq += S * WG_EPI_PITCH)
+                            if (row0 + i * S < rows_out)
+                                wg_store<KSPLIT>(yq, *sq, add);
 #else
-                    for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
-                        wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);
-                    (void)sq;
+                        for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
+                            wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);
+                        (void)sq;
 #endif
+                    }
                 }
+                c.col += l.step;
+                convt_wg_cursor_carry(&c, &ph, &fl);
             }
-            c.col += l.step;
-            convt_wg_cursor_carry(&c, &ph, &fl);
         }
         __syncwarp();
     }
