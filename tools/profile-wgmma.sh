@@ -11,7 +11,12 @@
 #   CONVT_PROFILE_SPECS="SHAPE VARIANT KNOB=V ...;..." (default below)
 #   CONVT_PROFILE_CONFIG: the config the shapes come from (default
 #     configs/kernelbench-l1.json); CONVT_PROFILE_KERNEL: a regex on the
-#     kernel names to profile (default polyphase_), e.g. direct_grouped
+#     kernel names to profile (default polyphase_), e.g. direct_grouped.
+#     The first launch it matches is profiled, the harness's own kernels
+#     included: session 53's `polyphase_wgmma_kernel|xmma|cutlass` caught
+#     the device ceilings' cuBLAS SGEMM (sm80_xmma_gemm_*, time_gemm in
+#     src/lib/backend_cuda.cu) on all three specs.
+#     Each spec's line below names the kernel profiled.
 set -uo pipefail
 # The default: the dense problems v10 loses to cuDNN (kb68, kb69) or stays
 # 3x above the floor on (kb57), at the widths the sweep picks.
@@ -40,6 +45,7 @@ for spec in "${list[@]}"; do
     head -c 4000 /tmp/profile-one-src.csv >> "${report%.txt}-stalls.txt"
   gzip -c /tmp/profile-one-src.csv > "${report%.txt}-source.csv.gz"
   echo "ncu $variant $* on $shape: exit $status"
+  grep -m1 '==PROF== Profiling' "$report" | cut -c1-160
   head -12 "${report%.txt}-stalls.txt"
   grep -E "Duration|Compute \(SM\) Throughput|DRAM Throughput|L1/TEX Cache Throughput|L2 Cache Throughput|Issued Warp|No Eligible|Registers Per|Bank" "$report" | head -13
 done
