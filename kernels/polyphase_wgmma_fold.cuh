@@ -68,9 +68,9 @@ __device__ __forceinline__ void wg_fold_phase_row0(const convt_fold &f, int co_w
  * (convt_fold_run_in_y), each step x s[2] floats after the one before;
  * t: the first column's folded position. Then a column's position is
  * found once a chunk, where the general loop finds it for each of the
- * lane's P columns: on vocoder_up2 (s[2] = 8) that loop was 75
- * instructions a store, 9.6 thousand a tile and warp, and the consumers'
- * epilogue took longer than their wgmma (Nsight Compute, session 53).
+ * lane's P columns: on vocoder_up2 (s[2] = 8) that loop was 80
+ * instructions a store, 10309 a tile and consumer warp against the K
+ * loop's 1490 (Nsight Compute, session 53).
  * Chunks at a row's ends, the pad's edges or a tile's last 16 columns go
  * the general way. A lane that stores nothing (r2 >= s[2]) only moves on
  * with the others. */

@@ -13,8 +13,9 @@
 #     configs/kernelbench-l1.json); CONVT_PROFILE_KERNEL: a regex on the
 #     kernel names to profile (default polyphase_), e.g. direct_grouped.
 #     The first launch it matches is profiled, the harness's own kernels
-#     included: session 53's `polyphase_wgmma_kernel|xmma|cutlass` caught
-#     the device ceilings' cuBLAS SGEMM (sm80_xmma_gemm_*, time_gemm in
+#     included: session 53's regex
+#     `polyphase_wgmma_kernel|xmma|cutlass|dgrad|sm90` caught the device
+#     ceilings' cuBLAS SGEMM (sm80_xmma_gemm_*, time_gemm in
 #     src/lib/backend_cuda.cu) on all three specs.
 #     Each spec's line below names the kernel profiled.
 set -uo pipefail
