@@ -193,8 +193,10 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
         int t[3]; /* the folded problem's output position */
 #ifndef CONVT_FOLD_NO_RUNS /* diagnostic builds (-DCONVT_FOLD_NO_RUNS): every chunk the
                             * general way, as before session 53, to compare */
+        /* one decision for the warp: where its lanes decided apart, the
+         * warp ran both paths (session 53, results/notes.md) */
         if constexpr (RUNS)
-            runs = wg_fold_lane_runs<POW2>(wa, ph, fl, c, l, span, cols, t);
+            runs = __all_sync(0xffffffffu, wg_fold_lane_runs<POW2>(wa, ph, fl, c, l, span, cols, t));
 #endif
         if (runs) {
             wg_fold_store_runs<POW2, KSPLIT>(f, l, t, y_g + c.n * image, stage_w, co_w, rows_out, run_step, add);
