@@ -19,11 +19,13 @@
  * session 52) the row fold found each twice, and a store was two half rows.
  *
  * RUNS (every fold but the row fold, whose lanes have one column a
- * chunk): where a lane's P columns of a chunk lie in one row and in y, it
- * finds the position once and stores them as runs (wg_fold_lane_runs);
- * elsewhere, column by column. Measured in session 53 (results/notes.md):
- * -27% on vocoder_up2, but +17 to +62% on partial and grouped folds,
- * where a warp whose lanes decide apart runs both paths.
+ * chunk): where every lane's P columns of a chunk lie in one row and in y
+ * (the warp's two votes: wg_fold_lane_in_row, wg_fold_lane_run_in_y), each
+ * lane finds the position once and stores its columns as runs;
+ * elsewhere, column by column. Decided lane by lane (session 53), it
+ * gave -27% on vocoder_up2 but +17 to +62% on partial and grouped folds,
+ * where a warp whose lanes decided apart ran both paths (results/notes.md,
+ * sessions 53 and 54).
  *
  * POW2 (S a power of two, so it divides 16 and co_w): each warp holds
  * whole original channels, phase r's first row is r, and the phase's
@@ -62,28 +64,37 @@ __device__ __forceinline__ void wg_fold_phase_row0(const convt_fold &f, int co_w
 }
 
 /* Whether a lane's columns of a chunk, u, u + step, ..., u + span (the
- * cursor c at u), store as runs (RUNS, wg_fold_store_runs): they lie in
- * one row of the folded problem (its innermost stride 1, as a fold makes
- * it), every one an output of it, and for every phase of the lane in y
- * (convt_fold_run_in_y), each step x s[2] floats after the one before;
- * t: the first column's folded position. Then a column's position is
- * found once a chunk, where the general loop finds it for each of the
- * lane's P columns: on vocoder_up2 (s[2] = 8) that loop was 80
- * instructions a store, 10309 a tile and consumer warp against the K
- * loop's 1490 (Nsight Compute, session 53).
- * Chunks at a row's ends, the pad's edges or a tile's last 16 columns go
- * the general way. A lane that stores nothing (r2 >= s[2]) only moves on
- * with the others. */
-template <bool POW2>
-__device__ __forceinline__ bool wg_fold_lane_runs(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
-                                                  const wg_cursor &c, const convt_fold_lane &l, int span, int cols,
-                                                  int (&t)[3])
+ * cursor c at u), may store as runs (RUNS, wg_fold_store_runs), as far as
+ * the folded problem goes: they lie in one row of it (its innermost stride
+ * 1, as a fold makes it) and each is an output of it. A lane that stores
+ * nothing (r2 >= s[2]) has the columns of the lanes beside it. Chunks at
+ * a row's ends, the halo or a tile's last 16 columns fail here: on short
+ * rows (kb72: 48 outputs a row) most chunks. So this cheap half of the
+ * check is the warp's first vote (wg_fold_epilogue). */
+__device__ __forceinline__ bool wg_fold_lane_in_row(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
+                                                    const wg_cursor &c, const convt_fold_lane &l, int span, int cols)
 {
     wg_cursor last = c;
     last.col += span;
-    if (l.P < 2 || l.u + span >= cols || last.col >= fl.pitch || wa.p.stride[2] != 1 ||
-        !wg_is_output(wa, ph, fl, c) || !wg_is_output(wa, ph, fl, last))
-        return false;
+    return l.P >= 2 && l.u + span < cols && last.col < fl.pitch && wa.p.stride[2] == 1 &&
+           wg_is_output(wa, ph, fl, c) && wg_is_output(wa, ph, fl, last);
+}
+
+/* The other half, the warp's second vote: whether for every phase of the
+ * lane its run lies in y (convt_fold_run_in_y), each step x s[2] floats
+ * after the one before; t: the first column's folded position. It finds
+ * two offsets a phase, 31 instructions a phase in the widths 64 to 112:
+ * asked of every chunk (session 53 and b35583b) it cost kb72 (four phases
+ * a lane) and the grouped and partial folds 4 to 11%. Then a column's
+ * position is found once a chunk, where the general loop finds it for
+ * each of the lane's P columns: on vocoder_up2 (s[2] = 8) that loop was
+ * 80 instructions a store, 10309 a tile and consumer warp against the K
+ * loop's 1490 (Nsight Compute, session 53). */
+template <bool POW2>
+__device__ __forceinline__ bool wg_fold_lane_run_in_y(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
+                                                      const wg_cursor &c, const convt_fold_lane &l, int span,
+                                                      int (&t)[3])
+{
     const convt_fold &f = wa.fold;
     wg_output_pos(wa.p, ph, fl, c, t);
     for (int q = 0; q < l.outer && l.storing; q++) {
@@ -97,25 +108,28 @@ __device__ __forceinline__ bool wg_fold_lane_runs(const wg_args &wa, const phase
 }
 
 /* One phase's rows of a lane's run (wg_fold_store_runs): P columns a
- * row, STEP apart in the staging (immediate offsets) and run_step floats
- * apart in y, the rows a loop. A row is P loads and stores and their
- * pointers' steps: with P and the rows both runtime loops (the first form,
- * 5e1c6ea) ptxas unrolled the columns by 4 with a remainder, and the
- * folds of P = 2 (a stride of 2 along the innermost dimension) ran 9 to
- * 34% slower than the general loop (realistic.json, session 53, call 3). */
+ * row, STEP apart in the staging and run_step floats apart in y, all
+ * unrolled: at most CONVT_FOLD_PHASE_ROWS_MAX(P) rows (8 at P = 2), each
+ * predicated, as the general loop's are. With P and the rows both runtime
+ * loops (the first form, 5e1c6ea) ptxas unrolled the columns by 4 with a
+ * remainder, and the folds of P = 2 (a stride of 2 along the innermost
+ * dimension) ran 9 to 34% slower than the general loop (realistic.json,
+ * session 53, call 3); with the rows a loop of P stores each (b123618) they
+ * were 1 to 3% slower (vocoder_up3, up4: session 54, call 1). */
 template <int P, bool KSPLIT>
 __device__ __forceinline__ void wg_fold_store_run_rows(float *yq, const float *sq, int row0, int rows_out, int S,
                                                        int64_t plane, int run_step, bool add)
 {
     constexpr int STEP = WG_EPI_COLS / P;
-#pragma unroll 1
-    for (int row = row0; row < rows_out; row += S, yq += plane, sq += S * WG_EPI_PITCH)
 #pragma unroll
-        for (int k = 0; k < P; k++)
-            wg_store<KSPLIT>(yq + k * run_step, sq[k * STEP], add);
+    for (int i = 0; i < CONVT_FOLD_PHASE_ROWS_MAX(P); i++, yq += plane, sq += S * WG_EPI_PITCH)
+        if (row0 + i * S < rows_out)
+#pragma unroll
+            for (int k = 0; k < P; k++)
+                wg_store<KSPLIT>(yq + k * run_step, sq[k * STEP], add);
 }
 
-/* A lane's stores of a chunk as runs (wg_fold_lane_runs holds; t its
+/* A lane's stores of a chunk as runs (the warp's two votes passed; t its
  * first column's folded position, y_n the image's outputs): for each of
  * its phases, the phase's rows (wg_fold_store_run_rows, one instance per
  * P, which the fold fixes for the whole launch). A warp's store is the
@@ -193,10 +207,12 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
         int t[3]; /* the folded problem's output position */
 #ifndef CONVT_FOLD_NO_RUNS /* diagnostic builds (-DCONVT_FOLD_NO_RUNS): every chunk the
                             * general way, as before session 53, to compare */
-        /* one decision for the warp: where its lanes decided apart, the
-         * warp ran both paths (session 53, results/notes.md) */
+        /* one decision for the warp, in two votes (the second only where
+         * the first passed): where its lanes decided apart, the warp ran
+         * both paths (session 53, results/notes.md) */
         if constexpr (RUNS)
-            runs = __all_sync(0xffffffffu, wg_fold_lane_runs<POW2>(wa, ph, fl, c, l, span, cols, t));
+            runs = __all_sync(0xffffffffu, wg_fold_lane_in_row(wa, ph, fl, c, l, span, cols)) &&
+                   __all_sync(0xffffffffu, wg_fold_lane_run_in_y<POW2>(wa, ph, fl, c, l, span, t));
 #endif
         if (runs) {
             wg_fold_store_runs<POW2, KSPLIT>(f, l, t, y_g + c.n * image, stage_w, co_w, rows_out, run_step, add);
