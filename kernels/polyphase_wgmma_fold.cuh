@@ -108,25 +108,25 @@ __device__ __forceinline__ bool wg_fold_lane_run_in_y(const wg_args &wa, const p
 }
 
 /* One phase's rows of a lane's run (wg_fold_store_runs): P columns a
- * row, STEP apart in the staging and run_step floats apart in y, all
- * unrolled: at most CONVT_FOLD_PHASE_ROWS_MAX(P) rows (8 at P = 2), each
- * predicated, as the general loop's are. With P and the rows both runtime
- * loops (the first form, 5e1c6ea) ptxas unrolled the columns by 4 with a
- * remainder, and the folds of P = 2 (a stride of 2 along the innermost
- * dimension) ran 9 to 34% slower than the general loop (realistic.json,
- * session 53, call 3); with the rows a loop of P stores each (b123618) they
- * were 1 to 3% slower (vocoder_up3, up4: session 54, call 1). */
+ * row, STEP apart in the staging (immediate offsets) and run_step floats
+ * apart in y, the rows a loop. A row is P loads and stores and their
+ * pointers' steps: with P and the rows both runtime loops (the first form,
+ * 5e1c6ea) ptxas unrolled the columns by 4 with a remainder, and the
+ * folds of P = 2 (a stride of 2 along the innermost dimension) ran 9 to
+ * 34% slower than the general loop (realistic.json, session 53, call 3).
+ * Unrolled, the rows predicated (ceil(16 / (P / 2 + 1)) of them, 8 at
+ * P = 2: ade1e15), they spilled in the widths 224 and 256 in place and
+ * ran 4 to 12% slower on the long rows than this loop (session 54, call 2). */
 template <int P, bool KSPLIT>
 __device__ __forceinline__ void wg_fold_store_run_rows(float *yq, const float *sq, int row0, int rows_out, int S,
                                                        int64_t plane, int run_step, bool add)
 {
     constexpr int STEP = WG_EPI_COLS / P;
+#pragma unroll 1
+    for (int row = row0; row < rows_out; row += S, yq += plane, sq += S * WG_EPI_PITCH)
 #pragma unroll
-    for (int i = 0; i < CONVT_FOLD_PHASE_ROWS_MAX(P); i++, yq += plane, sq += S * WG_EPI_PITCH)
-        if (row0 + i * S < rows_out)
-#pragma unroll
-            for (int k = 0; k < P; k++)
-                wg_store<KSPLIT>(yq + k * run_step, sq[k * STEP], add);
+        for (int k = 0; k < P; k++)
+            wg_store<KSPLIT>(yq + k * run_step, sq[k * STEP], add);
 }
 
 /* A lane's stores of a chunk as runs (the warp's two votes passed; t its

@@ -180,12 +180,6 @@ CONVT_HD convt_fold_lane convt_fold_lane_of(const convt_fold *f, int lane)
     return l;
 }
 
-/* The most rows of one phase among a warp's 16 (rows S apart): s[2]
- * divides S and s[2] > P / 2, so ceil(16 / (P / 2 + 1)): 8 at P = 2, 6 at
- * 4, 4 at 8, 2 at 16. A bound known at compile time once P is, for the
- * runs' rows unrolled (kernels/polyphase_wgmma_fold.cuh). */
-#define CONVT_FOLD_PHASE_ROWS_MAX(P) ((16 + (P) / 2) / ((P) / 2 + 1))
-
 /* The warp's first row of phase r: co_w + row0 = r (mod S). Where S is a
  * power of two it divides co_w, and row0 is r. */
 CONVT_HD int convt_fold_row0(const convt_fold *f, int co_w, int r) { return (r + f->S - co_w % f->S) % f->S; }
