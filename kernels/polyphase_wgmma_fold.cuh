@@ -83,13 +83,14 @@ __device__ __forceinline__ bool wg_fold_lane_in_row(const wg_args &wa, const pha
 /* The other half, the warp's second vote: whether for every phase of the
  * lane its run lies in y (convt_fold_run_in_y), each step x s[2] floats
  * after the one before; t: the first column's folded position. It finds
- * two offsets a phase, 31 instructions a phase in the widths 64 to 112:
- * asked of every chunk (session 53 and b35583b) it cost kb72 (four phases
- * a lane) and the grouped and partial folds 4 to 11%. Then a column's
- * position is found once a chunk, where the general loop finds it for
- * each of the lane's P columns: on vocoder_up2 (s[2] = 8) that loop was
- * 80 instructions a store, 10309 a tile and consumer warp against the K
- * loop's 1490 (Nsight Compute, session 53). */
+ * two offsets a phase, about 30 instructions a phase in the widths 64 to
+ * 112: asked of every chunk (session 53, and b35583b's one vote) it cost
+ * kb72 (four phases a lane) and the grouped and partial folds 4 to 11%.
+ * Where both votes pass, a column's position is found once a chunk, where
+ * the general loop finds it for each of the lane's P columns: on
+ * vocoder_up2 (s[2] = 8) that loop was 80 instructions a store, 10309 a
+ * tile and consumer warp against the K loop's 1490 (Nsight Compute,
+ * session 53). */
 template <bool POW2>
 __device__ __forceinline__ bool wg_fold_lane_run_in_y(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
                                                       const wg_cursor &c, const convt_fold_lane &l, int span,
