@@ -70,21 +70,13 @@ __device__ __forceinline__ void wg_fold_phase_row0(const convt_fold &f, int co_w
  * nothing (r2 >= s[2]) has the columns of the lanes beside it. Chunks at
  * a row's ends, the halo or a tile's last 16 columns fail here: on short
  * rows (kb72: 48 outputs a row) most chunks. So this cheap half of the
- * check is the warp's first vote (wg_fold_epilogue).
- * Runs save a lane (P - 1) x outer column positions a chunk, and cost the
- * two votes. Where that is one position (S = 2: s[2] = 2, one phase a
- * lane) the folds ran 0.99 to 1.05 of the general loop's time, against
- * controls at 0.99 (fold_inner on unet2d_up1..3 and unet3d_up 1.01 to
- * 1.04, on grouped8_2d_s2 1.05; vocoder_up3 and up4 0.995 and 1.007;
- * session 54, call 3), and where it is two or more, faster (unet2d's
- * whole fold, two: 0.97 to 0.98; vocoder_up2, seven: 0.75). So where it
- * is one, no chunk goes as runs. */
+ * check is the warp's first vote (wg_fold_epilogue). */
 __device__ __forceinline__ bool wg_fold_lane_in_row(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
                                                     const wg_cursor &c, const convt_fold_lane &l, int span, int cols)
 {
     wg_cursor last = c;
     last.col += span;
-    return (l.P - 1) * l.outer >= 2 && l.u + span < cols && last.col < fl.pitch && wa.p.stride[2] == 1 &&
+    return l.P >= 2 && l.u + span < cols && last.col < fl.pitch && wa.p.stride[2] == 1 &&
            wg_is_output(wa, ph, fl, c) && wg_is_output(wa, ph, fl, last);
 }
 
