@@ -70,7 +70,11 @@ __device__ __forceinline__ void wg_fold_phase_row0(const convt_fold &f, int co_w
  * nothing (r2 >= s[2]) has the columns of the lanes beside it. Chunks at
  * a row's ends, the halo or a tile's last 16 columns fail here: on short
  * rows (kb72: 48 outputs a row) most chunks. So this cheap half of the
- * check is the warp's first vote (wg_fold_epilogue). */
+ * check is the warp's first vote (wg_fold_epilogue).
+ * Runs save a lane (P - 1) x outer column positions a chunk. Taking no
+ * runs where that is one (S = 2: 3a1b278) was measured no faster: the
+ * folds of S = 2 0.99 to 1.02 of this form's time, fold_inner on
+ * depthwise2d_s2 1.10, against controls at 1.005 (session 54, call 4). */
 __device__ __forceinline__ bool wg_fold_lane_in_row(const wg_args &wa, const phase_desc &ph, const wg_phase_flat &fl,
                                                     const wg_cursor &c, const convt_fold_lane &l, int span, int cols)
 {
