@@ -357,14 +357,16 @@ __device__ __forceinline__ int64_t wg_output_offset(const poly_args &a, const ph
  * rows padded to 40 floats (float2 stores of a half warp hit 32 banks). */
 enum { WG_EPI_COLS = 32, WG_EPI_PITCH = 40, WG_EPI_BYTES = 8 * 16 * WG_EPI_PITCH * 4 };
 
-/* Chunk jc of a warp's 16 x BN accumulators, plus the bias of its two rows
- * where the layer has one (BIAS), into its staging (register r of a
- * thread: row lane / 4 + 8 ((r / 2) % 2), column 8 (r / 4) + 2 (lane % 4)
- * + r % 2). */
-template <int BN, bool BIAS>
-__device__ __forceinline__ void wg_epi_stage_chunk(const float (&d)[BN / 2], const float b_frag[2],
-                                                   float *stage_w, int jc, int cols, int lane)
+/* Chunk jc of a warp's 16 x BN accumulators, plus the bias of its two rows,
+ * into its staging (register r of a thread: row lane / 4 + 8 ((r / 2) % 2),
+ * column 8 (r / 4) + 2 (lane % 4) + r % 2); returns the chunk's columns:
+ * 32, and 16 in the last chunk of a width that is no multiple of 32. */
+template <int BN>
+__device__ __forceinline__ int wg_epi_stage(const float (&d)[BN / 2], const float b_frag[2],
+                                            float *stage_w, int jc, int lane)
 {
+    constexpr int full_chunks = BN / WG_EPI_COLS;
+    const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
 #pragma unroll
     for (int j = 0; j < WG_EPI_COLS / 8; j++)
         if (8 * j < cols)
@@ -372,26 +374,8 @@ __device__ __forceinline__ void wg_epi_stage_chunk(const float (&d)[BN / 2], con
             for (int h = 0; h < 2; h++) {
                 const int r = 4 * (jc * (WG_EPI_COLS / 8) + j) + 2 * h;
                 *(float2 *)&stage_w[(lane / 4 + 8 * h) * WG_EPI_PITCH + 8 * j + 2 * (lane % 4)] =
-                    BIAS ? make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]) : make_float2(d[r], d[r + 1]);
+                    make_float2(d[r] + b_frag[h], d[r + 1] + b_frag[h]);
             }
-}
-
-/* Chunk jc into the staging (wg_epi_stage_chunk); returns the chunk's
- * columns: 32, and 16 in the last chunk of a width that is no multiple of
- * 32. The layer's bias decides once a chunk, for the warp (`biased`, the
- * same in every lane): adding a zero bias was BN / 2 FADD a tile and
- * thread, 128 of kb71's 2410 epilogue instructions a tile and warp, and
- * no KernelBench layer has a bias (results/notes.md, sessions 52, 55). */
-template <int BN>
-__device__ __forceinline__ int wg_epi_stage(const float (&d)[BN / 2], const float b_frag[2], bool biased,
-                                            float *stage_w, int jc, int lane)
-{
-    constexpr int full_chunks = BN / WG_EPI_COLS;
-    const int cols = jc < full_chunks ? WG_EPI_COLS : BN - full_chunks * WG_EPI_COLS;
-    if (biased)
-        wg_epi_stage_chunk<BN, true>(d, b_frag, stage_w, jc, cols, lane);
-    else
-        wg_epi_stage_chunk<BN, false>(d, b_frag, stage_w, jc, cols, lane);
     return cols;
 }
 
@@ -805,7 +789,7 @@ __device__ __forceinline__ void wg_plain_epilogue(const wg_args &wa, const wg_ti
     wg_cursor c = convt_wg_cursor_at(&ph, &fl, fw + lane);
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-        const int cols = wg_epi_stage<BN>(d, b_frag, bias != nullptr, stage_w, jc, lane);
+        const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
         __syncwarp();
         /* the lane's position: stored where it is one of its row's
          * outputs (an image past the last: a position past the phase) */

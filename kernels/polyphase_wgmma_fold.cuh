@@ -164,48 +164,6 @@ __device__ __forceinline__ void wg_fold_store_runs(const convt_fold &f, const co
     }
 }
 
-/* A lane's column of one phase in the general loop: the phase's rows, S
- * apart in the staging (sq at the first, `left` rows from it to the
- * warp's last that exists) and out_plane floats apart in y (yq),
- * unrolled, 16 / S of them. SC: S where the build knows it, so that a
- * row's load takes an immediate offset and its test compares with one;
- * 0: S at run time (S no power of two: 3, 5, 6, ..., at most 6 rows).
- * With S at run time for every fold (before session 55) a store was 7 to
- * 8 instructions: the row's index and test, the load's address, the
- * load, the store and the 64-bit pointer's step (kb71's row fold: 67 for
- * a phase's 8 rows). */
-template <int SC, int ROWS, bool KSPLIT>
-__device__ __forceinline__ void wg_fold_store_phase_rows(float *yq, const float *sq, int S, int left,
-                                                         int64_t plane, bool add)
-{
-    const int s = SC ? SC : S;
-#pragma unroll
-    for (int i = 0; i < ROWS; i++, yq += plane)
-        if (i * s < left)
-            wg_store<KSPLIT>(yq, sq[i * s * WG_EPI_PITCH], add);
-}
-
-/* wg_fold_store_phase_rows at the launch's S: a power of two (POW2) is
- * 2, 4, 8 or 16 (CONVT_FOLD_MAX_PHASES), one uniform branch a phase. */
-template <bool POW2, bool KSPLIT>
-__device__ __forceinline__ void wg_fold_store_phase(float *yq, const float *sq, int S, int left, int64_t plane,
-                                                    bool add)
-{
-    static_assert(CONVT_FOLD_MAX_PHASES == 16, "a phase's rows: 16 / S, S a power of two up to 16");
-    if constexpr (POW2) {
-        if (S == 2)
-            wg_fold_store_phase_rows<2, 8, KSPLIT>(yq, sq, S, left, plane, add);
-        else if (S == 4)
-            wg_fold_store_phase_rows<4, 4, KSPLIT>(yq, sq, S, left, plane, add);
-        else if (S == 8)
-            wg_fold_store_phase_rows<8, 2, KSPLIT>(yq, sq, S, left, plane, add);
-        else
-            wg_fold_store_phase_rows<16, 1, KSPLIT>(yq, sq, S, left, plane, add);
-    } else {
-        wg_fold_store_phase_rows<0, 6, KSPLIT>(yq, sq, S, left, plane, add);
-    }
-}
-
 template <int BN, bool POW2, bool KSPLIT, bool RUNS>
 __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_tile &tl,
                                                  const phase_desc &ph, const wg_phase_flat &fl,
@@ -248,7 +206,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     const int run_step = l.step * f.s[2]; /* RUNS: y's floats from one column of it to the next */
 #pragma unroll
     for (int jc = 0; jc < (BN + WG_EPI_COLS - 1) / WG_EPI_COLS; jc++) {
-        const int cols = wg_epi_stage<BN>(d, b_frag, bias != nullptr, stage_w, jc, lane);
+        const int cols = wg_epi_stage<BN>(d, b_frag, stage_w, jc, lane);
         __syncwarp();
         bool runs = false;
         int t[3]; /* the folded problem's output position */
@@ -279,10 +237,15 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
                         if (!convt_fold_output(&f, phd, t[0], t[1], t[2], &off))
                             continue;
                         wg_fold_phase_row0<POW2>(f, co_w, r, row0, ch0);
+                        /* the phase's rows, 16 / S <= 8 of them (S >= 2),
+                         * unrolled: a store is a load, a store and two steps */
                         float *yq = y_n + ch0 * f.out_plane + off;
                         const float *sq = stage_w + row0 * WG_EPI_PITCH + col;
 #ifndef CONVT_FOLD_LANES_BY_PHASE
-                        wg_fold_store_phase<POW2, KSPLIT>(yq, sq, S, rows_out - row0, f.out_plane, add);
+#pragma unroll
+                        for (int i = 0; i < 8; i++, yq += f.out_plane, sq += S * WG_EPI_PITCH)
+                            if (row0 + i * S < rows_out)
+                                wg_store<KSPLIT>(yq, *sq, add);
 #else
                         for (int row = row0; row < rows_out; row += S, yq += f.out_plane)
                             wg_store<KSPLIT>(yq, stage_w[row * WG_EPI_PITCH + col], add);
