@@ -3,11 +3,7 @@
  * K to use tensor cores and gather wastes its time on taps that do not reach.
  * Such layers move far more bytes than they compute: the kernel is meant to
  * run at the copy bandwidth, so what it must get right is how a warp touches
- * memory. Since session 55 also few output channels per group (up to
- * DG_FEW_COUT_G, any inputs: Conv-TasNet's decoder to 1 channel, DCGAN's
- * RGB output), where a GEMM tile pads M to 64 channels: each (n, co) row is
- * one long reduction over the group's inputs, the block's weights every
- * input channel's taps.
+ * memory.
  *
  * Each block serves one (n, co) output row and stages that channel's weights
  * w[ci of the group][col][taps] in shared memory once. Each thread computes
@@ -230,20 +226,10 @@ static bool dg_supports(const convt_problem *p, const convt_launch *l, const con
         snprintf(why, why_len, "walk = %lld must be 1 to 64", (long long)walk);
         return false;
     }
-    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    if (cin_g > DG_MAX_CIN_G && cout_g > DG_FEW_COUT_G) {
-        snprintf(why, why_len, "%lld input and %lld output channels per group; direct_grouped is "
-                 "for at most %d input channels per group, or at most %d output channels (more "
-                 "of both is a GEMM's work: polyphase_igemm)", (long long)cin_g, (long long)cout_g,
-                 DG_MAX_CIN_G, DG_FEW_COUT_G);
-        return false;
-    }
-    /* a block stages its channel's weights: every input channel of the group, every tap */
-    const double smem = (double)sizeof(float) * (double)cin_g * (double)convt_taps(p);
-    if (smem > (double)ctx->dev->smem_per_block_optin) {
-        snprintf(why, why_len, "needs %.1f KiB of shared memory (an output channel's weights: %lld "
-                 "input channels x %lld taps); the device allows %.1f", smem / 1024.0, (long long)cin_g,
-                 (long long)convt_taps(p), ctx->dev->smem_per_block_optin / 1024.0);
+    int64_t cin_g = p->cin / p->groups;
+    if (cin_g > DG_MAX_CIN_G) {
+        snprintf(why, why_len, "%lld input channels per group; direct_grouped is for at most %d "
+                 "(more is a GEMM's work: polyphase_igemm)", (long long)cin_g, DG_MAX_CIN_G);
         return false;
     }
     if (!convt_check_row_blocks(p, "direct_grouped", why, why_len))
@@ -310,19 +296,13 @@ static int dg_prepare(const convt_problem *p, const convt_launch *l, const convt
     st->kernel = outs == 8   ? dg_kernel_for<8>(lanes, one_cin)
                  : outs == 4 ? dg_kernel_for<4>(lanes, one_cin)
                              : dg_kernel_for<2>(lanes, one_cin);
-    /* many input channels (few outputs a group) may stage more than 48 KiB */
-    if (convt_raise_smem_for((const void *)st->kernel, st->smem, ctx->dev, e)) {
-        free(st);
-        return -1;
-    }
     *state = st;
     return 0;
 }
 
 extern "C" const convt_variant convt_variant_direct_grouped = {
     .name = "direct_grouped",
-    .summary = "few input or few output channels per group: weights in shared memory, OUTS "
-               "outputs of one stride "
+    .summary = "few channels per group: weights in shared memory, OUTS outputs of one stride "
                "phase per chunk, `lanes` consecutive threads on consecutive outputs, a thread "
                "walking `walk` chunks of its line, only reaching taps visited",
     .backend = CONVT_BACKEND_CUDA,

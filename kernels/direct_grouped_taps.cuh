@@ -20,16 +20,7 @@
 #include "stride_phase.h"
 #include "variant.h"
 
-enum {
-    DG_MAX_CIN_G = 16, /* input channels per group, at most (direct_grouped_staged: always;
-                        * direct_grouped: unless the group has few outputs) */
-    /* direct_grouped takes any input channels where a group has at most this
-     * many outputs: each (n, co) row is then a long reduction over the group's
-     * inputs, which a GEMM tile pads to 64 channels (8 with positions as M)
-     * and cuDNN's float32 ran at 0.97x and 1.00x of ours at 3 and 1 output
-     * channels (configs/unseen2.json, results/notes.md, session 55) */
-    DG_FEW_COUT_G = 4
-};
+enum { DG_MAX_CIN_G = 16 /* input channels per group, at most */ };
 
 /* One spatial dimension's tap walk: the taps that reach a phase are k, k +
  * step, ..., and the inputs they read i, i - di, ... */
