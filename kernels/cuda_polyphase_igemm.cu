@@ -952,6 +952,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_pair_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32;
 
 /* Which of the five variants: the precision (parts 1 is TF32, 2 is
  * 3xTF32: each staged operand a big and a small part), whether the
@@ -974,7 +975,8 @@ enum wg_variant {
     WG_FOLD_INPLACE_TF32, /* polyphase_wgmma_fold_tf32 with the weights read in place (no image) */
     WG_FOLD_INNER_TF32,   /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
     WG_ROWFOLD_TF32,      /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
-    WG_PAIR_TF32          /* the consumer warpgroups on two neighbouring rows (src/lib/row_pairs.h) */
+    WG_PAIR_TF32,         /* the consumer warpgroups on two neighbouring rows (src/lib/row_pairs.h) */
+    WG_FOLD_3XTF32        /* polyphase_wgmma_fold_tf32 at float32 accuracy: 3xTF32's K loop (parts 2) */
 };
 
 /* The launch, decoded by name, and the variant's kind. */
@@ -1025,13 +1027,15 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_FOLD_INNER_TF32   ? &convt_variant_polyphase_wgmma_fold_inner_tf32
                              : kind == WG_ROWFOLD_TF32      ? &convt_variant_polyphase_wgmma_rowfold_tf32
                              : kind == WG_PAIR_TF32         ? &convt_variant_polyphase_wgmma_pair_tf32
+                             : kind == WG_FOLD_3XTF32       ? &convt_variant_polyphase_wgmma_fold_3xtf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
     const bool inplace = kind == WG_FOLD_INPLACE_TF32;
-    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_CLUSTER_TF32 && !inplace && kind != WG_PAIR_TF32;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_FOLD_3XTF32 && kind != WG_CLUSTER_TF32 && !inplace &&
+                           kind != WG_PAIR_TF32;
     const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
     const bool fold_inner = kind == WG_FOLD_INNER_TF32; /* folded, its knobs fold_dims and plane */
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
@@ -1048,8 +1052,9 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_FOLD_TF32 || fold_inner || has_fold ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 ? 2 : 1,
-            kind == WG_FOLD_TF32 || fold_inner || inplace || fold_knob == 1 || kind == WG_ROWFOLD_TF32,
+            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 ? 2 : 1,
+            kind == WG_FOLD_TF32 || kind == WG_FOLD_3XTF32 || fold_inner || inplace || fold_knob == 1 ||
+                kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32 || rowfold_pingpong == 1,
@@ -1155,11 +1160,12 @@ enum { WG_POSM_MAX_CO = 32 };
 /* Whether bk is compiled: TF32 8 (for groups of 8 input channels or fewer,
  * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
  * stage holds twice a TF32 stage's bytes for the same channels); the folded,
- * split-K, 256-channel and cluster kernels 16 or 32 (wg_bk_16_or_32). Each a
+ * split-K, 256-channel and cluster kernels 16 or 32 (wg_bk_16_or_32; the
+ * folded 3xTF32 ones 3xTF32's 8 or 16). Each a
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1;
+    return (k.fold && k.parts == 1) || wg_split(k) || k.co_block == 256 || k.cluster > 1;
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -2175,6 +2181,15 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.fold && parts == 2) { /* polyphase_wgmma_fold_3xtf32: 64 channels a block or 128 */
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN: return pow2 ? wg_fold_split3_kernel_bn##BN(bk, nseg) : wg_fold_any_split3_kernel_bn##BN(bk, nseg);
+            WG_SPLIT3_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return nullptr; /* an uncompiled width: refused, never another width's kernel */
+        }
+    }
     if (k.inplace) {
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2626,6 +2641,7 @@ WG_ENTRY_POINTS(fold_inplace, WG_FOLD_INPLACE_TF32)
 WG_ENTRY_POINTS(fold_inner, WG_FOLD_INNER_TF32)
 WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
 WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
+WG_ENTRY_POINTS(fold_split3, WG_FOLD_3XTF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all five share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2795,6 +2811,38 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
               WG_KNOB_FOLD_CO_BLOCK,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold),
+};
+/* The fold (folded, as polyphase_wgmma_fold_tf32) at float32 accuracy:
+ * the float32 tier had no folded kernel, and on layers of few output
+ * channels (Conv-TasNet's decoder to 1, DCGAN's RGB output to 3) and
+ * large strides its best was 0.29x and 0.70x of cuDNN where the TF32 fold
+ * won (configs/unseen2.json, results/notes.md, session 55). 64 or 128
+ * output channels a block (co_block 256 would double 3xTF32's doubled
+ * accumulators). */
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32 = {
+    .name = "polyphase_wgmma_fold_3xtf32",
+    .summary = "polyphase_wgmma_fold_tf32 at float32 accuracy: the stride phases folded into the output channels, the K loop polyphase_wgmma_3xtf32's (each operand two TF32 parts, three wgmma per product, each stage summed apart); sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup of the folded problem (wgmma's N: 64 "
+                       "to 160 in steps of 16, the stage's partial sums doubling the "
+                       "accumulators), each one position of every phase; 0: the width with the "
+                       "fewest predicted rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 2,
+               .defaults = {0, 128}},
+              {.name = "bk",
+               .help = "input channels staged per pipeline stage (8 or 16: a stage holds "
+                       "both parts of both operands)",
+               .n_defaults = 2,
+               .defaults = {8, 16}},
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(fold_split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
     .name = "polyphase_wgmma_fold_inner_tf32",

@@ -905,7 +905,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!SPLIT3 || NCOS || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
-    static_assert(!FOLD || (!NCOS && !SPLIT3), "the folded epilogue is the channels-as-M TF32 one's");
+    static_assert(!FOLD || !NCOS, "the folded epilogue is the channels-as-M one's (TF32 or 3xTF32)");
     static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
     static_assert(!KSPLIT || (!NCOS && !SPLIT3), "split-K: TF32, channels as M");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
@@ -1517,6 +1517,24 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
     }
 #define WG_FOLD_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_kernel_bn##BN, BN, false)
 #define WG_FOLD_ANY_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_any_kernel_bn##BN, BN, true)
+/* The folded kernels at float32 accuracy (polyphase_wgmma_fold_3xtf32:
+ * SPLIT3 and FOLD, channels as M) of width BN (WG_SPLIT3_WIDTHS) for bk 8
+ * or 16 (3xTF32's), nseg 1 or 2 and S a power of two or not, defined by
+ * WG_FOLD_SPLIT3_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_3xtf32.cu
+ * (S a power of two) and kernels/polyphase_wgmma_fold_any_3xtf32.cu. The K
+ * loop is 3xTF32's, the epilogue the fold's: the two compose unchanged. */
+#define WG_FOLD_SPLIT3_OF(BN, BK, NSEG, ANY) polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, true, 1, ANY>
+#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                          \
+    wg_kernel_fn NAME(int bk, int nseg)                                                            \
+    {                                                                                              \
+        if (bk == 8)                                                                               \
+            return nseg == 1 ? WG_FOLD_SPLIT3_OF(BN, 8, 1, ANY) : WG_FOLD_SPLIT3_OF(BN, 8, 2, ANY); \
+        return nseg == 1 ? WG_FOLD_SPLIT3_OF(BN, 16, 1, ANY) : WG_FOLD_SPLIT3_OF(BN, 16, 2, ANY);  \
+    }
+#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH(BN)                                                        \
+    WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_split3_kernel_bn##BN, BN, false)
+#define WG_FOLD_ANY_SPLIT3_KERNELS_OF_WIDTH(BN)                                                    \
+    WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_any_split3_kernel_bn##BN, BN, true)
 /* The row fold's kernels (polyphase_wgmma_rowfold_tf32: ROWFOLD, the
  * folded kernel's with S a power of two) of width BN (every width of
  * WG_WIDTHS) for bk 16 or 32 and nseg 1 or 2, defined by
@@ -1561,6 +1579,11 @@ WG_WIDTHS(WG_DECLARE_FOLD_WIDTH)
 WG_WIDTHS(WG_DECLARE_FOLD_INPLACE_WIDTH)
 #undef WG_DECLARE_FOLD_INPLACE_WIDTH
 #define WG_SPLIT3_WIDTHS(X) X(64) X(80) X(96) X(112) X(128) X(144) X(160)
+#define WG_DECLARE_FOLD_SPLIT3_WIDTH(BN)                                                           \
+    wg_kernel_fn wg_fold_split3_kernel_bn##BN(int bk, int nseg);                                   \
+    wg_kernel_fn wg_fold_any_split3_kernel_bn##BN(int bk, int nseg);
+WG_SPLIT3_WIDTHS(WG_DECLARE_FOLD_SPLIT3_WIDTH)
+#undef WG_DECLARE_FOLD_SPLIT3_WIDTH
 /* The kernels with 256 output channels a block (each consumer warpgroup
  * two 64-channel blocks of one tile, MH = 2) of width BN (64 to
  * WG_MAX_BN_WIDE_M: BN accumulators a thread) for bk 16 or 32: folded

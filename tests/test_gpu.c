@@ -57,6 +57,7 @@ static char dir[256];
     "  \"polyphase_wgmma_tf32\": {\"bn\": [0], \"bk\": [16, 8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
+    "  \"polyphase_wgmma_fold_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inplace_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inner_tf32\": {\"bn\": [0], \"bk\": [16], \"plane\": [0, 1], \"fold_dims\": [1, 2]}," \
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]," \
@@ -393,6 +394,12 @@ static void hopper_variants_against_gpu_reference(void **state)
               pair8 = ok_runs(doc, "polyphase_wgmma_pair_tf32", "bk", 8);
     printf("row pairs: %d runs ok at bk 16, %d at bk 8\n", pair16, pair8);
     assert_true(pair16 >= 50 && pair8 >= 50);
+    /* the fold at float32 accuracy (3xTF32's K loop, the fold's epilogue):
+     * the random shapes that fold, S a power of two or not, checked at the
+     * float32 tier's tolerance */
+    const int fold3 = ok_runs(doc, "polyphase_wgmma_fold_3xtf32", "bk", 8);
+    printf("fold at float32 accuracy: %d runs ok\n", fold3);
+    assert_true(fold3 >= 20);
     cJSON_Delete(doc);
 }
 

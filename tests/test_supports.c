@@ -105,6 +105,7 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     const int resident = convt_knob_index(v, "resident");
     const bool always_wide = !strcmp(v->name, "polyphase_wgmma_wide_tf32");
     const bool always_folded = !strcmp(v->name, "polyphase_wgmma_fold_tf32") ||
+                               !strcmp(v->name, "polyphase_wgmma_fold_3xtf32") ||
                                !strcmp(v->name, "polyphase_wgmma_fold_inplace_tf32") ||
                                !strcmp(v->name, "polyphase_wgmma_fold_inner_tf32");
     int plane_accepted = 0, plane_could_run = 0, co_block_accepted = 0, co_block_could_run = 0;
@@ -244,7 +245,7 @@ static void every_default_launch_is_accepted(void **state)
             accepts_every_default(*v, &vol);
         }
         /* the folded kernel refuses k = 3 at stride 2 (refusals_name_their_reason) */
-        if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32") &&
+        if (strcmp((*v)->name, "polyphase_wgmma_fold_tf32") && strcmp((*v)->name, "polyphase_wgmma_fold_3xtf32") &&
             strcmp((*v)->name, "polyphase_wgmma_fold_inplace_tf32"))
             accepts_every_default(*v, &p);
         accepts_every_default(*v, &whole);
@@ -587,6 +588,11 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 200, ws,
             "bn = 200 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
+    /* at float32 accuracy: 3xTF32's chunks and widths (a stage holds both
+     * parts, the stage's sums double the accumulators) */
+    refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bn", 176, ws, "64 to 160 in steps of 16");
+    refuses("polyphase_wgmma_fold_3xtf32", &unstrided, NULL, 0, ws, "nothing to fold");
     /* a kernel no whole number of strides long folds padded with zero
      * taps (odd_k, and p's k 3 at stride 2), unless most taps would be
      * zeros (sparse_k: 1 tap of 6) */
