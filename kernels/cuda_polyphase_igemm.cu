@@ -2659,6 +2659,14 @@ WG_ENTRY_POINTS(fold_split3, WG_FOLD_3XTF32)
              "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",                \
      .n_defaults = 2,                                                                              \
      .defaults = {0, 128}}
+/* 3xTF32's chunks (polyphase_wgmma_3xtf32's and the fold's at float32
+ * accuracy): a stage holds both parts of both operands */
+#define WG_KNOB_BK_3XTF32                                                                          \
+    {.name = "bk",                                                                                 \
+     .help = "input channels staged per pipeline stage (8 or 16: a stage holds "                   \
+             "both parts of both operands)",                                                       \
+     .n_defaults = 2,                                                                              \
+     .defaults = {8, 16}}
 /* The knob stages with N defaults (the values after N) */
 #define WG_KNOB_STAGES_OF(N, ...)                                                                  \
     {.name = "stages",                                                                             \
@@ -2776,11 +2784,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_3xtf32 = {
                        "SMs x (bn + 64)",
                .n_defaults = 3,
                .defaults = {0, 64, 128}},
-              {.name = "bk",
-               .help = "input channels staged per pipeline stage (8 or 16: a stage holds "
-                       "both parts of both operands)",
-               .n_defaults = 2,
-               .defaults = {8, 16}},
+              WG_KNOB_BK_3XTF32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
@@ -2833,11 +2837,7 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32 = {
                        "fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
-              {.name = "bk",
-               .help = "input channels staged per pipeline stage (8 or 16: a stage holds "
-                       "both parts of both operands)",
-               .n_defaults = 2,
-               .defaults = {8, 16}},
+              WG_KNOB_BK_3XTF32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
               WG_KNOB_PERSIST,
