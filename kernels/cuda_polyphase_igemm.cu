@@ -2820,9 +2820,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_tf32 = {
  * the float32 tier had no folded kernel, and on layers of few output
  * channels (Conv-TasNet's decoder to 1, DCGAN's RGB output to 3) and
  * large strides its best was 0.29x and 0.70x of cuDNN where the TF32 fold
- * won (configs/unseen2.json, results/notes.md, session 55). 64 or 128
- * output channels a block (co_block 256 would double 3xTF32's doubled
- * accumulators). */
+ * won; with this variant 0.93x, their folded 8 and 12 channels padded to
+ * wgmma's M of 64, and the vocoder layers' float32 15 to 34% faster
+ * (configs/unseen2.json, realistic.json; results/notes.md, session 55).
+ * 64 or 128 output channels a block (co_block 256 would double 3xTF32's
+ * doubled accumulators). */
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32 = {
     .name = "polyphase_wgmma_fold_3xtf32",
     .summary = "polyphase_wgmma_fold_tf32 at float32 accuracy: the stride phases folded into the output channels, the K loop polyphase_wgmma_3xtf32's (each operand two TF32 parts, three wgmma per product, each stage summed apart); sm_90a builds",
