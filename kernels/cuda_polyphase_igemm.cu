@@ -954,10 +954,11 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32;
 
-/* Which of the five variants: the precision (parts 1 is TF32, 2 is
- * 3xTF32: each staged operand a big and a small part), whether the
- * stride phases are folded into the output channels
- * (polyphase_wgmma_fold_tf32, TF32: src/lib/fold_phases.h), whether
+/* Which of the wgmma variants (thirteen, one kernel template): the
+ * precision (parts 1 is TF32, 2 is 3xTF32: each staged operand a big and
+ * a small part), whether the stride phases are folded into the output
+ * channels (polyphase_wgmma_fold_tf32, and at float32 accuracy
+ * polyphase_wgmma_fold_3xtf32: src/lib/fold_phases.h), whether
  * each tile's K walk is split between blocks (polyphase_wgmma_splitk_tf32,
  * TF32, folded or not: src/lib/split_k.h), and whether a block takes 256
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
@@ -2610,7 +2611,7 @@ static int wg_launch(const convt_problem *p, const convt_launch *l, const convt_
     return 0;
 }
 
-/* The five variants' entry points: one kernel template and host side,
+/* The wgmma variants' entry points: one kernel template and host side,
  * their kind passed on. */
 #define WG_ENTRY_POINTS(SUFFIX, KIND)                                                              \
     static bool wg_supports_##SUFFIX(const convt_problem *p, const convt_launch *l,                \
@@ -2643,7 +2644,7 @@ WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
 WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
 WG_ENTRY_POINTS(fold_split3, WG_FOLD_3XTF32)
 #undef WG_ENTRY_POINTS
-/* A variant's functions: its entry points above, and what all five share */
+/* A variant's functions: its entry points above, and what all of them share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
     .supports = wg_supports_##SUFFIX, .workspace_size = wg_workspace_##SUFFIX,                     \
     .prepare = wg_prepare_##SUFFIX, .launch = wg_launch, .release = wg_release,                    \
