@@ -1488,13 +1488,18 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 #define WG_SPLIT3_OF(BN, BK, NSEG, TURNS)                                                          \
     polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, false, 1, false, false, 1, false, 0, false, false, false, \
                            false, false, TURNS>
-#define WG_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, TURNS)                                             \
+/* A function NAME returning the kernel OF(BN, bk, nseg, X) of width BN for
+ * 3xTF32's chunks (bk 8 or 16) and nseg 1 or 2, X the kernel's one further
+ * template argument (TURNS; the fold's ANY): the unfolded and the folded
+ * 3xTF32 kernels dispatch alike. */
+#define WG_BK_8_16_KERNELS_AS(NAME, OF, BN, X)                                                     \
     wg_kernel_fn NAME(int bk, int nseg)                                                            \
     {                                                                                              \
         if (bk == 8)                                                                               \
-            return nseg == 1 ? WG_SPLIT3_OF(BN, 8, 1, TURNS) : WG_SPLIT3_OF(BN, 8, 2, TURNS);      \
-        return nseg == 1 ? WG_SPLIT3_OF(BN, 16, 1, TURNS) : WG_SPLIT3_OF(BN, 16, 2, TURNS);        \
+            return nseg == 1 ? OF(BN, 8, 1, X) : OF(BN, 8, 2, X);                                  \
+        return nseg == 1 ? OF(BN, 16, 1, X) : OF(BN, 16, 2, X);                                    \
     }
+#define WG_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, TURNS) WG_BK_8_16_KERNELS_AS(NAME, WG_SPLIT3_OF, BN, TURNS)
 #define WG_SPLIT3_KERNELS_OF_WIDTH(BN) WG_SPLIT3_KERNELS_OF_WIDTH_AS(wg_split3_kernel_bn##BN, BN, false)
 #define WG_SPLIT3_TURNS_KERNELS_OF_WIDTH(BN)                                                       \
     WG_SPLIT3_KERNELS_OF_WIDTH_AS(wg_split3_turns_kernel_bn##BN, BN, true)
@@ -1524,13 +1529,7 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
  * (S a power of two) and kernels/polyphase_wgmma_fold_any_3xtf32.cu. The K
  * loop is 3xTF32's, the epilogue the fold's: the two compose unchanged. */
 #define WG_FOLD_SPLIT3_OF(BN, BK, NSEG, ANY) polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, true, 1, ANY>
-#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                          \
-    wg_kernel_fn NAME(int bk, int nseg)                                                            \
-    {                                                                                              \
-        if (bk == 8)                                                                               \
-            return nseg == 1 ? WG_FOLD_SPLIT3_OF(BN, 8, 1, ANY) : WG_FOLD_SPLIT3_OF(BN, 8, 2, ANY); \
-        return nseg == 1 ? WG_FOLD_SPLIT3_OF(BN, 16, 1, ANY) : WG_FOLD_SPLIT3_OF(BN, 16, 2, ANY);  \
-    }
+#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY) WG_BK_8_16_KERNELS_AS(NAME, WG_FOLD_SPLIT3_OF, BN, ANY)
 #define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH(BN)                                                        \
     WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_split3_kernel_bn##BN, BN, false)
 #define WG_FOLD_ANY_SPLIT3_KERNELS_OF_WIDTH(BN)                                                    \
