@@ -953,14 +953,16 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_3xtf32;
 
-/* Which of the wgmma variants (thirteen, one kernel template): the
+/* Which of the wgmma variants (fourteen, one kernel template): the
  * precision (parts 1 is TF32, 2 is 3xTF32: each staged operand a big and
  * a small part), whether the stride phases are folded into the output
  * channels (polyphase_wgmma_fold_tf32, and at float32 accuracy
  * polyphase_wgmma_fold_3xtf32: src/lib/fold_phases.h), whether
  * each tile's K walk is split between blocks (polyphase_wgmma_splitk_tf32,
- * TF32, folded or not: src/lib/split_k.h), and whether a block takes 256
+ * folded or not, and at float32 accuracy polyphase_wgmma_splitk_3xtf32:
+ * src/lib/split_k.h), and whether a block takes 256
  * output channels of the unfolded problem (polyphase_wgmma_wide_tf32: a
  * variant of its own rather than a knob of polyphase_wgmma_tf32, whose
  * every recorded launch key a new knob would change). */
@@ -977,8 +979,16 @@ enum wg_variant {
     WG_FOLD_INNER_TF32,   /* polyphase_wgmma_fold_tf32's kernels on a partial fold (knob fold_dims) */
     WG_ROWFOLD_TF32,      /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
     WG_PAIR_TF32,         /* the consumer warpgroups on two neighbouring rows (src/lib/row_pairs.h) */
-    WG_FOLD_3XTF32        /* polyphase_wgmma_fold_tf32 at float32 accuracy: 3xTF32's K loop (parts 2) */
+    WG_FOLD_3XTF32,       /* polyphase_wgmma_fold_tf32 at float32 accuracy: 3xTF32's K loop (parts 2) */
+    WG_SPLITK_3XTF32      /* polyphase_wgmma_splitk_tf32 at float32 accuracy (parts 2, no co_block 256) */
 };
+
+/* Whether the variant splits tiles' K walks (its knobs ksplit, fold and
+ * fold_dims): split-K at either precision. */
+static bool wg_kind_splits(wg_variant kind)
+{
+    return kind == WG_SPLITK_TF32 || kind == WG_SPLITK_3XTF32;
+}
 
 /* The launch, decoded by name, and the variant's kind. */
 struct wg_knobs {
@@ -988,7 +998,7 @@ struct wg_knobs {
     int parts;
     bool fold;
     int64_t ksplit;    /* split-K's parts of a tile, or CONVT_SPLIT_STREAM (stream-K: wg_split);
-                        * 1 but for polyphase_wgmma_splitk_tf32 */
+                        * 1 but for split-K's variants (wg_kind_splits) */
     int64_t fold_knob; /* split-K's and the cluster variant's knob fold, as given (0 or 1) */
     int cluster;       /* blocks a cluster: 2 for polyphase_wgmma_cluster_tf32, else 1 */
     int64_t rows;      /* the flat layout's rows (convt_wg_rows: auto, octets, tight) */
@@ -1029,6 +1039,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_ROWFOLD_TF32      ? &convt_variant_polyphase_wgmma_rowfold_tf32
                              : kind == WG_PAIR_TF32         ? &convt_variant_polyphase_wgmma_pair_tf32
                              : kind == WG_FOLD_3XTF32       ? &convt_variant_polyphase_wgmma_fold_3xtf32
+                             : kind == WG_SPLITK_3XTF32     ? &convt_variant_polyphase_wgmma_splitk_3xtf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
@@ -1037,23 +1048,24 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     const bool inplace = kind == WG_FOLD_INPLACE_TF32;
     const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_FOLD_3XTF32 && kind != WG_CLUSTER_TF32 && !inplace &&
                            kind != WG_PAIR_TF32;
-    const bool has_fold = kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32;
+    const bool has_fold = wg_kind_splits(kind) || kind == WG_CLUSTER_TF32;
     const bool fold_inner = kind == WG_FOLD_INNER_TF32; /* folded, its knobs fold_dims and plane */
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
     /* knob ksplit 1 (no fixed count of parts) is the balanced cut; knobs
      * take no negative values, the plan's constant is CONVT_SPLIT_BALANCE */
-    const int64_t ksplit_knob = kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "ksplit") : 1;
-    const int64_t ksplit = kind == WG_SPLITK_TF32 && ksplit_knob == 1 ? CONVT_SPLIT_BALANCE : ksplit_knob;
+    const int64_t ksplit_knob = wg_kind_splits(kind) ? convt_launch_get(v, l, "ksplit") : 1;
+    const int64_t ksplit = wg_kind_splits(kind) && ksplit_knob == 1 ? CONVT_SPLIT_BALANCE : ksplit_knob;
     const int64_t rowfold_pingpong = kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "pingpong") : 0;
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
             has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_COLSUM_TF32 ? 1 : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
-            kind == WG_FOLD_TF32 || fold_inner || has_fold ? convt_launch_get(v, l, "co_block")
+            kind == WG_FOLD_TF32 || fold_inner || kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32
+                ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 ? 2 : 1,
+            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 || kind == WG_SPLITK_3XTF32 ? 2 : 1,
             kind == WG_FOLD_TF32 || kind == WG_FOLD_3XTF32 || fold_inner || inplace || fold_knob == 1 ||
                 kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,
@@ -1061,7 +1073,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
             kind == WG_PINGPONG_TF32 || rowfold_pingpong == 1,
             kind == WG_PINGPONG_TF32 ? convt_launch_get(v, l, "seg") : 0,
             inplace,
-            fold_inner || kind == WG_SPLITK_TF32 ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
+            fold_inner || wg_kind_splits(kind) ? convt_launch_get(v, l, "fold_dims") : CONVT_FOLD_ALL,
             kind == WG_PINGPONG_TF32 || kind == WG_ROWFOLD_TF32 ? convt_launch_get(v, l, "resident") : 0,
             kind == WG_ROWFOLD_TF32, rowfold_pingpong,
             kind == WG_3XTF32 ? convt_launch_get(v, l, "turns") : 0,
@@ -1093,8 +1105,8 @@ static convt_fold wg_fold(const convt_problem *p, const wg_knobs &k)
     return k.fold ? convt_fold_of(&src, (int)k.fold_dims) : convt_fold_identity(p);
 }
 
-/* Whether the launch splits tiles' K walks (polyphase_wgmma_splitk_tf32:
- * ksplit parts, or stream-K's shares; src/lib/split_k.h). */
+/* Whether the launch splits tiles' K walks (split-K's variants: ksplit
+ * parts, or stream-K's shares; src/lib/split_k.h). */
 static bool wg_split(const wg_knobs &k)
 {
     return k.ksplit != 1;
@@ -1113,12 +1125,14 @@ static int wg_max_bn(const wg_knobs &k)
 /* Whether width bn is compiled: 64 to the widest in steps of 16 (the
  * folded kernel too), or with positions as M (pos_m) 64, 128 and 256, or
  * with split-K 64, 96, 128, 192 and 256 (WG_SPLITK_WIDTHS), those up to
- * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128). */
+ * 160 at co_block = 256 (WG_SPLITK_WIDE_WIDTHS: 64, 96, 128) and at
+ * float32 accuracy (WG_SPLITK_SPLIT3_WIDTHS: the same three). */
 static bool wg_width_compiled(const wg_knobs &k, int64_t bn)
 {
 #define WG_IS(BN) || bn == BN
     if (wg_split(k))
-        return bn <= wg_max_bn(k) && (false WG_SPLITK_WIDTHS(WG_IS));
+        return bn <= wg_max_bn(k) &&
+               (k.parts == 2 ? (false WG_SPLITK_SPLIT3_WIDTHS(WG_IS)) : (false WG_SPLITK_WIDTHS(WG_IS)));
     if (k.cluster > 1)
         return k.co_block == 256 ? (false WG_CLUSTER_WIDE_WIDTHS(WG_IS)) : (false WG_CLUSTER_WIDTHS(WG_IS));
     if (k.pingpong)
@@ -1162,11 +1176,11 @@ enum { WG_POSM_MAX_CO = 32 };
  * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
  * stage holds twice a TF32 stage's bytes for the same channels); the folded,
  * split-K, 256-channel and cluster kernels 16 or 32 (wg_bk_16_or_32; the
- * folded 3xTF32 ones 3xTF32's 8 or 16). Each a
+ * folded and split-K 3xTF32 ones 3xTF32's 8 or 16). Each a
  * power of two: pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
-    return (k.fold && k.parts == 1) || wg_split(k) || k.co_block == 256 || k.cluster > 1;
+    return k.parts == 1 && (k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1);
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -1265,8 +1279,35 @@ static int64_t wg_tile_positions(const wg_knobs &k, const wg_geometry *gm, int b
                              k.colsum ? wg_colsum_out(bn, gm->col_span) : 0, k.pair);
 }
 
+/* The tile list's units a phase with units of `positions`: the longest
+ * phase's (wg_tile_of: units x the phases x co_tiles are the tiles). */
+static int64_t wg_tile_units(const wg_phase_flat *fl, int nphases, int64_t positions)
+{
+    int64_t units = 0;
+    for (int i = 0; i < nphases; i++) {
+        const int64_t u = (fl[i].flat + positions - 1) / positions;
+        units = u > units ? u : units;
+    }
+    return units;
+}
+
+/* Whether split-K takes this many tiles: ksplit parts up to
+ * WG_SPLITK_MAX_TILES_PER_100_SMS per 100 SMs, stream-K one round (the
+ * balanced cut is judged by its stages: wg_supports). wg_supports refuses
+ * the rest, and wg_auto_width passes over their widths. */
+static bool wg_split_tiles_fit(const wg_knobs &k, int64_t tiles, int64_t sms)
+{
+    if (k.ksplit == CONVT_SPLIT_STREAM)
+        return tiles <= sms;
+    if (k.ksplit > 1)
+        return tiles * 100 <= WG_SPLITK_MAX_TILES_PER_100_SMS * sms;
+    return true;
+}
+
 /* bn = 0: the width with the least predicted time, over every compiled
- * width. One block runs on each SM (384 threads of 168 registers) and
+ * width that split-K admits (wg_split_tiles_fit: at 3xTF32's widths up to
+ * 128 the cheapest could be one of too many tiles, which supports() then
+ * refused, session 56). One block runs on each SM (384 threads of 168 registers) and
  * takes a tile per round; a round costs bn + 64: per position, a wide tile
  * reads the weights for more positions (the 64 a guess at the weights'
  * share), and SMs left idle in the last round count in full. Long layouts
@@ -1294,7 +1335,8 @@ static int wg_auto_width(const wg_knobs &k, const wg_phase_flat *fl, int nphases
         const int64_t positions = wg_tile_positions(k, gm, bn);
         if (positions <= 0 ||
             (k.colsum && (!wg_colsum_fits(bn, (int)k.bk, gm->w_rows, gm->col_taps) ||
-                          !wg_colsum_stores_half(bn, gm->col_span))))
+                          !wg_colsum_stores_half(bn, gm->col_span))) ||
+            !wg_split_tiles_fit(k, wg_tile_units(fl, nphases, positions) * nphases * co_blocks, sms))
             continue;
         int64_t blocks = 0; /* clusters: a pair tile's blocks both count, empty half or not */
         for (int i = 0; i < nphases; i++)
@@ -1390,7 +1432,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                  (long long)k.bn);
         return -1;
     }
-    gm->units = 0; /* with clusters, of pair tiles (each block of a cluster one half) */
+    /* gm->units below: with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
     const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);
     if (k.colsum && !wg_colsum_stores_half(gm->bn, gm->col_span)) {
@@ -1399,10 +1441,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                  gm->col_step, gm->bn, gm->col_out, k.bn ? "" : " (bn = 0 tried 128 and 64)");
         return -1;
     }
-    for (int i = 0; i < pl->nphases; i++) {
-        const int64_t units = (fl[i].flat + unit_positions - 1) / unit_positions;
-        gm->units = units > gm->units ? units : gm->units;
-    }
+    gm->units = wg_tile_units(fl, pl->nphases, unit_positions);
     gm->tiles = gm->units * pl->nphases * co_tiles;
     /* the kernel's tile index L + gridDim.x stays an int: with a block per
      * tile (persist = 0) that is twice the tiles (x the parts, split-K) */
@@ -1625,7 +1664,7 @@ static wg_balance wg_balance_of(const wg_phase_flat *flat, int nphases, int64_t 
 static bool wg_fold_dims_fit(const convt_problem *p, int64_t fold_dims, wg_variant kind,
                              int64_t fold_knob, char *why, size_t why_len)
 {
-    const bool splitk = kind == WG_SPLITK_TF32;
+    const bool splitk = wg_kind_splits(kind);
     if (splitk && fold_dims == CONVT_FOLD_ALL)
         return true;
     if (fold_dims >= 1 && fold_dims <= 3 && fold_dims >= p->dims) {
@@ -1653,7 +1692,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
 {
     const wg_knobs k = wg_knobs_of(l, kind);
     /* split-K's fold other than 0 or 1 is refused below, by its own reason */
-    if ((kind == WG_FOLD_INNER_TF32 || (kind == WG_SPLITK_TF32 && (k.fold_knob == 0 || k.fold_knob == 1))) &&
+    if ((kind == WG_FOLD_INNER_TF32 || (wg_kind_splits(kind) && (k.fold_knob == 0 || k.fold_knob == 1))) &&
         !wg_fold_dims_fit(p_orig, k.fold_dims, kind, k.fold_knob, why, why_len))
         return false;
     if (k.row_fold && convt_row_fold_check(p_orig, why, why_len))
@@ -1735,7 +1774,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
                  (long long)(p->cout / p->groups));
         return false;
     }
-    if (kind == WG_SPLITK_TF32) {
+    if (wg_kind_splits(kind)) {
         /* before bn's and bk's checks: the compiled widths and chunks depend on it */
         if (k.ksplit != CONVT_SPLIT_STREAM && k.ksplit != CONVT_SPLIT_BALANCE &&
             (k.ksplit < 2 || k.ksplit > CONVT_SPLIT_K_MAX)) {
@@ -1751,7 +1790,7 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
             return false;
         }
     }
-    if (kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32) {
+    if (wg_kind_splits(kind) || kind == WG_CLUSTER_TF32) {
         if (k.fold_knob != 0 && k.fold_knob != 1) {
             snprintf(why, why_len, "fold = %lld must be 0 (the stride phases apart) or 1 (folded "
                      "into the output channels)", (long long)k.fold_knob);
@@ -1762,7 +1801,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         if (wg_split(k) || k.cluster > 1)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape) or %s with %s "
                      "(the compiled widths)", (long long)k.bn,
-                     k.co_block == 256 ? "64, 96 or 128 at co_block = 256" : "64, 96, 128, 192 or 256",
+                     k.co_block == 256 ? "64, 96 or 128 at co_block = 256"
+                     : k.parts == 2    ? "64, 96 or 128 at float32 accuracy"
+                                       : "64, 96, 128, 192 or 256",
                      wg_split(k) ? "split-K" : "clusters");
         else if (k.colsum)
             snprintf(why, why_len, "bn = %lld must be 0 (chosen for the shape), 64 or 128 with "
@@ -1954,14 +1995,14 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
         return false;
     }
     /* split-K pays only where the tiles leave most SMs idle */
-    if (k.ksplit == CONVT_SPLIT_STREAM && gm.tiles > sms) {
+    if (k.ksplit == CONVT_SPLIT_STREAM && !wg_split_tiles_fit(k, gm.tiles, sms)) {
         snprintf(why, why_len,
                  "stream-K (ksplit = 0) is for shapes of at most one round of tiles: this one has "
                  "%lld at bn %d, more than the device's %lld SMs",
                  (long long)gm.tiles, gm.bn, (long long)sms);
         return false;
     }
-    if (k.ksplit > 1 && gm.tiles * 100 > WG_SPLITK_MAX_TILES_PER_100_SMS * sms) {
+    if (k.ksplit > 1 && !wg_split_tiles_fit(k, gm.tiles, sms)) {
         snprintf(why, why_len,
                  "split-K is for shapes of few tiles: this one has %lld at bn %d, more than "
                  "%d%% of the device's %lld SMs (there split-K's parts take rounds as the "
@@ -2087,6 +2128,7 @@ static void wg_release(void *state)
         }                                                                                          \
     }
 #define WG_SPLITK_CASE(BN) WG_ANY_FOLD_CASE(splitk, BN)
+#define WG_SPLITK_SPLIT3_CASE(BN) WG_ANY_FOLD_CASE(splitk_split3, BN) /* wg_kernel_for's */
 #define WG_SPLITK_WIDE_CASE(BN) WG_WIDE_ANY_FOLD_CASE(splitk, BN)
 #define WG_CLUSTER_CASE(BN) WG_ANY_FOLD_CASE(cluster, BN)
 #define WG_CLUSTER_WIDE_CASE(BN) WG_WIDE_ANY_FOLD_CASE(cluster, BN)
@@ -2099,7 +2141,6 @@ WG_ANY_FOLD_KERNEL_FOR(cluster, WG_CLUSTER_WIDTHS, WG_CLUSTER_WIDE_WIDTHS, WG_CL
 #undef WG_CLUSTER_WIDE_CASE
 #undef WG_ANY_FOLD_KERNEL_FOR
 #undef WG_WIDE_ANY_FOLD_CASE
-#undef WG_ANY_FOLD_CASE
 
 /* Whether the launch takes a kernel whose producer steps an octet at a
  * time (STEP, polyphase_wgmma.cuh): some phase laid out in tight rows of
@@ -2180,6 +2221,12 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
         default: return nullptr; /* no kernel of another width: wg_prepare says so */
         }
     }
+    if (wg_split(k) && parts == 2) { /* polyphase_wgmma_splitk_3xtf32: 64 channels a block or 128 */
+        switch (bn) {
+            WG_SPLITK_SPLIT3_WIDTHS(WG_SPLITK_SPLIT3_CASE)
+        default: return nullptr; /* an uncompiled width: refused, never another width's kernel */
+        }
+    }
     if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
     if (k.fold && parts == 2) { /* polyphase_wgmma_fold_3xtf32: 64 channels a block or 128 */
@@ -2257,6 +2304,8 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     default: return wg_kernel_bn256(bk, nseg);
     }
 }
+#undef WG_SPLITK_SPLIT3_CASE
+#undef WG_ANY_FOLD_CASE
 
 /* polyphase_wgmma_colsum_tf32's kernel (null where none is compiled:
  * wg_colsum_fits). */
@@ -2643,6 +2692,7 @@ WG_ENTRY_POINTS(fold_inner, WG_FOLD_INNER_TF32)
 WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
 WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
 WG_ENTRY_POINTS(fold_split3, WG_FOLD_3XTF32)
+WG_ENTRY_POINTS(splitk_split3, WG_SPLITK_3XTF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all of them share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2938,6 +2988,70 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32 =
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold_inplace),
 };
+/* split-K's knobs, both precisions' (polyphase_wgmma_splitk_tf32 and
+ * polyphase_wgmma_splitk_3xtf32): the defaults are the TF32 variant's
+ * measurements */
+#define WG_KNOB_SPLITK_PERSIST                                                                     \
+    {.name = "persist",                                                                            \
+     .help = "1: one block per SM walks the list of parts of tiles; 0: one block per "             \
+             "part (the same where the parts are fewer than the SMs)",                             \
+     .n_defaults = 1,                                                                              \
+     .defaults = {1}}
+#define WG_KNOB_SPLITK_FOLD                                                                        \
+    {.name = "fold",                                                                               \
+     .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (output channels as "            \
+             "M); 1: folded into the output channels, as polyphase_wgmma_fold_tf32 "               \
+             "(dilation 1; kernels padded with zero taps to whole strides), or with "              \
+             "fold_dims 1 or 2 along the innermost dimensions alone, as "                          \
+             "polyphase_wgmma_fold_inner_tf32 (dilation 1 there; tap rows only)",                  \
+     .n_defaults = 2,                                                                              \
+     .defaults = {0, 1}}
+#define WG_KNOB_SPLITK_KSPLIT                                                                      \
+    {.name = "ksplit",                                                                             \
+     .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "            \
+             "block's, 2 to 8, refused where the tiles, at the launch's width, are "               \
+             "more than half the SMs; or 0, stream-K: one block per SM, the tiles' "               \
+             "stages shared evenly between them (a block's share may cross tiles), "               \
+             "refused where the tiles are more than the SMs; or 1, balance: one block "            \
+             "per SM, only the tiles whose walks are longer than the blocks' even share "          \
+             "of the stages cut, into parts of at most it, every tile and part to the "            \
+             "least loaded block, the longest first (phases of unequal taps: k 3 at "              \
+             "stride 2 in 3-D), refused where it would cut none (src/lib/split_k.h). "             \
+             "Defaults 2, 4, 1 and 0: on the H100 (session 28) stream-K won no layer of "          \
+             "realistic, unseen or splitk-short, its best against parts vol3d_k3_s2_4cube "        \
+             "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606); balance (session 35) beat the "          \
+             "unsplit kernels on 2 of the 14 layers it was admitted to (a 2-D k 3 stride 2 "       \
+             "layer of 8 x 8 inputs, 512 -> 256 channels: 0.0327 ms against 0.0419) and "          \
+             "lost the rest, the 8 of unseen and realistic among them, by 6% to 2.5x; in "         \
+             "session 37's probe of short layers of many channels (configs/splitk-fold-"           \
+             "inner-probe.json) balance was the fastest launch of all on a 4^3 volume of "         \
+             "512 -> 256 channels (0.0404 ms; 4 parts 0.0499, cuDNN 0.0531) and that 8 x 8 "       \
+             "layer (0.0325; 3 parts 0.0342), stream-K the fastest own on a 12^3 volume "          \
+             "of 256 -> 128 (0.0531; unsplit 0.0570, cuDNN 0.0507): the sweep's defaults "         \
+             "try both where they are admitted (one round of tiles or fewer, a tile to cut)",      \
+     .n_defaults = 4,                                                                              \
+     .defaults = {2, 4, 1, 0}}
+#define WG_KNOB_SPLITK_PLANE                                                                       \
+    {.name = "plane",                                                                              \
+     .help = "0: the input rows staged per tap row; 1 (fold = 0 only): per tap plane, "            \
+             "as polyphase_wgmma_tf32's plane = 1. Default 0 alone: on the H100 "                  \
+             "(session 25) plane = 1 split no short layer faster than the best "                   \
+             "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",                   \
+     .n_defaults = 1,                                                                              \
+     .defaults = {0}}
+#define WG_KNOB_SPLITK_FOLD_DIMS                                                                   \
+    {.name = "fold_dims",                                                                          \
+     .help = "with fold = 1, the dimensions folded: 0 every one (the whole fold); 1 or "           \
+             "2 the innermost ones alone (fewer than the shape has), the outer "                   \
+             "dimensions' phases run apart, as polyphase_wgmma_fold_inner_tf32, for "              \
+             "short 2-D and 3-D layers whose whole fold multiplies too many zero taps. "           \
+             "Default 0 alone: on the H100 (session 37, configs/splitk-fold-inner-probe.json) "    \
+             "a split partial fold was the fastest launch on none of 10 short volumes and "        \
+             "images of 64 to 512 channels (dec3d_c128to64: 0.0796 ms by balance along 1 "         \
+             "dimension, the partial fold unsplit 0.0645, cuDNN 0.0561); the suspect, not "        \
+             "measured: the parts' atomic sums into an output of 17 MB",                           \
+     .n_defaults = 1,                                                                              \
+     .defaults = {0}}
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
     .name = "polyphase_wgmma_splitk_tf32",
     .summary = "polyphase_wgmma_tf32 (or, fold 1, polyphase_wgmma_fold_tf32; fold 1 with fold_dims 1 or 2, polyphase_wgmma_fold_inner_tf32 by tap rows) with each tile's K walk split between ksplit blocks, or all the tiles' stages shared evenly between the SMs (stream-K, ksplit 0), or only the tiles longer than that even share cut (balance, ksplit 1: phases of unequal taps), the parts' sums added into the output by atomics, for short layers of many channels whose tiles leave SMs idle and for phases of unequal work (src/lib/split_k.h); not deterministic; sm_90a builds",
@@ -2954,43 +3068,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
               WG_KNOB_BK_16_32,
               WG_KNOB_STAGES,
               WG_KNOB_KPAD,
-              {.name = "persist",
-               .help = "1: one block per SM walks the list of parts of tiles; 0: one block per "
-                       "part (the same where the parts are fewer than the SMs)",
-               .n_defaults = 1,
-               .defaults = {1}},
-              {.name = "fold",
-               .help = "0: the stride phases apart, as polyphase_wgmma_tf32 (output channels as "
-                       "M); 1: folded into the output channels, as polyphase_wgmma_fold_tf32 "
-                       "(dilation 1; kernels padded with zero taps to whole strides), or with "
-                       "fold_dims 1 or 2 along the innermost dimensions alone, as "
-                       "polyphase_wgmma_fold_inner_tf32 (dilation 1 there; tap rows only)",
-               .n_defaults = 2,
-               .defaults = {0, 1}},
-              {.name = "ksplit",
-               .help = "parts of a tile's walk over K (tap rows x input channel chunks), each a "
-                       "block's, 2 to 8, refused where the tiles, at the launch's width, are "
-                       "more than half the SMs; or 0, stream-K: one block per SM, the tiles' "
-                       "stages shared evenly between them (a block's share may cross tiles), "
-                       "refused where the tiles are more than the SMs; or 1, balance: one block "
-                       "per SM, only the tiles whose walks are longer than the blocks' even share "
-                       "of the stages cut, into parts of at most it, every tile and part to the "
-                       "least loaded block, the longest first (phases of unequal taps: k 3 at "
-                       "stride 2 in 3-D), refused where it would cut none (src/lib/split_k.h). "
-                       "Defaults 2, 4, 1 and 0: on the H100 (session 28) stream-K won no layer of "
-                       "realistic, unseen or splitk-short, its best against parts vol3d_k3_s2_4cube "
-                       "(0.0666 ms, ksplit 4 0.0728, cuDNN 0.0606); balance (session 35) beat the "
-                       "unsplit kernels on 2 of the 14 layers it was admitted to (a 2-D k 3 stride 2 "
-                       "layer of 8 x 8 inputs, 512 -> 256 channels: 0.0327 ms against 0.0419) and "
-                       "lost the rest, the 8 of unseen and realistic among them, by 6% to 2.5x; in "
-                       "session 37's probe of short layers of many channels (configs/splitk-fold-"
-                       "inner-probe.json) balance was the fastest launch of all on a 4^3 volume of "
-                       "512 -> 256 channels (0.0404 ms; 4 parts 0.0499, cuDNN 0.0531) and that 8 x 8 "
-                       "layer (0.0325; 3 parts 0.0342), stream-K the fastest own on a 12^3 volume "
-                       "of 256 -> 128 (0.0531; unsplit 0.0570, cuDNN 0.0507): the sweep's defaults "
-                       "try both where they are admitted (one round of tiles or fewer, a tile to cut)",
-               .n_defaults = 4,
-               .defaults = {2, 4, 1, 0}},
+              WG_KNOB_SPLITK_PERSIST,
+              WG_KNOB_SPLITK_FOLD,
+              WG_KNOB_SPLITK_KSPLIT,
               {.name = "co_block",
                .help = "output channels per block (of the folded problem with fold = 1): 0, 64 "
                        "or 128 as the channels ask; 256 (more than 128 per group, widths 64, 96 "
@@ -2998,27 +3078,42 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_tf32 = {
                        "input feeds twice the channels (polyphase_wgmma_wide_tf32)",
                .n_defaults = 2,
                .defaults = {0, 256}},
-              {.name = "plane",
-               .help = "0: the input rows staged per tap row; 1 (fold = 0 only): per tap plane, "
-                       "as polyphase_wgmma_tf32's plane = 1. Default 0 alone: on the H100 "
-                       "(session 25) plane = 1 split no short layer faster than the best "
-                       "launch without it (stylegan_4to8 0.119 ms against 0.082 unsplit)",
+              WG_KNOB_SPLITK_PLANE,
+              WG_KNOB_ROWS,
+              WG_KNOB_SPLITK_FOLD_DIMS},
+    WG_VARIANT_FUNCTIONS(splitk),
+};
+/* Split-K at float32 accuracy: the float32 tier had no split kernel, and
+ * on short layers of many channels at batch 1, whose few tiles leave most
+ * SMs idle, its best was 0.70x of cuDNN where TF32's split-K won 1.48x
+ * (pix2pix_b1, configs/unseen2.json; results/notes.md, session 55). 64 or
+ * 128 output channels a block (co_block 256 would double 3xTF32's doubled
+ * accumulators), widths 64, 96 and 128 (3xTF32's up to 160 among
+ * split-K's). */
+extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_3xtf32 = {
+    .name = "polyphase_wgmma_splitk_3xtf32",
+    .summary = "polyphase_wgmma_splitk_tf32 at float32 accuracy: each tile's K walk split between blocks (ksplit parts, stream-K or balance), the stride phases apart or folded, the K loop polyphase_wgmma_3xtf32's (each operand two TF32 parts, three wgmma per product, each stage summed apart), the parts' sums added into the output by atomics, for short layers whose tiles leave SMs idle; not deterministic; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = false, /* the parts add in the order they finish */
+    .n_knobs = 10,
+    .knobs = {{.name = "bn",
+               .help = "output positions per warpgroup (wgmma's N: 64, 96 or 128, the stage's "
+                       "partial sums doubling the accumulators); 0: the width of the least "
+                       "predicted time, rounds of blocks x (bn + 64): tiles x ksplit over the "
+                       "SMs, rounded up (stream-K: tiles over the SMs)",
                .n_defaults = 1,
                .defaults = {0}},
+              WG_KNOB_BK_3XTF32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_SPLITK_PERSIST,
+              WG_KNOB_SPLITK_FOLD,
+              WG_KNOB_SPLITK_KSPLIT,
+              WG_KNOB_SPLITK_PLANE,
               WG_KNOB_ROWS,
-              {.name = "fold_dims",
-               .help = "with fold = 1, the dimensions folded: 0 every one (the whole fold); 1 or "
-                       "2 the innermost ones alone (fewer than the shape has), the outer "
-                       "dimensions' phases run apart, as polyphase_wgmma_fold_inner_tf32, for "
-                       "short 2-D and 3-D layers whose whole fold multiplies too many zero taps. "
-                       "Default 0 alone: on the H100 (session 37, configs/splitk-fold-inner-probe.json) "
-                       "a split partial fold was the fastest launch on none of 10 short volumes and "
-                       "images of 64 to 512 channels (dec3d_c128to64: 0.0796 ms by balance along 1 "
-                       "dimension, the partial fold unsplit 0.0645, cuDNN 0.0561); the suspect, not "
-                       "measured: the parts' atomic sums into an output of 17 MB",
-               .n_defaults = 1,
-               .defaults = {0}}},
-    WG_VARIANT_FUNCTIONS(splitk),
+              WG_KNOB_SPLITK_FOLD_DIMS},
+    WG_VARIANT_FUNCTIONS(splitk_split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_wide_tf32 = {
     .name = "polyphase_wgmma_wide_tf32",

@@ -907,7 +907,7 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
     static_assert(!FOLD || !NCOS, "the folded epilogue is the channels-as-M one's (TF32 or 3xTF32)");
     static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
-    static_assert(!KSPLIT || (!NCOS && !SPLIT3), "split-K: TF32, channels as M");
+    static_assert(!KSPLIT || !NCOS, "split-K: channels as M");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
                   "two 64-channel blocks per warpgroup: TF32, channels as M, one tile a block");
     static_assert(CLUSTER == 1 || (CLUSTER == 2 && !NCOS && !SPLIT3 && !KSPLIT),
@@ -1643,11 +1643,31 @@ WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
     wg_kernel_fn wg_##KIND##_kernel_bn##BN(int bk, int nseg);                                      \
     wg_kernel_fn wg_##KIND##_fold_kernel_bn##BN(int bk, int nseg);                                 \
     wg_kernel_fn wg_##KIND##_fold_any_kernel_bn##BN(int bk, int nseg);
+/* Split-K at float32 accuracy (polyphase_wgmma_splitk_3xtf32: KSPLIT and
+ * SPLIT3, channels as M): split-K's widths within WG_MAX_BN_SPLIT3, for
+ * 3xTF32's bk 8 or 16 and nseg 1 or 2; FOLD_KIND 0 unfolded, 1 folded with
+ * S a power of two, 2 any other S. Split-K touches only the K walk's
+ * bounds and the epilogue's stores, 3xTF32 only the producer's split and
+ * the stage's sums: the two compose unchanged. Defined by
+ * WG_SPLITK_SPLIT3{,_FOLD,_FOLD_ANY}_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_splitk{,_fold,_fold_any}_3xtf32.cu. */
+#define WG_SPLITK_SPLIT3_WIDTHS(X) X(64) X(96) X(128)
+#define WG_SPLITK_SPLIT3_OF(BN, BK, NSEG, FOLD_KIND)                                               \
+    polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, ((FOLD_KIND) > 0), 1, ((FOLD_KIND) == 2), true>
+#define WG_SPLITK_SPLIT3_KERNELS_OF_WIDTH(BN)                                                      \
+    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 0)
+#define WG_SPLITK_SPLIT3_FOLD_KERNELS_OF_WIDTH(BN)                                                 \
+    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_fold_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 1)
+#define WG_SPLITK_SPLIT3_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                             \
+    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_fold_any_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 2)
 #define WG_DECLARE_SPLITK_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, splitk)
+#define WG_DECLARE_SPLITK_SPLIT3_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, splitk_split3)
 #define WG_DECLARE_CLUSTER_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, cluster)
 WG_SPLITK_WIDTHS(WG_DECLARE_SPLITK_WIDTH)
+WG_SPLITK_SPLIT3_WIDTHS(WG_DECLARE_SPLITK_SPLIT3_WIDTH)
 WG_CLUSTER_WIDTHS(WG_DECLARE_CLUSTER_WIDTH)
 #undef WG_DECLARE_SPLITK_WIDTH
+#undef WG_DECLARE_SPLITK_SPLIT3_WIDTH
 #undef WG_DECLARE_CLUSTER_WIDTH
 #undef WG_DECLARE_CHANNELS_M_WIDTH
 /* Split-K and clusters with 256 output channels a block (knob co_block =

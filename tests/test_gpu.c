@@ -62,6 +62,7 @@ static char dir[256];
     "  \"polyphase_wgmma_fold_inner_tf32\": {\"bn\": [0], \"bk\": [16], \"plane\": [0, 1], \"fold_dims\": [1, 2]}," \
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]," \
     "   \"fold_dims\": [0, 1]}," \
+    "  \"polyphase_wgmma_splitk_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0]}," \
     "  \"polyphase_wgmma_wide_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"plane\": [0]}," \
     "  \"polyphase_wgmma_cluster_tf32\": {\"bn\": [0], \"bk\": [16], \"fold\": [0, 1], \"co_block\": [0, 256]," \
     "   \"rows\": [1, 2]}," \
@@ -334,6 +335,15 @@ static void hopper_variants_against_gpu_reference(void **state)
               parts = ok_runs(doc, "polyphase_wgmma_splitk_tf32", "ksplit", 3);
     printf("split-K: %d stream-K runs ok, %d in 3 parts\n", stream, parts);
     assert_true(stream >= 100 && parts >= 50);
+    /* split-K at float32 accuracy (3xTF32's K loop, split-K's parts and
+     * atomic sums), folded and not, checked at the float32 tier's
+     * tolerance */
+    const int stream3 = ok_runs(doc, "polyphase_wgmma_splitk_3xtf32", "ksplit", 0),
+              parts3 = ok_runs(doc, "polyphase_wgmma_splitk_3xtf32", "ksplit", 3),
+              split_fold3 = ok_runs(doc, "polyphase_wgmma_splitk_3xtf32", "fold", 1);
+    printf("split-K at float32 accuracy: %d stream-K runs ok, %d in 3 parts, %d folded\n", stream3, parts3,
+           split_fold3);
+    assert_true(stream3 >= 50 && parts3 >= 25 && split_fold3 >= 20);
     /* split-K over a partial fold (fold 1, fold_dims 1): the 2-D and
      * 3-D shapes strided along their innermost dimension. Session 37's
      * run had 132 ok, 88 of them on the random shapes (supports() takes

@@ -236,8 +236,8 @@ static void every_default_launch_is_accepted(void **state)
             variants++;
             continue;
         }
-        if (!strcmp((*v)->name, "polyphase_wgmma_splitk_tf32")) {
-            /* split-K's defaults (fold_dims 0 alone) on the same short
+        if (!strncmp((*v)->name, "polyphase_wgmma_splitk_", strlen("polyphase_wgmma_splitk_"))) {
+            /* split-K's defaults (either precision's) (fold_dims 0 alone) on the same short
              * decoder volume: its whole fold refused (27 of 64 taps are
              * w's), the rest run; fold_dims 1 and 2 are taken below
              * (refusals_name_their_reason) */
@@ -753,8 +753,13 @@ static void refusals_name_their_reason(void **state)
         if (!wgi->supports(&img, &l, &ctx, why, sizeof why))
             fail_msg("the in-place fold refused a 4 x 4 stride-2 image layer: %s", why);
     }
-    const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
-    if (wgs) {
+    /* split-K at either precision, and the unsplit variant of the same */
+    static const char *const split_unsplit[][2] = {{"polyphase_wgmma_splitk_tf32", "polyphase_wgmma_tf32"},
+                                                   {"polyphase_wgmma_splitk_3xtf32", "polyphase_wgmma_3xtf32"}};
+    for (size_t i = 0; i < sizeof split_unsplit / sizeof split_unsplit[0]; i++) {
+        const convt_variant *wgs = convt_variant_find(split_unsplit[i][0]);
+        if (!wgs)
+            continue;
         /* a short layer of many channels (32 x 16 positions, 1024 -> 512,
          * k 4 stride 2): folded, 1024 channels in 8 blocks x 3 stretches of
          * 17 x 32 positions; unfolded, 2 phases x 4 blocks x a few stretches:
@@ -772,10 +777,10 @@ static void refusals_name_their_reason(void **state)
                 l.value[convt_knob_index(wgs, "fold")] = fold;
                 l.value[convt_knob_index(wgs, "ksplit")] = ks;
                 if (!wgs->supports(&music, &l, &ctx, why, sizeof why))
-                    fail_msg("split-K fold %d ksplit %d refused a short layer: %s", fold, ks, why);
+                    fail_msg("%s fold %d ksplit %d refused a short layer: %s", wgs->name, fold, ks, why);
             }
         /* its workspace is the weight image of the kernel it splits */
-        const convt_variant *wgt = convt_variant_find("polyphase_wgmma_tf32");
+        const convt_variant *wgt = convt_variant_find(split_unsplit[i][1]);
         l.value[convt_knob_index(wgs, "fold")] = 0;
         convt_launch lt = convt_launch_first_default(wgt);
         lt.value[convt_knob_index(wgt, "bk")] = l.value[convt_knob_index(wgs, "bk")];
@@ -802,6 +807,13 @@ static void refusals_name_their_reason(void **state)
             "bn = 80 must be 0 (chosen for the shape) or 64, 96, 128, 192 or 256 with split-K");
     refuses("polyphase_wgmma_splitk_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
     refuses("polyphase_wgmma_splitk_tf32", &sparse_k, "fold", 1, ws, "83% zero taps");
+    /* at float32 accuracy: 3xTF32's chunks, split-K's widths up to 128 (the
+     * stage's sums double the accumulators), no co_block knob */
+    refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "bn", 192, ws,
+            "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at float32 accuracy with split-K");
+    refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 0");
+    refuses("polyphase_wgmma_splitk_3xtf32", &sparse_k, "fold", 1, ws, "83% zero taps");
     /* 256 channels a block: for more than 128 a group (vocoder has 128),
      * bk 16 or 32, widths up to 160 (BN accumulators a thread, twice) */
     refuses("polyphase_wgmma_wide_tf32", &vocoder, NULL, 0, ws,
@@ -834,6 +846,7 @@ static void refusals_name_their_reason(void **state)
     refuses2("polyphase_wgmma_splitk_tf32", &dec3d, "fold", 2, "fold_dims", 1, ws, "fold = 2 must be 0");
     refuses2("polyphase_wgmma_splitk_tf32", &p, "fold", 1, "fold_dims", 1, ws,
              "stride 1 along the innermost dimension");
+    const convt_variant *wgs = convt_variant_find("polyphase_wgmma_splitk_tf32");
     if (wgs) {
         convt_context ctx = ctx_with(ws);
         convt_launch l = convt_launch_first_default(wgs);
