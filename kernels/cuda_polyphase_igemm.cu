@@ -1173,22 +1173,26 @@ enum { WG_SEG_MAX = 1024 };
 enum { WG_POSM_MAX_CO = 32 };
 
 /* Whether bk is compiled: TF32 8 (for groups of 8 input channels or fewer,
- * which a chunk of 16 would stage half empty), 16 or 32; 3xTF32 8 or 16 (a
- * stage holds twice a TF32 stage's bytes for the same channels); the folded,
- * split-K, 256-channel and cluster kernels 16 or 32 (wg_bk_16_or_32; the
- * folded and split-K 3xTF32 ones 3xTF32's 8 or 16). Each a
- * power of two: pack_weights_stages splits its grid by shifts. */
+ * which a chunk of 16 would stage half empty), 16 or 32; the folded,
+ * split-K, 256-channel and cluster TF32 kernels 16 or 32 (wg_bk_16_or_32);
+ * 3xTF32 8 or 16 (a stage holds twice a TF32 stage's bytes for the same
+ * channels), its folded and split-K kernels 32 too (wg_bk_8_to_32: blocks
+ * of few channels, WG_BK_8_16_32_KERNELS_AS). Each a power of two:
+ * pack_weights_stages splits its grid by shifts. */
 static bool wg_bk_16_or_32(const wg_knobs &k)
 {
     return k.parts == 1 && (k.fold || wg_split(k) || k.co_block == 256 || k.cluster > 1);
+}
+static bool wg_bk_8_to_32(const wg_knobs &k)
+{
+    return k.parts == 1 ? !k.pair : k.fold || wg_split(k);
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
     if (wg_bk_16_or_32(k))
         return bk == 16 || bk == 32;
-    if (k.pair) /* a stage holds two tap rows' weights: at bk 32, kb57's class fits 2 stages at bn 256 */
-        return bk == 8 || bk == 16;
-    return bk == 8 || bk == 16 || (k.parts == 1 && bk == 32);
+    /* row pairs: a stage holds two tap rows' weights: at bk 32, kb57's class fits 2 stages at bn 256 */
+    return bk == 8 || bk == 16 || (wg_bk_8_to_32(k) && bk == 32);
 }
 
 /* What the launch needs of the plan: the block's shape (two segments, or
@@ -1826,9 +1830,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (!wg_bk_compiled(k, k.bk)) {
         snprintf(why, why_len, "bk = %lld must be %s", (long long)k.bk,
-                 wg_bk_16_or_32(k)                           ? "16 or 32"
-                 : k.parts == 2 || k.pair                    ? "8 or 16"
-                                                             : "8, 16 or 32");
+                 wg_bk_16_or_32(k)  ? "16 or 32"
+                 : wg_bk_8_to_32(k) ? "8, 16 or 32"
+                                    : "8 or 16");
         return false;
     }
     if (k.stages < 3 || k.stages > 5) {
@@ -2710,14 +2714,22 @@ WG_ENTRY_POINTS(splitk_split3, WG_SPLITK_3XTF32)
              "with the fewest predicted rounds of tiles over the SMs x (bn + 64)",                \
      .n_defaults = 2,                                                                              \
      .defaults = {0, 128}}
-/* 3xTF32's chunks (polyphase_wgmma_3xtf32's and the fold's at float32
- * accuracy): a stage holds both parts of both operands */
+/* 3xTF32's chunks (polyphase_wgmma_3xtf32's): a stage holds both parts
+ * of both operands */
 #define WG_KNOB_BK_3XTF32                                                                          \
     {.name = "bk",                                                                                 \
      .help = "input channels staged per pipeline stage (8 or 16: a stage holds "                   \
              "both parts of both operands)",                                                       \
      .n_defaults = 2,                                                                              \
      .defaults = {8, 16}}
+/* The folded and split-K 3xTF32 kernels' chunks (wg_bk_8_to_32) */
+#define WG_KNOB_BK_3XTF32_8_TO_32                                                                  \
+    {.name = "bk",                                                                                 \
+     .help = "input channels staged per pipeline stage (8, 16 or 32: a stage holds "               \
+             "both parts of both operands, and each ends in a wait for its wgmma; "                \
+             "32 where 3 stages fit the device's shared memory)",                                  \
+     .n_defaults = 3,                                                                              \
+     .defaults = {8, 16, 32}}
 /* The knob stages with N defaults (the values after N) */
 #define WG_KNOB_STAGES_OF(N, ...)                                                                  \
     {.name = "stages",                                                                             \
@@ -2740,12 +2752,18 @@ WG_ENTRY_POINTS(splitk_split3, WG_SPLITK_3XTF32)
      .help = "input channels staged per pipeline stage (16 or 32)",                                \
      .n_defaults = 2,                                                                              \
      .defaults = {32, 16}}
-#define WG_KNOB_KPAD                                                                               \
+#define WG_KNOB_KPAD_OF(N, ...)                                                                    \
     {.name = "kpad",                                                                               \
      .help = "bytes between the K halves of a staged row beyond the rows (0, or 64 to "            \
              "put them in opposite halves of the banks)",                                          \
-     .n_defaults = 1,                                                                              \
-     .defaults = {64}}
+     .n_defaults = N,                                                                              \
+     .defaults = {__VA_ARGS__}}
+#define WG_KNOB_KPAD WG_KNOB_KPAD_OF(1, 64)
+/* The folded and split-K 3xTF32 kernels' (WG_KNOB_BK_3XTF32_8_TO_32): 0
+ * too, without which bk 32's three stages of two taps at 64 channels and
+ * two tiles a block (136 positions) need 227.2 KiB, over the H100's and
+ * H200's 227 (Conv-TasNet's decoder; tests/test_supports.c) */
+#define WG_KNOB_KPAD_64_0 WG_KNOB_KPAD_OF(2, 64, 0)
 #define WG_KNOB_PERSIST                                                                            \
     {.name = "persist",                                                                            \
      .help = "1: one block per SM walks the list of tiles, the producer filling the "              \
@@ -2890,9 +2908,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32 = {
                        "fewest predicted rounds of tiles over the SMs x (bn + 64)",
                .n_defaults = 2,
                .defaults = {0, 128}},
-              WG_KNOB_BK_3XTF32,
+              WG_KNOB_BK_3XTF32_8_TO_32,
               WG_KNOB_STAGES,
-              WG_KNOB_KPAD,
+              WG_KNOB_KPAD_64_0,
               WG_KNOB_PERSIST,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold_split3),
@@ -3104,9 +3122,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_3xtf32 = {
                        "SMs, rounded up (stream-K: tiles over the SMs)",
                .n_defaults = 1,
                .defaults = {0}},
-              WG_KNOB_BK_3XTF32,
+              WG_KNOB_BK_3XTF32_8_TO_32,
               WG_KNOB_STAGES,
-              WG_KNOB_KPAD,
+              WG_KNOB_KPAD_64_0,
               WG_KNOB_SPLITK_PERSIST,
               WG_KNOB_SPLITK_FOLD,
               WG_KNOB_SPLITK_KSPLIT,

@@ -1499,6 +1499,20 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
             return nseg == 1 ? OF(BN, 8, 1, X) : OF(BN, 8, 2, X);                                  \
         return nseg == 1 ? OF(BN, 16, 1, X) : OF(BN, 16, 2, X);                                    \
     }
+/* The same with bk 32 too: the folded and split-K 3xTF32 kernels, whose
+ * blocks of 64 output channels (the fold's few, split-K's short layers)
+ * leave room for 3 stages of 32 channels, and whose every stage ends in a
+ * wait for all its wgmma (3xTF32's sums apart): bk 16 took 1.2 to 1.5x
+ * less time than bk 8 on most layers (session 56) */
+#define WG_BK_8_16_32_KERNELS_AS(NAME, OF, BN, X)                                                  \
+    wg_kernel_fn NAME(int bk, int nseg)                                                            \
+    {                                                                                              \
+        if (bk == 8)                                                                               \
+            return nseg == 1 ? OF(BN, 8, 1, X) : OF(BN, 8, 2, X);                                  \
+        if (bk == 16)                                                                              \
+            return nseg == 1 ? OF(BN, 16, 1, X) : OF(BN, 16, 2, X);                                \
+        return nseg == 1 ? OF(BN, 32, 1, X) : OF(BN, 32, 2, X);                                    \
+    }
 #define WG_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, TURNS) WG_BK_8_16_KERNELS_AS(NAME, WG_SPLIT3_OF, BN, TURNS)
 #define WG_SPLIT3_KERNELS_OF_WIDTH(BN) WG_SPLIT3_KERNELS_OF_WIDTH_AS(wg_split3_kernel_bn##BN, BN, false)
 #define WG_SPLIT3_TURNS_KERNELS_OF_WIDTH(BN)                                                       \
@@ -1523,13 +1537,13 @@ typedef void (*wg_kernel_fn)(wg_args, const float *, const float *, const float 
 #define WG_FOLD_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_kernel_bn##BN, BN, false)
 #define WG_FOLD_ANY_KERNELS_OF_WIDTH(BN) WG_FOLD_KERNELS_OF_WIDTH_AS(wg_fold_any_kernel_bn##BN, BN, true)
 /* The folded kernels at float32 accuracy (polyphase_wgmma_fold_3xtf32:
- * SPLIT3 and FOLD, channels as M) of width BN (WG_SPLIT3_WIDTHS) for bk 8
- * or 16 (3xTF32's), nseg 1 or 2 and S a power of two or not, defined by
+ * SPLIT3 and FOLD, channels as M) of width BN (WG_SPLIT3_WIDTHS) for bk 8,
+ * 16 or 32, nseg 1 or 2 and S a power of two or not, defined by
  * WG_FOLD_SPLIT3_KERNELS_OF_WIDTH in kernels/polyphase_wgmma_fold_3xtf32.cu
  * (S a power of two) and kernels/polyphase_wgmma_fold_any_3xtf32.cu. The K
  * loop is 3xTF32's, the epilogue the fold's: the two compose unchanged. */
 #define WG_FOLD_SPLIT3_OF(BN, BK, NSEG, ANY) polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, true, 1, ANY>
-#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY) WG_BK_8_16_KERNELS_AS(NAME, WG_FOLD_SPLIT3_OF, BN, ANY)
+#define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY) WG_BK_8_16_32_KERNELS_AS(NAME, WG_FOLD_SPLIT3_OF, BN, ANY)
 #define WG_FOLD_SPLIT3_KERNELS_OF_WIDTH(BN)                                                        \
     WG_FOLD_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_split3_kernel_bn##BN, BN, false)
 #define WG_FOLD_ANY_SPLIT3_KERNELS_OF_WIDTH(BN)                                                    \
@@ -1645,7 +1659,7 @@ WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
     wg_kernel_fn wg_##KIND##_fold_any_kernel_bn##BN(int bk, int nseg);
 /* Split-K at float32 accuracy (polyphase_wgmma_splitk_3xtf32: KSPLIT and
  * SPLIT3, channels as M): split-K's widths within WG_MAX_BN_SPLIT3, for
- * 3xTF32's bk 8 or 16 and nseg 1 or 2; FOLD_KIND 0 unfolded, 1 folded with
+ * bk 8, 16 or 32 and nseg 1 or 2; FOLD_KIND 0 unfolded, 1 folded with
  * S a power of two, 2 any other S. Split-K touches only the K walk's
  * bounds and the epilogue's stores, 3xTF32 only the producer's split and
  * the stage's sums: the two compose unchanged. Defined by
@@ -1655,11 +1669,11 @@ WG_WIDE_M_WIDTHS(WG_DECLARE_WIDE_M_WIDTH)
 #define WG_SPLITK_SPLIT3_OF(BN, BK, NSEG, FOLD_KIND)                                               \
     polyphase_wgmma_kernel<BN, BK, NSEG, true, 0, ((FOLD_KIND) > 0), 1, ((FOLD_KIND) == 2), true>
 #define WG_SPLITK_SPLIT3_KERNELS_OF_WIDTH(BN)                                                      \
-    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 0)
+    WG_BK_8_16_32_KERNELS_AS(wg_splitk_split3_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 0)
 #define WG_SPLITK_SPLIT3_FOLD_KERNELS_OF_WIDTH(BN)                                                 \
-    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_fold_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 1)
+    WG_BK_8_16_32_KERNELS_AS(wg_splitk_split3_fold_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 1)
 #define WG_SPLITK_SPLIT3_FOLD_ANY_KERNELS_OF_WIDTH(BN)                                             \
-    WG_BK_8_16_KERNELS_AS(wg_splitk_split3_fold_any_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 2)
+    WG_BK_8_16_32_KERNELS_AS(wg_splitk_split3_fold_any_kernel_bn##BN, WG_SPLITK_SPLIT3_OF, BN, 2)
 #define WG_DECLARE_SPLITK_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, splitk)
 #define WG_DECLARE_SPLITK_SPLIT3_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, splitk_split3)
 #define WG_DECLARE_CLUSTER_WIDTH(BN) WG_DECLARE_CHANNELS_M_WIDTH(BN, cluster)

@@ -112,6 +112,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
     int resident_accepted = 0, resident_tried = 0;
     const int stages = convt_knob_index(v, "stages");
     const bool five_stage_default = !strcmp(v->name, "polyphase_wgmma_tf32") && stages >= 0;
+    /* 3xTF32's chunks of 32 (its folded and split-K kernels): a stage of
+     * both parts of both operands fits only taps few enough */
+    const int bk = convt_knob_index(v, "bk");
     int deep_accepted = 0, deep_tried = 0;
     /* the product of every knob's defaults */
     int at[CONVT_MAX_KNOBS] = {0};
@@ -130,8 +133,9 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const bool resides = resident >= 0 && l.value[resident] == 1;
         /* polyphase_wgmma_tf32's 5-stage default fits only small stages */
         const bool deep = five_stage_default && l.value[stages] == 5;
+        const bool wide_chunks = v->tier == CONVT_TIER_FP32 && bk >= 0 && l.value[bk] == 32;
         const bool may_refuse =
-            (((plane >= 0 && l.value[plane] == 1) || wide || deep) && strstr(why, "shared memory")) ||
+            (((plane >= 0 && l.value[plane] == 1) || wide || deep || wide_chunks) && strstr(why, "shared memory")) ||
             (resides && strstr(why, "resident = 1 needs")); /* too large, or (the row fold) without ping-pong */
         const bool few_channels = wide && channels <= 128 && strstr(why, "is for more than 128 output channels");
         const bool no_fold = fold >= 0 && l.value[fold] == 1 &&
@@ -588,9 +592,35 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bn", 200, ws,
             "bn = 200 must be 0 (chosen for the shape) or 64 to 256 in steps of 16");
     refuses("polyphase_wgmma_fold_tf32", &vocoder, "bk", 8, ws, "bk = 8 must be 16 or 32");
-    /* at float32 accuracy: 3xTF32's chunks and widths (a stage holds both
-     * parts, the stage's sums double the accumulators) */
-    refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    /* at float32 accuracy: 3xTF32's chunks (up to 32 folded: blocks of few
+     * channels) and widths (a stage holds both parts, the stage's sums
+     * double the accumulators) */
+    refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bk", 64, ws, "bk = 64 must be 8, 16 or 32");
+    {
+        /* bk 32 where a stage's two taps of few folded channels fit three
+         * times (Conv-TasNet's decoder, 512 -> 1, k 16 stride 8, on a
+         * stretch short enough for stream-K's one round of tiles) */
+        convt_problem tasnet = vocoder;
+        tasnet.n = 2, tasnet.cin = 512, tasnet.cout = 1, tasnet.in[0] = 256, tasnet.k[0] = 16, tasnet.stride[0] = 8;
+        tasnet.pad[0] = 0;
+        static const char *const chunked32[] = {"polyphase_wgmma_fold_3xtf32", "polyphase_wgmma_splitk_3xtf32"};
+        for (size_t i = 0; i < sizeof chunked32 / sizeof chunked32[0]; i++) {
+            const convt_variant *v3 = convt_variant_find(chunked32[i]);
+            if (!v3)
+                continue;
+            convt_context ctx = ctx_with(ws);
+            convt_launch l = convt_launch_first_default(v3);
+            l.value[convt_knob_index(v3, "bk")] = 32;
+            l.value[convt_knob_index(v3, "kpad")] = 0; /* 64 needs 227.2 KiB here (WG_KNOB_KPAD_64_0) */
+            if (convt_knob_index(v3, "fold") >= 0)
+                l.value[convt_knob_index(v3, "fold")] = 1;
+            if (convt_knob_index(v3, "ksplit") >= 0)
+                l.value[convt_knob_index(v3, "ksplit")] = 0; /* stream-K: admitted at any length */
+            char why[512] = "";
+            if (!v3->supports(&tasnet, &l, &ctx, why, sizeof why))
+                fail_msg("%s refused bk 32 on a decoder to 1 channel: %s", v3->name, why);
+        }
+    }
     refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bn", 176, ws, "64 to 160 in steps of 16");
     refuses("polyphase_wgmma_fold_3xtf32", &unstrided, NULL, 0, ws, "nothing to fold");
     /* a kernel no whole number of strides long folds padded with zero
@@ -809,7 +839,7 @@ static void refusals_name_their_reason(void **state)
     refuses("polyphase_wgmma_splitk_tf32", &sparse_k, "fold", 1, ws, "83% zero taps");
     /* at float32 accuracy: 3xTF32's chunks, split-K's widths up to 128 (the
      * stage's sums double the accumulators), no co_block knob */
-    refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "bk", 32, ws, "bk = 32 must be 8 or 16");
+    refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "bk", 64, ws, "bk = 64 must be 8, 16 or 32");
     refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "bn", 192, ws,
             "bn = 192 must be 0 (chosen for the shape) or 64, 96 or 128 at float32 accuracy with split-K");
     refuses("polyphase_wgmma_splitk_3xtf32", &vocoder, "ksplit", 9, ws, "ksplit = 9 must be 0");
