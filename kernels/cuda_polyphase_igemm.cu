@@ -1311,8 +1311,8 @@ static bool wg_split_tiles_fit(const wg_knobs &k, int64_t tiles, int64_t sms)
 /* bn = 0: the width with the least predicted time, over every compiled
  * width that split-K admits (wg_split_tiles_fit: at 3xTF32's widths up to
  * 128 the cheapest could be one of too many tiles, which supports() then
- * refused, session 56). One block runs on each SM (384 threads of 168 registers) and
- * takes a tile per round; a round costs bn + 64: per position, a wide tile
+ * refused, session 56). One block runs on each SM (384 threads of 168
+ * registers) and takes a tile per round; a round costs bn + 64: per position, a wide tile
  * reads the weights for more positions (the 64 a guess at the weights'
  * share), and SMs left idle in the last round count in full. Long layouts
  * get 256; a small problem the width that fills the SMs in the fewest
@@ -1436,7 +1436,6 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                  (long long)k.bn);
         return -1;
     }
-    /* gm->units below: with clusters, of pair tiles (each block of a cluster one half) */
     gm->col_out = k.colsum ? wg_colsum_out(gm->bn, gm->col_span) : 0;
     const int64_t unit_positions = wg_tile_positions(k, gm, gm->bn);
     if (k.colsum && !wg_colsum_stores_half(gm->bn, gm->col_span)) {
@@ -1445,6 +1444,7 @@ static int wg_geometry_of(const convt_problem *p, const wg_knobs &k, const convt
                  gm->col_step, gm->bn, gm->col_out, k.bn ? "" : " (bn = 0 tried 128 and 64)");
         return -1;
     }
+    /* with clusters, units of pair tiles (each block of a cluster one half) */
     gm->units = wg_tile_units(fl, pl->nphases, unit_positions);
     gm->tiles = gm->units * pl->nphases * co_tiles;
     /* the kernel's tile index L + gridDim.x stays an int: with a block per
@@ -2103,7 +2103,8 @@ static void wg_release(void *state)
     free(st);
 }
 
-/* Split-K's and the clusters' kernels (families KIND splitk and cluster,
+/* Split-K's and the clusters' kernels (families KIND splitk and cluster;
+ * WG_ANY_FOLD_CASE also wg_kernel_for's splitk_split3,
  * polyphase_wgmma.cuh) of (bn, bk, nseg): unfolded or folded (pow2: S a
  * power of two), 64 or 128 output channels a block, or 256 (w_rows,
  * co_block = 256; its own widths). One body for both families: they differ
