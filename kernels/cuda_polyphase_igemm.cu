@@ -954,8 +954,9 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_rowfold_tf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32;
 extern "C" const convt_variant convt_variant_polyphase_wgmma_splitk_3xtf32;
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_posm_3xtf32;
 
-/* Which of the wgmma variants (fourteen, one kernel template): the
+/* Which of the wgmma variants (fifteen, one kernel template): the
  * precision (parts 1 is TF32, 2 is 3xTF32: each staged operand a big and
  * a small part), whether the stride phases are folded into the output
  * channels (polyphase_wgmma_fold_tf32, and at float32 accuracy
@@ -980,7 +981,8 @@ enum wg_variant {
     WG_ROWFOLD_TF32,      /* the folded kernels on a row fold's problem (src/lib/row_fold.h) */
     WG_PAIR_TF32,         /* the consumer warpgroups on two neighbouring rows (src/lib/row_pairs.h) */
     WG_FOLD_3XTF32,       /* polyphase_wgmma_fold_tf32 at float32 accuracy: 3xTF32's K loop (parts 2) */
-    WG_SPLITK_3XTF32      /* polyphase_wgmma_splitk_tf32 at float32 accuracy (parts 2, no co_block 256) */
+    WG_SPLITK_3XTF32,     /* polyphase_wgmma_splitk_tf32 at float32 accuracy (parts 2, no co_block 256) */
+    WG_FOLD_POSM_3XTF32   /* polyphase_wgmma_fold_3xtf32 with positions as M (pos_m 1 implied) */
 };
 
 /* Whether the variant splits tiles' K walks (its knobs ksplit, fold and
@@ -1040,14 +1042,15 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                              : kind == WG_PAIR_TF32         ? &convt_variant_polyphase_wgmma_pair_tf32
                              : kind == WG_FOLD_3XTF32       ? &convt_variant_polyphase_wgmma_fold_3xtf32
                              : kind == WG_SPLITK_3XTF32     ? &convt_variant_polyphase_wgmma_splitk_3xtf32
+                             : kind == WG_FOLD_POSM_3XTF32  ? &convt_variant_polyphase_wgmma_fold_posm_3xtf32
                                                        : &convt_variant_polyphase_wgmma_tf32;
     /* the knob pos_m: output channels as M in the others; plane: a tap row
      * staged at a time in the folded and the cluster variants; persist:
      * the clusters and ping-pong always walk the list */
     const bool has_pos_m = kind == WG_TF32 || kind == WG_3XTF32;
     const bool inplace = kind == WG_FOLD_INPLACE_TF32;
-    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_FOLD_3XTF32 && kind != WG_CLUSTER_TF32 && !inplace &&
-                           kind != WG_PAIR_TF32;
+    const bool has_plane = kind != WG_FOLD_TF32 && kind != WG_FOLD_3XTF32 && kind != WG_FOLD_POSM_3XTF32 &&
+                           kind != WG_CLUSTER_TF32 && !inplace && kind != WG_PAIR_TF32;
     const bool has_fold = wg_kind_splits(kind) || kind == WG_CLUSTER_TF32;
     const bool fold_inner = kind == WG_FOLD_INNER_TF32; /* folded, its knobs fold_dims and plane */
     const int64_t fold_knob = has_fold ? convt_launch_get(v, l, "fold") : 0;
@@ -1059,15 +1062,19 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
     return {convt_launch_get(v, l, "bn"), convt_launch_get(v, l, "bk"),
             convt_launch_get(v, l, "stages"), convt_launch_get(v, l, "kpad"),
             kind == WG_CLUSTER_TF32 || kind == WG_PINGPONG_TF32 ? 1 : convt_launch_get(v, l, "persist"),
-            has_pos_m ? convt_launch_get(v, l, "pos_m") : kind == WG_COLSUM_TF32 ? 1 : 0,
+            has_pos_m                                                   ? convt_launch_get(v, l, "pos_m")
+            : kind == WG_COLSUM_TF32 || kind == WG_FOLD_POSM_3XTF32 ? 1
+                                                                    : 0,
             has_plane ? convt_launch_get(v, l, "plane") : 0,
             kind == WG_FOLD_TF32 || fold_inner || kind == WG_SPLITK_TF32 || kind == WG_CLUSTER_TF32
                 ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 || kind == WG_SPLITK_3XTF32 ? 2 : 1,
-            kind == WG_FOLD_TF32 || kind == WG_FOLD_3XTF32 || fold_inner || inplace || fold_knob == 1 ||
-                kind == WG_ROWFOLD_TF32,
+            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 || kind == WG_SPLITK_3XTF32 || kind == WG_FOLD_POSM_3XTF32
+                ? 2
+                : 1,
+            kind == WG_FOLD_TF32 || kind == WG_FOLD_3XTF32 || kind == WG_FOLD_POSM_3XTF32 || fold_inner || inplace ||
+                fold_knob == 1 || kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,
             kind == WG_CLUSTER_TF32 ? 2 : 1, convt_launch_get(v, l, "rows"), kind == WG_COLSUM_TF32,
             kind == WG_PINGPONG_TF32 || rowfold_pingpong == 1,
@@ -1185,7 +1192,7 @@ static bool wg_bk_16_or_32(const wg_knobs &k)
 }
 static bool wg_bk_8_to_32(const wg_knobs &k)
 {
-    return k.parts == 1 ? !k.pair : k.fold || wg_split(k);
+    return k.parts == 1 ? !k.pair : (k.fold && !k.pos_m) || wg_split(k);
 }
 static bool wg_bk_compiled(const wg_knobs &k, int64_t bk)
 {
@@ -1714,8 +1721,9 @@ static bool wg_supports(const convt_problem *p_orig, const convt_launch *l,
     }
     if (k.pos_m && p->cout / p->groups > WG_POSM_MAX_CO) {
         snprintf(why, why_len, "%s takes up to %d output channels per group (wgmma's N); "
-                 "this shape has %lld", k.colsum ? "positions as M" : "pos_m = 1",
-                 (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups));
+                 "this shape has %lld%s", k.colsum || k.fold ? "positions as M" : "pos_m = 1",
+                 (int)WG_POSM_MAX_CO, (long long)(p->cout / p->groups),
+                 k.fold ? " once folded (the stride phases x the channels)" : "");
         return false;
     }
     if (k.seg != 0 && (k.seg < 8 || k.seg > WG_SEG_MAX || k.seg % 8 != 0)) {
@@ -2234,6 +2242,17 @@ static wg_kernel_fn wg_kernel_for(const wg_knobs &k, int bn, int nseg, int w_row
     }
     if (wg_split(k))
         return wg_splitk_kernel_for(k, bn, nseg, w_rows, pow2);
+    if (k.fold && k.pos_m) { /* polyphase_wgmma_fold_posm_3xtf32: the folded channels as N */
+        switch (bn) {
+#define WG_CASE(BN)                                                                                \
+    case BN:                                                                                       \
+        return pow2 ? wg_fold_posm_split3_kernel_bn##BN(bk, w_rows)                                \
+                    : wg_fold_any_posm_split3_kernel_bn##BN(bk, w_rows);
+            WG_POSM_WIDTHS(WG_CASE)
+#undef WG_CASE
+        default: return nullptr; /* an uncompiled width: refused, never another width's kernel */
+        }
+    }
     if (k.fold && parts == 2) { /* polyphase_wgmma_fold_3xtf32: 64 channels a block or 128 */
         switch (bn) {
 #define WG_CASE(BN)                                                                                \
@@ -2698,6 +2717,7 @@ WG_ENTRY_POINTS(rowfold, WG_ROWFOLD_TF32)
 WG_ENTRY_POINTS(pair, WG_PAIR_TF32)
 WG_ENTRY_POINTS(fold_split3, WG_FOLD_3XTF32)
 WG_ENTRY_POINTS(splitk_split3, WG_SPLITK_3XTF32)
+WG_ENTRY_POINTS(fold_posm_split3, WG_FOLD_POSM_3XTF32)
 #undef WG_ENTRY_POINTS
 /* A variant's functions: its entry points above, and what all of them share */
 #define WG_VARIANT_FUNCTIONS(SUFFIX)                                                               \
@@ -2915,6 +2935,33 @@ extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32 = {
               WG_KNOB_PERSIST,
               WG_KNOB_ROWS},
     WG_VARIANT_FUNCTIONS(fold_split3),
+};
+/* The fold at float32 accuracy with positions as M: the folded problem's
+ * S x cout_g channels (up to 32) are wgmma's N, where the channels-as-M
+ * fold pads them to 64 rows and 3xTF32 triples the padding's products
+ * (Conv-TasNet's decoder to 1 channel at stride 8, DCGAN's RGB output:
+ * 0.93x and 0.95x of cuDNN in session 56). A variant of its own rather
+ * than a knob pos_m of polyphase_wgmma_fold_3xtf32, whose recorded launch
+ * keys a new knob would change. */
+extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_posm_3xtf32 = {
+    .name = "polyphase_wgmma_fold_posm_3xtf32",
+    .summary = "polyphase_wgmma_fold_3xtf32 with positions as M: the stride phases folded into the output channels, the folded problem's positions wgmma's M and its channels (stride phases x channels per group, up to 32, rounded up to 8) its N, the epilogue the fold's map straight from the fragments, each operand two TF32 parts (three wgmma per product): for layers of few output channels and large strides in float32; sm_90a builds",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 6,
+    .knobs = {{.name = "bn",
+               .help = "folded positions per warpgroup (M blocks of 64: 64, 128 or 256), the two "
+                       "warpgroups neighbouring stretches; 0: the width with the fewest predicted "
+                       "rounds of tiles over the SMs x (bn + 64)",
+               .n_defaults = 1,
+               .defaults = {0}},
+              WG_KNOB_BK_3XTF32,
+              WG_KNOB_STAGES,
+              WG_KNOB_KPAD,
+              WG_KNOB_PERSIST,
+              WG_KNOB_ROWS},
+    WG_VARIANT_FUNCTIONS(fold_posm_split3),
 };
 extern "C" const convt_variant convt_variant_polyphase_wgmma_fold_inner_tf32 = {
     .name = "polyphase_wgmma_fold_inner_tf32",

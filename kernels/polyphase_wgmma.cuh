@@ -905,7 +905,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
     static_assert(!SPLIT3 || NCOS || BN <= WG_MAX_BN_SPLIT3, "3xTF32's partial sums double the accumulators");
     static_assert(!NCOS || NSEG == 2, "positions as M: the two warpgroups take neighbouring stretches");
     static_assert(BN % 16 == 0, "epilogue chunks of 32, the last of 16");
-    static_assert(!FOLD || !NCOS, "the folded epilogue is the channels-as-M one's (TF32 or 3xTF32)");
+    static_assert(!NCOS || (!INPLACE && !ROWFOLD),
+                  "positions as M, folded or not: weights from the image, inputs staged as in the folded problem");
     static_assert(FOLD || !FOLD_ANY, "FOLD_ANY is a fold's");
     static_assert(!KSPLIT || !NCOS, "split-K: channels as M");
     static_assert(MH == 1 || (MH == 2 && NSEG == 1 && !NCOS && !SPLIT3 && BN <= WG_MAX_BN_WIDE_M),
@@ -1301,8 +1302,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
                     wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift, full, empty, wg_seg, ctid,
                     (float *)(epi_base + (size_t)cw * wg_colsum_group_bytes(BN, NCOS)), bias, y);
             else
-                wg_posm_tile<BN, BK, SPLIT3, NCOS>(wa, tl, ph, fl, ktiles, ring, sl, s_rows, s_shift,
-                                                   full, empty, wg_seg, ctid, bias, y);
+                wg_posm_tile<BN, BK, SPLIT3, NCOS, FOLD, !FOLD_ANY>(wa, tl, ph, fl, ktiles, ring, sl, s_rows,
+                                                                    s_shift, full, empty, wg_seg, ctid, bias, y);
         } else {
             /* split-K: the producer's part of the walk; a part without a
              * stage (fewer stages than parts) adds nothing */
@@ -1769,7 +1770,33 @@ WG_PAIR_WIDTHS(WG_DECLARE_PAIR_WIDTH)
                           : WG_POSM_OF_NCOS(BN, 32, false);                                        \
     }
 #define WG_POSM_WIDTHS(X) X(64) X(128) X(256)
-#define WG_DECLARE_POSM_WIDTH(BN) wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);
+/* The fold with positions as M at float32 accuracy
+ * (polyphase_wgmma_fold_posm_3xtf32: FOLD, NCOS and SPLIT3): positions of
+ * the folded problem as M, its S x cout_g channels (up to 32) as N, the
+ * epilogue the fold's map from the fragments (wg_posm_fold_store), for bk
+ * 8 or 16 and the posm widths, S a power of two or not (ANY). Defined by
+ * WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold_posm_3xtf32.cu and
+ * WG_FOLD_ANY_POSM_SPLIT3_KERNELS_OF_WIDTH in
+ * kernels/polyphase_wgmma_fold_any_posm_3xtf32.cu. */
+#define WG_FOLD_POSM_SPLIT3_OF(BN, BK, ANY)                                                        \
+    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, true, 8, true, 1, ANY>                       \
+     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, true, 16, true, 1, ANY>                      \
+     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, true, 24, true, 1, ANY>                      \
+                  : polyphase_wgmma_kernel<BN, BK, 2, true, 32, true, 1, ANY>)
+#define WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                     \
+    wg_kernel_fn NAME(int bk, int ncos)                                                            \
+    {                                                                                              \
+        return bk == 8 ? WG_FOLD_POSM_SPLIT3_OF(BN, 8, ANY) : WG_FOLD_POSM_SPLIT3_OF(BN, 16, ANY); \
+    }
+#define WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH(BN)                                                   \
+    WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_posm_split3_kernel_bn##BN, BN, false)
+#define WG_FOLD_ANY_POSM_SPLIT3_KERNELS_OF_WIDTH(BN)                                               \
+    WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH_AS(wg_fold_any_posm_split3_kernel_bn##BN, BN, true)
+#define WG_DECLARE_POSM_WIDTH(BN)                                                                  \
+    wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts);                               \
+    wg_kernel_fn wg_fold_posm_split3_kernel_bn##BN(int bk, int ncos);                              \
+    wg_kernel_fn wg_fold_any_posm_split3_kernel_bn##BN(int bk, int ncos);
 WG_POSM_WIDTHS(WG_DECLARE_POSM_WIDTH)
 #undef WG_DECLARE_POSM_WIDTH
 /* polyphase_wgmma_colsum_tf32: the kernel of width BN (64 or 128) for bk

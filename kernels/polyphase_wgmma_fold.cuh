@@ -260,5 +260,62 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
         __syncwarp();
     }
 }
+
+/* The fold's epilogue with positions as M (polyphase_wgmma_fold_posm_3xtf32,
+ * declared in kernels/polyphase_wgmma_posm.cuh): register 4j + 2h + e of
+ * a thread holds folded position tl.f0 + seg + 64b + 16 (warp % 4) +
+ * lane / 4 + 8h and folded channel cf = 8j + 2 (lane % 4) + e, which is
+ * phase cf % S of original channel cf / S (fold_phases.h). A position's
+ * folded coordinates are found once for all its channels; each channel's
+ * output is then the fold's map of (phase, position) (convt_fold_output),
+ * and the four lanes of a position store its channels' phases side by
+ * side where S is the innermost stride (a 1-D fold). Stored straight from
+ * the fragments: with N = S x cout_g of 8 to 32 the accumulators are few
+ * and a staging through shared memory would buy little. */
+template <int MB, int NCOS, bool POW2>
+__device__ __forceinline__ void wg_posm_fold_store(const wg_args &wa, const wg_tile &tl, const phase_desc &ph,
+                                                   const wg_phase_flat &fl, const float (&acc)[MB][NCOS / 2],
+                                                   int seg, int ctid, const float *__restrict__ bias,
+                                                   float *__restrict__ y)
+{
+    const poly_args &a = wa.p;
+    const convt_fold &f = wa.fold;
+    const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
+    /* the thread's channels: original channel, phase split and bias, the
+     * same for each of its positions */
+    int ch[NCOS / 8][2], phd[NCOS / 8][2][3];
+    float bv[NCOS / 8][2];
+#pragma unroll
+    for (int j = 0; j < NCOS / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int cf = 8 * j + 2 * (lane % 4) + e;
+            ch[j][e] = cf < a.cout_g ? (POW2 ? cf >> f.lgS : convt_fold_channel(&f, cf)) : -1;
+            wg_fold_phase_split<POW2>(f, POW2 ? cf & (f.S - 1) : cf % f.S, phd[j][e]);
+            bv[j][e] = bias && ch[j][e] >= 0 ? bias[tl.g * f.cout_g + ch[j][e]] : 0.0f;
+        }
+    const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
+    float *y_g = y + (int64_t)tl.g * f.cout_g * f.out_plane;
+#pragma unroll
+    for (int b = 0; b < MB; b++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int p = seg + 64 * b + 16 * warp4 + lane / 4 + 8 * h;
+            const wg_cursor c = convt_wg_cursor_at(&ph, &fl, tl.f0 + p);
+            if (!wg_is_output(wa, ph, fl, c))
+                continue;
+            int t[3]; /* the folded problem's output position */
+            wg_output_pos(a, ph, fl, c, t);
+            float *y_n = y_g + c.n * image;
+#pragma unroll
+            for (int j = 0; j < NCOS / 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    int64_t off;
+                    if (ch[j][e] >= 0 && convt_fold_output(&f, phd[j][e], t[0], t[1], t[2], &off))
+                        y_n[(int64_t)ch[j][e] * f.out_plane + off] = acc[b][4 * j + 2 * h + e] + bv[j][e];
+                }
+        }
+}
 #endif /* CONVT_HAVE_WGMMA */
 #endif /* CONVT_KERNELS_POLYPHASE_WGMMA_FOLD_CUH */

@@ -84,10 +84,21 @@ __device__ __forceinline__ void wg_posm_store(const wg_args &wa, const wg_tile &
         }
 }
 
+/* The epilogue with positions as M of a folded problem (FOLD:
+ * polyphase_wgmma_fold_posm_3xtf32), the fold's map from the fragments:
+ * defined in kernels/polyphase_wgmma_fold.cuh beside the fold's other
+ * epilogue, whose helpers it shares. */
+template <int MB, int NCOS, bool POW2>
+__device__ __forceinline__ void wg_posm_fold_store(const wg_args &wa, const wg_tile &tl, const phase_desc &ph,
+                                                   const wg_phase_flat &fl, const float (&acc)[MB][NCOS / 2],
+                                                   int seg, int ctid, const float *__restrict__ bias,
+                                                   float *__restrict__ y);
+
 /* One tile of the work list with positions as M: the K loop over the
  * stages (the same stages, barriers and ring as the channels-as-M
- * consumer), then the epilogue. */
-template <int BN, int BK, bool SPLIT3, int NCOS>
+ * consumer), then the epilogue (FOLD: the fold's, POW2 its S a power of
+ * two). */
+template <int BN, int BK, bool SPLIT3, int NCOS, bool FOLD, bool POW2>
 __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &tl,
                                              const phase_desc &ph, const wg_phase_flat &fl,
                                              int ktiles, wg_ring &ring, const wg_stage_layout &sl,
@@ -172,7 +183,10 @@ __device__ __forceinline__ void wg_posm_tile(const wg_args &wa, const wg_tile &t
     }
 
     /* Epilogue: the warpgroup's BN positions */
-    wg_posm_store<MB, NCOS, false>(wa, tl, ph, fl, acc, wg_seg * BN, BN, ctid, bias, y);
+    if constexpr (FOLD)
+        wg_posm_fold_store<MB, NCOS, POW2>(wa, tl, ph, fl, acc, wg_seg * BN, ctid, bias, y);
+    else
+        wg_posm_store<MB, NCOS, false>(wa, tl, ph, fl, acc, wg_seg * BN, BN, ctid, bias, y);
 }
 #endif /* CONVT_HAVE_WGMMA */
 

@@ -31,6 +31,7 @@ extern const convt_variant convt_variant_polyphase_wgmma_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_3xtf32;
 extern const convt_variant convt_variant_polyphase_wgmma_fold_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_fold_3xtf32;
+extern const convt_variant convt_variant_polyphase_wgmma_fold_posm_3xtf32;
 extern const convt_variant convt_variant_polyphase_wgmma_fold_inplace_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_splitk_tf32;
 extern const convt_variant convt_variant_polyphase_wgmma_splitk_3xtf32;
@@ -83,6 +84,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_polyphase_wgmma_3xtf32,
     &convt_variant_polyphase_wgmma_fold_tf32,
     &convt_variant_polyphase_wgmma_fold_3xtf32,
+    &convt_variant_polyphase_wgmma_fold_posm_3xtf32,
     &convt_variant_polyphase_wgmma_fold_inplace_tf32,
     &convt_variant_polyphase_wgmma_splitk_tf32,
     &convt_variant_polyphase_wgmma_splitk_3xtf32,
@@ -136,6 +138,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"polyphase_wgmma_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
+    {"polyphase_wgmma_fold_posm_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_fold_inplace_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_splitk_tf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},
     {"polyphase_wgmma_splitk_3xtf32", CONVT_BACKEND_CUDA, "a build for Hopper's sm_90a (meson -Dsm=90a)"},

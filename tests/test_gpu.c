@@ -58,6 +58,7 @@ static char dir[256];
     "  \"polyphase_wgmma_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1], \"pos_m\": [0, 1]}," \
     "  \"polyphase_wgmma_fold_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_3xtf32\": {\"bn\": [0], \"bk\": [8, 32], \"kpad\": [0], \"persist\": [1]}," \
+    "  \"polyphase_wgmma_fold_posm_3xtf32\": {\"bn\": [0], \"bk\": [8], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inplace_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1]}," \
     "  \"polyphase_wgmma_fold_inner_tf32\": {\"bn\": [0], \"bk\": [16], \"plane\": [0, 1], \"fold_dims\": [1, 2]}," \
     "  \"polyphase_wgmma_splitk_tf32\": {\"bn\": [0], \"bk\": [16], \"persist\": [1], \"fold\": [0, 1], \"ksplit\": [3, 0], \"co_block\": [0, 256]," \
@@ -413,6 +414,11 @@ static void hopper_variants_against_gpu_reference(void **state)
               fold3_bk32 = ok_runs(doc, "polyphase_wgmma_fold_3xtf32", "bk", 32);
     printf("fold at float32 accuracy: %d runs ok at bk 8, %d at bk 32\n", fold3, fold3_bk32);
     assert_true(fold3 >= 40 && fold3_bk32 >= 20);
+    /* and with positions as M: the random shapes that fold into 32
+     * channels a group or fewer */
+    const int fold_posm = ok_runs(doc, "polyphase_wgmma_fold_posm_3xtf32", "bk", 8);
+    printf("fold at float32 accuracy, positions as M: %d runs ok\n", fold_posm);
+    assert_true(fold_posm >= 10);
     cJSON_Delete(doc);
 }
 

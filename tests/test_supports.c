@@ -227,6 +227,26 @@ static void every_default_launch_is_accepted(void **state)
             variants++;
             continue;
         }
+        if (!strcmp((*v)->name, "polyphase_wgmma_fold_posm_3xtf32")) {
+            /* the fold with positions as M takes up to 32 folded channels a
+             * group (wgmma's N; refusals_name_their_reason): whole's k 4 at
+             * stride 2 of 3 channels (6 folded, N 8), a 2-D layer to RGB
+             * (k 4 stride 2: 4 phases x 3 = 12, N 16) and a 1-D one of stride
+             * 5 to 5 channels (25, S no power of two, N 32) */
+            convt_problem few = whole;
+            few.cout = 3;
+            convt_problem rgb = convt_problem_default(2);
+            rgb.n = 2, rgb.cin = 16, rgb.cout = 3;
+            for (int d = 0; d < 2; d++)
+                rgb.in[d] = 9, rgb.k[d] = 4, rgb.stride[d] = 2, rgb.pad[d] = 1;
+            convt_problem s5 = whole;
+            s5.cout = 5, s5.k[0] = 10, s5.stride[0] = 5, s5.pad[0] = 2;
+            accepts_every_default(*v, &few);
+            accepts_every_default(*v, &rgb);
+            accepts_every_default(*v, &s5);
+            variants++;
+            continue;
+        }
         if (!strcmp((*v)->name, "polyphase_wgmma_rowfold_tf32")) {
             /* the row fold (src/lib/row_fold.h) is of stride-1 rows, an even
              * input along them: unit's 20 rows, and a 3-D volume of stride 1
@@ -596,6 +616,18 @@ static void refusals_name_their_reason(void **state)
      * channels) and widths (a stage holds both parts, the stage's sums
      * double the accumulators) */
     refuses("polyphase_wgmma_fold_3xtf32", &vocoder, "bk", 64, ws, "bk = 64 must be 8, 16 or 32");
+    /* with positions as M: the folded channels are wgmma's N, up to 32
+     * (vocoder's 8 phases x 128 channels are 1024); bk 8 or 16 */
+    refuses("polyphase_wgmma_fold_posm_3xtf32", &vocoder, NULL, 0, ws,
+            "positions as M takes up to 32 output channels per group (wgmma's N); this shape has 1024 once "
+            "folded");
+    {
+        convt_problem rgb_s8 = vocoder;
+        rgb_s8.cout = 3; /* 24 folded */
+        refuses("polyphase_wgmma_fold_posm_3xtf32", &rgb_s8, "bk", 32, ws, "bk = 32 must be 8 or 16");
+        refuses("polyphase_wgmma_fold_posm_3xtf32", &rgb_s8, "bn", 192, ws,
+                "bn = 192 must be 0 (chosen for the shape), 64, 128 or 256 with pos_m = 1");
+    }
     {
         /* bk 32 where a stage's two taps of few folded channels fit three
          * times (Conv-TasNet's decoder, 512 -> 1, k 16 stride 8, on a

@@ -240,7 +240,8 @@ sanitize_configs="configs/sanitize-polyphase.json configs/sanitize-direct-groupe
   configs/sanitize-fold-padded.json configs/sanitize-fold-inner.json
   configs/sanitize-splitk-fold-inner.json configs/sanitize-resident.json
   configs/sanitize-rowfold.json configs/sanitize-pair.json configs/sanitize-split3-width.json
-  configs/sanitize-fold-3xtf32.json configs/sanitize-splitk-3xtf32.json"
+  configs/sanitize-fold-3xtf32.json configs/sanitize-splitk-3xtf32.json
+  configs/sanitize-fold-posm-3xtf32.json"
 if [ "${CONVT_SANITIZE:-0}" = 1 ]; then
   for cfg in ${CONVT_SANITIZE_CONFIGS:-$sanitize_configs}; do
     name=$(basename "$cfg" .json)
