@@ -53,6 +53,20 @@ __device__ __forceinline__ void wg_fold_phase_split(const convt_fold &f, int r, 
         convt_fold_phase(&f, r, phd);
 }
 
+/* Folded channel cf's original channel and phase, cf / S and cf % S
+ * (fold_phases.h: convt_fold_channel), by shifts where S is a power of
+ * two (POW2). */
+template <bool POW2>
+__device__ __forceinline__ int wg_fold_channel_of(const convt_fold &f, int cf)
+{
+    return POW2 ? cf >> f.lgS : convt_fold_channel(&f, cf);
+}
+template <bool POW2>
+__device__ __forceinline__ int wg_fold_phase_of(const convt_fold &f, int cf)
+{
+    return POW2 ? cf & (f.S - 1) : cf % f.S;
+}
+
 /* The warp's first row of phase r in its staging and that row's original
  * channel (convt_fold_row0, convt_fold_channel): r and co_w >> lgS where S
  * is a power of two. */
@@ -196,7 +210,7 @@ __device__ __forceinline__ void wg_fold_epilogue(const wg_args &wa, const wg_til
     for (int h = 0; h < 2; h++) {
         const int co = co_w + lane / 4 + 8 * h; /* folded */
         b_frag[h] = bias && co < a.cout_g
-                        ? bias[tl.g * f.cout_g + (POW2 ? co >> f.lgS : convt_fold_channel(&f, co))]
+                        ? bias[tl.g * f.cout_g + wg_fold_channel_of<POW2>(f, co)]
                         : 0.0f;
     }
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
@@ -289,9 +303,9 @@ __device__ __forceinline__ void wg_posm_fold_store(const wg_args &wa, const wg_t
     for (int j = 0; j < NCOS / 8; j++)
 #pragma unroll
         for (int e = 0; e < 2; e++) {
-            const int cf = 8 * j + 2 * (lane % 4) + e;
-            ch[j][e] = cf < a.cout_g ? (POW2 ? cf >> f.lgS : convt_fold_channel(&f, cf)) : -1;
-            wg_fold_phase_split<POW2>(f, POW2 ? cf & (f.S - 1) : cf % f.S, phd[j][e]);
+            const int cf = wg_acc_col(j, e, lane);
+            ch[j][e] = cf < a.cout_g ? wg_fold_channel_of<POW2>(f, cf) : -1;
+            wg_fold_phase_split<POW2>(f, wg_fold_phase_of<POW2>(f, cf), phd[j][e]);
             bv[j][e] = bias && ch[j][e] >= 0 ? bias[tl.g * f.cout_g + ch[j][e]] : 0.0f;
         }
     const int64_t image = (int64_t)wa.groups * f.cout_g * f.out_plane;
@@ -300,7 +314,7 @@ __device__ __forceinline__ void wg_posm_fold_store(const wg_args &wa, const wg_t
     for (int b = 0; b < MB; b++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int p = seg + 64 * b + 16 * warp4 + lane / 4 + 8 * h;
+            const int p = seg + 64 * b + wg_acc_row(h, lane, warp4);
             const wg_cursor c = convt_wg_cursor_at(&ph, &fl, tl.f0 + p);
             if (!wg_is_output(wa, ph, fl, c))
                 continue;

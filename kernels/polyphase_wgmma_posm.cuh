@@ -52,6 +52,9 @@ __device__ __forceinline__ void wg_posm_store(const wg_args &wa, const wg_tile &
                                               float *__restrict__ y)
 {
     const poly_args &a = wa.p;
+    /* the accumulators' layout, wg_acc_row's and wg_acc_col's written out:
+     * through them ptxas scheduled the column sets' kernels (CLIP)
+     * differently, and those were not measured again (session 56) */
     const int lane = ctid % 32, warp4 = (ctid / 32) % 4;
     float bv[NCOS / 8][2];
 #pragma unroll

@@ -125,6 +125,21 @@ WG_TF32(256, 128, 128, 129, 130)
 
 #undef WG_TF32
 
+/* The accumulators' layout (tools/wgmma_probe.cu): register 4j + 2h + e of
+ * the thread of lane `lane` in warp 4 k + warp4 of a warpgroup holds row
+ * wg_acc_row(h, lane, warp4) of the m64 block and column
+ * wg_acc_col(j, e, lane): the folded epilogue with positions as M
+ * (kernels/polyphase_wgmma_fold.cuh) reads its positions and channels
+ * through these; wg_posm_store writes them out (its comment says why). */
+__device__ __forceinline__ int wg_acc_row(int h, int lane, int warp4)
+{
+    return 16 * warp4 + lane / 4 + 8 * h;
+}
+__device__ __forceinline__ int wg_acc_col(int j, int e, int lane)
+{
+    return 8 * j + 2 * (lane % 4) + e;
+}
+
 /* The same with A in registers (polyphase_wgmma_colsum_tf32: one A read
  * from shared memory feeds several wgmma): a[0..3] hold, for row
  * g = 16 (warp % 4) + lane / 4 and column t = lane % 4 of the 64 x 8 A
