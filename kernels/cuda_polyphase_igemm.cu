@@ -1070,9 +1070,7 @@ static wg_knobs wg_knobs_of(const convt_launch *l, wg_variant kind)
                 ? convt_launch_get(v, l, "co_block")
             : kind == WG_WIDE_TF32           ? 256
                                              : 0,
-            kind == WG_3XTF32 || kind == WG_FOLD_3XTF32 || kind == WG_SPLITK_3XTF32 || kind == WG_FOLD_POSM_3XTF32
-                ? 2
-                : 1,
+            v->tier == CONVT_TIER_FP32 ? 2 : 1, /* the float32 tier's are the 3xTF32 kernels */
             kind == WG_FOLD_TF32 || kind == WG_FOLD_3XTF32 || kind == WG_FOLD_POSM_3XTF32 || fold_inner || inplace ||
                 fold_knob == 1 || kind == WG_ROWFOLD_TF32,
             ksplit, fold_knob,

@@ -1754,12 +1754,15 @@ WG_PAIR_WIDTHS(WG_DECLARE_PAIR_WIDTH)
 /* Positions as M (pos_m): the kernel of width BN (64, 128 or 256) for the
  * channels ncos (8 to 32), bk and the precision (parts 1: TF32, bk 8, 16
  * or 32; 2: 3xTF32, bk 8 or 16), defined by WG_POSM_KERNELS_OF_WIDTH in
- * kernels/polyphase_wgmma_posm.cu. */
-#define WG_POSM_OF_NCOS(BN, BK, SPLIT3)                                                            \
-    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 8>                                   \
-     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 16>                                  \
-     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 24>                                  \
-                  : polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 32>)
+ * kernels/polyphase_wgmma_posm.cu. WG_POSM_OF_NCOS_FOLD: the kernel for
+ * the channels ncos (N, rounded up to 8), unfolded or (FOLD, ANY) folded;
+ * the unfolded ones' template is the default's <BN, BK, 2, SPLIT3, N>. */
+#define WG_POSM_OF_NCOS_FOLD(BN, BK, SPLIT3, FOLD, ANY)                                            \
+    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 8, FOLD, 1, ANY>                     \
+     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 16, FOLD, 1, ANY>                    \
+     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 24, FOLD, 1, ANY>                    \
+                  : polyphase_wgmma_kernel<BN, BK, 2, SPLIT3, 32, FOLD, 1, ANY>)
+#define WG_POSM_OF_NCOS(BN, BK, SPLIT3) WG_POSM_OF_NCOS_FOLD(BN, BK, SPLIT3, false, false)
 #define WG_POSM_KERNELS_OF_WIDTH(BN)                                                               \
     wg_kernel_fn wg_posm_kernel_bn##BN(int bk, int ncos, int parts)                               \
     {                                                                                              \
@@ -1779,11 +1782,7 @@ WG_PAIR_WIDTHS(WG_DECLARE_PAIR_WIDTH)
  * kernels/polyphase_wgmma_fold_posm_3xtf32.cu and
  * WG_FOLD_ANY_POSM_SPLIT3_KERNELS_OF_WIDTH in
  * kernels/polyphase_wgmma_fold_any_posm_3xtf32.cu. */
-#define WG_FOLD_POSM_SPLIT3_OF(BN, BK, ANY)                                                        \
-    (ncos <= 8    ? polyphase_wgmma_kernel<BN, BK, 2, true, 8, true, 1, ANY>                       \
-     : ncos <= 16 ? polyphase_wgmma_kernel<BN, BK, 2, true, 16, true, 1, ANY>                      \
-     : ncos <= 24 ? polyphase_wgmma_kernel<BN, BK, 2, true, 24, true, 1, ANY>                      \
-                  : polyphase_wgmma_kernel<BN, BK, 2, true, 32, true, 1, ANY>)
+#define WG_FOLD_POSM_SPLIT3_OF(BN, BK, ANY) WG_POSM_OF_NCOS_FOLD(BN, BK, true, true, ANY)
 #define WG_FOLD_POSM_SPLIT3_KERNELS_OF_WIDTH_AS(NAME, BN, ANY)                                     \
     wg_kernel_fn NAME(int bk, int ncos)                                                            \
     {                                                                                              \
