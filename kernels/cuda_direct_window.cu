@@ -10,7 +10,8 @@
  * A block serves a tile of neighbouring output lines (along the
  * second-innermost dimension; one o0, one stride phase ph along the
  * innermost; direct_grouped's tap walk, kernels/direct_grouped_taps.cuh)
- * and COUTS (1, 4 or 8) output channels of one group. A thread computes R = 4
+ * and COUTS (1, 4 or 8) output channels of one group (a group's last
+ * block fewer, the rest zero-weight: 3 RGB channels in one block of 4). A thread computes R = 4
  * consecutive outputs q .. q + 3 of its line's phase for each of its
  * channels, PASSES times over (further lines of the tile, or, where a plane
  * has a single line, further stretches of it). Along the innermost
@@ -83,13 +84,14 @@ struct dw_args {
 /* The block's weights for the phase whose first innermost tap is k2f, as
  * the window reads them: ws[((cl * K0 + k0) * K1 + k1) * m_pad + t][c] (K0,
  * K1 the kernel's extents) = channel co0 + c's tap m = m_pad - 1 - t of the
- * phase (k2 = k2f + m * step), zero where m is past the phase's taps. A
+ * phase (k2 = k2f + m * step), zero where m is past the phase's taps or c
+ * past the block's nco channels (a group's last, partial block). A
  * zero-weight tap still multiplies a real input: an infinite input then
  * makes NaN of outputs that do not read it (README, "Known problems"). The
  * caller synchronises. */
 template <int COUTS>
 __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, const dw_args &a,
-                                                 int g, int col0, int k2f)
+                                                 int g, int col0, int nco, int k2f)
 {
     const dg_dim &d2 = a.d[2];
     const int k01 = (int)a.by_k01.d;
@@ -101,7 +103,7 @@ __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, cons
         const int wrow = (int)convt_fastdiv_div(a.by_m_pad, (uint32_t)et);
         const int m = convt_window_tap(a.m_pad, et - wrow * a.m_pad);
         float v = 0.0f;
-        if (m < m_phase) {
+        if (m < m_phase && c < nco) {
             const int cl = (int)convt_fastdiv_div(a.by_k01, (uint32_t)wrow), k = wrow - cl * k01;
             v = w[(((int64_t)g * a.cin_g + cl) * a.cout_g + col0 + c) * taps + k * d2.k + k2f +
                   m * d2.step];
@@ -202,6 +204,9 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     const int g = (int)convt_fastdiv_div(a.by_coblocks_g, (uint32_t)cob);
     const int col0 = (cob - g * (int)a.by_coblocks_g.d) * COUTS; /* first channel in the group */
     const int co0 = g * (int)a.cout_g + col0;
+    /* the block's channels: COUTS, fewer in a group's last block where
+     * COUTS does not divide cout_g (dg_coblocks_g) */
+    const int nco = min(COUTS, (int)a.cout_g - col0);
     /* the tile: lines_pass lines a pass, PASSES passes apart by pass_lines
      * lines or pass_q positions */
     const int lines_pass = BLOCK >> a.tpl_log2;
@@ -224,7 +229,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     for (int l = 0; l < PASSES; l++) {
 #pragma unroll
         for (int o = 0; o < COUTS; o++) {
-            const float bias = b ? b[co0 + o] : 0.0f;
+            const float bias = b && o < nco ? b[co0 + o] : 0.0f;
 #pragma unroll
             for (int j = 0; j < R; j++)
                 acc[l][o][j] = bias;
@@ -257,7 +262,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
              * so that their latencies overlap */
             dw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, 0, min(a.stage_ch, cin_g), i1_lo,
                                  in_first);
-            dw_stage_weights<COUTS>(ws, w, a, g, col0, k2f);
+            dw_stage_weights<COUTS>(ws, w, a, g, col0, nco, k2f);
         }
         for (int st = 0; st < stages; st++) {
             /* the next stage copied into the other buffer (free since the
@@ -305,6 +310,8 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
         const int q = q_first + l * pass_q + u * R;
 #pragma unroll
         for (int o = 0; o < COUTS; o++) {
+            if (o >= nco)
+                break;
             float *yrow = y + ((((int64_t)n * a.cout + co0 + o) * d0.out + tile.o0) * d1.out + o1) *
                                   (int64_t)d2.out;
             if (d2.stride == 1 && q + R <= d2.out && ((uintptr_t)(yrow + q) & 15) == 0) {
@@ -335,6 +342,7 @@ extern "C" const convt_variant convt_variant_direct_window;
 typedef struct dw_geometry {
     int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
     int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf;
+    int64_t coblocks_g, coblocks; /* channel blocks a group and in all (the grid's y: n x these) */
     size_t smem;
 } dw_geometry;
 
@@ -369,6 +377,8 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     const int64_t planes = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]);
     gm.nbuf = (planes > 1 && s.in[0] > 1) || gm.stage_ch < cin_g ? 2 : 1;
     gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
+    gm.coblocks_g = dg_coblocks_g(p->cout / p->groups, couts);
+    gm.coblocks = p->groups * gm.coblocks_g;
     return gm;
 }
 
@@ -391,7 +401,7 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
     if (!dg_knob_compiled("block", k.block, blocks, 3, why, why_len) ||
         !dg_knob_compiled("passes", k.passes, passes, 2, why, why_len) ||
         !dg_knob_compiled("couts", k.couts, couts, 3, why, why_len) ||
-        !dg_couts_divide_group(p, k.couts, why, why_len))
+        !dg_couts_fit_group(p, k.couts, couts, 3, why, why_len))
         return false;
     const convt_shape3 s = convt_problem_as_3d(p);
     /* a phase's taps along the innermost dimension must read neighbouring
@@ -405,15 +415,14 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
                  (long long)di2, (long long)s.dil[2], (long long)s.stride[2]);
         return false;
     }
-    /* the grid's y: a block per image and COUTS output channels (the
-     * weights' shared memory is in gm.smem, checked below) */
-    if (p->n * (p->cout / k.couts) > 65535) {
-        snprintf(why, why_len, "puts n x cout / couts = %lld blocks on the grid's y axis (limit "
-                 "65535)", (long long)(p->n * (p->cout / k.couts)));
-        return false;
-    }
     const int64_t cin_g = p->cin / p->groups;
     const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
+    /* the grid's y: a block per image and COUTS output channels */
+    if (p->n * gm.coblocks > 65535) {
+        snprintf(why, why_len, "puts n x groups x ceil(cout_g / couts) = %lld blocks on the grid's "
+                 "y axis (limit 65535)", (long long)(p->n * gm.coblocks));
+        return false;
+    }
     if (gm.smem > ctx->dev->smem_per_block_optin) {
         snprintf(why, why_len, "needs %.1f KiB of shared memory (the weights of %lld channels and "
                  "%lld buffers of %lld channels x %lld input rows of %lld floats), the device "
@@ -494,10 +503,9 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     dw_args &a = st->args;
     dg_set_common(a, p, s);
     const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
-    const int64_t coblocks = p->cout / k.couts;
     const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
-    a.by_coblocks = convt_fastdiv_make((uint32_t)coblocks);
-    a.by_coblocks_g = convt_fastdiv_make((uint32_t)(p->cout / p->groups / k.couts));
+    a.by_coblocks = convt_fastdiv_make((uint32_t)gm.coblocks);
+    a.by_coblocks_g = convt_fastdiv_make((uint32_t)gm.coblocks_g);
     const int64_t units = gm.pitch / 4;
     a.by_units = convt_fastdiv_make((uint32_t)units);
     a.by_rows = convt_fastdiv_make((uint32_t)gm.rows);
@@ -514,7 +522,7 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.buf_floats = (int)gm.buf_floats;
     a.ws_floats = (int)gm.ws_floats;
     st->smem = gm.smem;
-    st->grid = dim3(blocks_x, (unsigned)(p->n * coblocks));
+    st->grid = dim3(blocks_x, (unsigned)(p->n * gm.coblocks));
     st->block = (int)k.block;
     st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
     snprintf(st->detail, sizeof st->detail,
@@ -549,9 +557,11 @@ extern "C" const convt_variant convt_variant_direct_window = {
                .n_defaults = 2,
                .defaults = {1, 4}},
               {.name = "couts",
-               .help = "output channels a thread computes (1, 4 or 8, where it divides a "
-                       "group's output channels): each staged input float then serves as many "
-                       "channels' taps, and a group's input is staged cout_g / couts times",
+               .help = "output channels a thread computes (1, 4 or 8): each staged input "
+                       "float then serves as many channels' taps, and a group's input is "
+                       "staged ceil(cout_g / couts) times; where couts does not divide "
+                       "cout_g, a group's last block computes zero-weight channels it does not "
+                       "store (refused where a smaller couts takes as many blocks)",
                .n_defaults = 3,
                .defaults = {1, 4, 8}}},
     .supports = dw_supports,

@@ -231,6 +231,36 @@ static inline bool dg_couts_divide_group(const convt_problem *p, int64_t couts, 
     return false;
 }
 
+/* The blocks of `couts` output channels that a group's cout_g take: the
+ * last one partial where couts does not divide cout_g (its missing
+ * channels' weights zero and their outputs not stored: direct_window). */
+static inline int64_t dg_coblocks_g(int64_t cout_g, int64_t couts)
+{
+    return (cout_g + couts - 1) / couts;
+}
+
+/* Whether `couts` output channels a thread (one of the n compiled values,
+ * ascending) is worth its zero-weight channels on this group: refused where
+ * the next smaller compiled value takes as many blocks of the group's
+ * channels, so the same input staging for fewer wasted FMAs (couts 8 on 3
+ * channels: couts 4's one block); if so, the reason. */
+static inline bool dg_couts_fit_group(const convt_problem *p, int64_t couts,
+                                      const int64_t *compiled, int n, char *why, size_t why_len)
+{
+    const int64_t cout_g = p->cout / p->groups;
+    int64_t smaller = 0;
+    for (int i = 0; i < n; i++)
+        if (compiled[i] < couts)
+            smaller = compiled[i];
+    if (smaller == 0 || dg_coblocks_g(cout_g, smaller) > dg_coblocks_g(cout_g, couts))
+        return true;
+    snprintf(why, why_len, "couts = %lld takes as many blocks of a group's %lld output channels "
+             "(%lld) as couts = %lld, with more zero-weight channels",
+             (long long)couts, (long long)cout_g, (long long)dg_coblocks_g(cout_g, couts),
+             (long long)smaller);
+    return false;
+}
+
 /* What a direct kernel's prepare makes once and each launch uses: the
  * arguments, the kernel compiled for the launch's knobs, the grid, block
  * and dynamic shared memory, and the resolved geometry for each record's

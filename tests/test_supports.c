@@ -1077,7 +1077,24 @@ static void refusals_name_their_reason(void **state)
     {
         convt_problem depthwise = plain();
         depthwise.groups = depthwise.cin = depthwise.cout = 16;
-        refuses("direct_window", &depthwise, "couts", 4, ws, "couts = 4 does not divide the 1");
+        refuses("direct_window", &depthwise, "couts", 4, ws,
+                "couts = 4 takes as many blocks of a group's 1 output channels (1) as couts = 1");
+        /* 3 channels (an RGB output): one block of 4, the fourth channel
+         * zero-weight; 8 would take the same one block */
+        convt_problem rgb = plain();
+        rgb.cout = 3;
+        const convt_variant *dw = convt_variant_find("direct_window");
+        if (dw) {
+            convt_launch l = convt_launch_first_default(dw);
+            l.value[convt_knob_index(dw, "couts")] = 4;
+            convt_context ctx = ctx_with(ws);
+            accepts(dw, &rgb, &l, &ctx, "couts 4 on 3 output channels");
+            rgb.cout = 19; /* 5 blocks of 4, 3 of 8: both worth it */
+            l.value[convt_knob_index(dw, "couts")] = 8;
+            accepts(dw, &rgb, &l, &ctx, "couts 8 on 19 output channels");
+            rgb.cout = 3;
+        }
+        refuses("direct_window", &rgb, "couts", 8, ws, "as many blocks of a group's 3 output");
     }
     refuses("direct_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
     refuses("direct_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
