@@ -71,6 +71,9 @@ struct dw_args {
     int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units,
                          * block % units */
     int tpl_log2;       /* threads per line: 1 << tpl_log2 */
+    int csplit_log2;    /* the block's threads in 1 << csplit_log2 sets over the same outputs,
+                         * set cs summing the stage's channels cs, cs + csplit, ... (0: one
+                         * set; direct_window_split: 1 or 2) */
     int along_q;        /* 1: a thread's passes are further stretches of its line (one line a
                          * plane: 1-D layers); 0: further lines of the tile */
     int m_pad;          /* window taps along the innermost dimension: chunks x T */
@@ -180,6 +183,16 @@ __device__ __forceinline__ void dw_row(float (&acc)[COUTS][DW_R], const float *x
     }
 }
 
+/* Where thread ts of channel set cs > 0 leaves its accumulator (l, o, j)
+ * for set 0 to add (direct_window_split): set-major, then accumulator,
+ * thread-fastest, so that a warp's accesses hit 32 banks. dw_geometry_of's
+ * part_floats counts the whole. */
+template <int PASSES, int COUTS>
+__device__ __forceinline__ int dw_part_at(int cs, int l, int o, int j, int ts, int set_threads)
+{
+    return ((((cs - 1) * PASSES + l) * COUTS + o) * DW_R + j) * set_threads + ts;
+}
+
 /* Resident threads an SM by the accumulators a thread holds (4 x passes x
  * couts): 4, 1536 (40 registers); 16, 1024 (64); 32 or 64, 512 (128); 128,
  * 256 (255). */
@@ -209,7 +222,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     const int nco = min(COUTS, (int)a.cout_g - col0);
     /* the tile: lines_pass lines a pass, PASSES passes apart by pass_lines
      * lines or pass_q positions */
-    const int lines_pass = BLOCK >> a.tpl_log2;
+    const int lines_pass = (BLOCK >> a.csplit_log2) >> a.tpl_log2;
     const int stretch = (a.along_q ? PASSES * R : R) << a.tpl_log2;
     const int pass_q = a.along_q ? R << a.tpl_log2 : 0;
     const int pass_lines = a.along_q ? 0 : lines_pass;
@@ -221,7 +234,10 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     if (tile.ph + d2.stride * q_first >= d2.out)
         return;
     const int tid = threadIdx.x;
-    const int line = tid >> a.tpl_log2, u = tid & ((1 << a.tpl_log2) - 1);
+    /* the thread's set of input channels, and its place in the set's tile */
+    const int csplit = 1 << a.csplit_log2, set_threads = BLOCK >> a.csplit_log2;
+    const int cs = tid / set_threads, ts = tid - cs * set_threads;
+    const int line = ts >> a.tpl_log2, u = ts & ((1 << a.tpl_log2) - 1);
     float acc[PASSES][COUTS][R];
     int k1f[PASSES], i1f[PASSES];
     bool line_reached[PASSES];
@@ -229,7 +245,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     for (int l = 0; l < PASSES; l++) {
 #pragma unroll
         for (int o = 0; o < COUTS; o++) {
-            const float bias = b && o < nco ? b[co0 + o] : 0.0f;
+            const float bias = b && o < nco && cs == 0 ? b[co0 + o] : 0.0f;
 #pragma unroll
             for (int j = 0; j < R; j++)
                 acc[l][o][j] = bias;
@@ -282,7 +298,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             const int k0 = k0f + (p0 + pl) * d0.step;
             const float *buf = xs + (st & 1) * a.buf_floats;
             const int nch = min(a.stage_ch, cin_g - c0);
-            for (int cl = 0; cl < nch; cl++) {
+            for (int cl = cs; cl < nch; cl += csplit) {
                 const float *wc = ws + ((c0 + cl) * d0.k + k0) * d1.k * a.m_pad * COUTS;
 #pragma unroll
                 for (int l = 0; l < PASSES; l++) {
@@ -300,6 +316,32 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             }
             __syncthreads(); /* stage st's buffer is free for stage st + 2 */
             pl = next_pl, c0 = next_c0;
+        }
+    }
+    if (csplit > 1) {
+        /* the sets' sums into set 0's, in the order of the sets (the
+         * buffers are free: the last stage ended in a barrier, or none
+         * ran), thread-fastest so that a warp's stores hit 32 banks */
+        if (cs > 0) {
+#pragma unroll
+            for (int l = 0; l < PASSES; l++)
+#pragma unroll
+                for (int o = 0; o < COUTS; o++)
+#pragma unroll
+                    for (int j = 0; j < R; j++)
+                        xs[dw_part_at<PASSES, COUTS>(cs, l, o, j, ts, set_threads)] = acc[l][o][j];
+        }
+        __syncthreads();
+        if (cs > 0)
+            return;
+        for (int c = 1; c < csplit; c++) {
+#pragma unroll
+            for (int l = 0; l < PASSES; l++)
+#pragma unroll
+                for (int o = 0; o < COUTS; o++)
+#pragma unroll
+                    for (int j = 0; j < R; j++)
+                        acc[l][o][j] += xs[dw_part_at<PASSES, COUTS>(c, l, o, j, ts, set_threads)];
         }
     }
 #pragma unroll
@@ -329,7 +371,7 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
     }
 }
 
-extern "C" const convt_variant convt_variant_direct_window;
+extern "C" const convt_variant convt_variant_direct_window, convt_variant_direct_window_split;
 
 /* A launch's tiles and window: tpl threads per line (the smallest power of
  * two whose R x passes-fold (along_q) or R-fold covers a phase's positions
@@ -341,23 +383,25 @@ extern "C" const convt_variant convt_variant_direct_window;
  * DW_STAGE_KIB) and one or two stage buffers; the shared memory. */
 typedef struct dw_geometry {
     int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
-    int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf;
+    int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf, csplit_log2, part_floats;
     int64_t coblocks_g, coblocks; /* channel blocks a group and in all (the grid's y: n x these) */
     size_t smem;
 } dw_geometry;
 
 static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
-                                  int64_t passes, int64_t couts)
+                                  int64_t passes, int64_t couts, int64_t csplit)
 {
     dw_geometry gm;
+    gm.csplit_log2 = csplit == 4 ? 2 : csplit == 2 ? 1 : 0;
+    const int64_t set_threads = block / csplit; /* threads over one tile's outputs */
     gm.along_q = s.out[1] == 1; /* one line a plane: the passes go along it */
     const int64_t q2 = (s.out[2] + s.stride[2] - 1) / s.stride[2];
     const int64_t per_thread = DW_R * (gm.along_q ? passes : 1);
     const int64_t need = (q2 + per_thread - 1) / per_thread;
     gm.tpl = 1, gm.tpl_log2 = 0;
-    while (gm.tpl < need && gm.tpl < block)
+    while (gm.tpl < need && gm.tpl < set_threads)
         gm.tpl *= 2, gm.tpl_log2++;
-    gm.lines_pass = block / gm.tpl;
+    gm.lines_pass = set_threads / gm.tpl;
     gm.tile_lines = gm.along_q ? gm.lines_pass : gm.lines_pass * passes;
     gm.stretch = gm.tpl * per_thread;
     gm.segs = (q2 + gm.stretch - 1) / gm.stretch;
@@ -376,31 +420,36 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
      * planes, or several chunks of channels */
     const int64_t planes = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]);
     gm.nbuf = (planes > 1 && s.in[0] > 1) || gm.stage_ch < cin_g ? 2 : 1;
-    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + gm.nbuf * gm.buf_floats);
+    /* the channel sets' partial sums (dw_part_at) reuse the stage buffers */
+    gm.part_floats = (csplit - 1) * DW_R * passes * couts * set_threads;
+    const int64_t bufs = gm.nbuf * gm.buf_floats;
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + (bufs > gm.part_floats ? bufs : gm.part_floats));
     gm.coblocks_g = dg_coblocks_g(p->cout / p->groups, couts);
     gm.coblocks = p->groups * gm.coblocks_g;
     return gm;
 }
 
 struct dw_knobs {
-    int64_t block, passes, couts;
+    int64_t block, passes, couts, csplit;
 };
 
-static dw_knobs dw_knobs_of(const convt_launch *l)
+/* A launch's knobs; csplit (direct_window_split's) is 1 for direct_window. */
+static dw_knobs dw_knobs_of(const convt_variant *v, const convt_launch *l)
 {
-    const convt_variant *v = &convt_variant_direct_window;
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes"),
-            convt_launch_get(v, l, "couts")};
+            convt_launch_get(v, l, "couts"),
+            v == &convt_variant_direct_window_split ? convt_launch_get(v, l, "csplit") : 1};
 }
 
-static bool dw_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
-                        char *why, size_t why_len)
+static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const convt_context *ctx,
+                              char *why, size_t why_len)
 {
-    const dw_knobs k = dw_knobs_of(l);
     static const int64_t blocks[] = {64, 128, 256}, passes[] = {1, 4}, couts[] = {1, 4, 8};
+    static const int64_t csplits[] = {1, 2, 4};
     if (!dg_knob_compiled("block", k.block, blocks, 3, why, why_len) ||
         !dg_knob_compiled("passes", k.passes, passes, 2, why, why_len) ||
         !dg_knob_compiled("couts", k.couts, couts, 3, why, why_len) ||
+        !dg_knob_compiled("csplit", k.csplit, csplits, 3, why, why_len) ||
         !dg_couts_fit_group(p, k.couts, couts, 3, why, why_len))
         return false;
     const convt_shape3 s = convt_problem_as_3d(p);
@@ -416,7 +465,14 @@ static bool dw_supports(const convt_problem *p, const convt_launch *l, const con
         return false;
     }
     const int64_t cin_g = p->cin / p->groups;
-    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
+    /* every channel set sums a channel of every stage */
+    if (gm.stage_ch < k.csplit) {
+        snprintf(why, why_len, "csplit = %lld sets of input channels need as many channels a "
+                 "stage; this shape stages %lld (%lld a group)", (long long)k.csplit,
+                 (long long)gm.stage_ch, (long long)cin_g);
+        return false;
+    }
     /* the grid's y: a block per image and COUTS output channels */
     if (p->n * gm.coblocks > 65535) {
         snprintf(why, why_len, "puts n x groups x ceil(cout_g / couts) = %lld blocks on the grid's "
@@ -491,18 +547,18 @@ static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
 /* Everything a launch needs, made once in prepare. */
 typedef dg_prepared_state<dw_args, dw_kernel_fn> dw_state;
 
-static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
+                              const convt_launch *l, const convt_context *ctx, void **state,
+                              convt_err *e)
 {
-    (void)t, (void)workspace;
-    const dw_knobs k = dw_knobs_of(l);
+    const dw_knobs k = dw_knobs_of(v, l);
     dw_state *st = (dw_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
     const convt_shape3 s = convt_problem_as_3d(p);
     dw_args &a = st->args;
     dg_set_common(a, p, s);
-    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts);
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
     const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
     a.by_coblocks = convt_fastdiv_make((uint32_t)gm.coblocks);
     a.by_coblocks_g = convt_fastdiv_make((uint32_t)gm.coblocks_g);
@@ -514,6 +570,7 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     a.r_step = (int)(k.block / units);
     a.e_step = (int)(k.block % units);
     a.tpl_log2 = (int)gm.tpl_log2;
+    a.csplit_log2 = (int)gm.csplit_log2;
     a.along_q = (int)gm.along_q;
     a.m_pad = (int)gm.m_pad;
     a.pitch = (int)gm.pitch;
@@ -527,11 +584,64 @@ static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt
     st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
     snprintf(st->detail, sizeof st->detail,
              "tpl=%lld lines=%lld stretch=%lld T=%lld m_pad=%lld stage_ch=%lld buffers=%lld "
-             "smem=%zu",
+             "smem=%zu%s",
              (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
-             (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem);
+             (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem,
+             gm.csplit_log2 ? (gm.csplit_log2 == 1 ? " sets=2" : " sets=4") : "");
     return dg_hand_over(st, ctx, state, e);
 }
+
+static bool dw_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                        char *why, size_t why_len)
+{
+    return dw_supports_knobs(p, dw_knobs_of(&convt_variant_direct_window, l), ctx, why, why_len);
+}
+
+static bool dws_supports(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                         char *why, size_t why_len)
+{
+    return dw_supports_knobs(p, dw_knobs_of(&convt_variant_direct_window_split, l), ctx, why,
+                             why_len);
+}
+
+static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                      const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window, p, l, ctx, state, e);
+}
+
+static int dws_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t, (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window_split, p, l, ctx, state, e);
+}
+
+/* The knobs both variants share. */
+#define DW_KNOB_BLOCK                                                                             \
+    {.name = "block",                                                                             \
+     .help = "threads per block (64, 128 or 256): with 4 outputs a thread and pass, the outputs " \
+             "a block computes (a stretch of one line, or several short lines; a set's, with "  \
+             "csplit)",                                                                           \
+     .n_defaults = 3,                                                                             \
+     .defaults = {64, 128, 256}}
+#define DW_KNOB_PASSES                                                                            \
+    {.name = "passes",                                                                            \
+     .help = "groups of 4 outputs a thread computes (1 or 4): further lines of the block's "     \
+             "tile, or, where a plane has one line (1-D layers), further stretches of it; more " \
+             "passes spread a block's set-up over more outputs",                                 \
+     .n_defaults = 2,                                                                             \
+     .defaults = {1, 4}}
+#define DW_KNOB_COUTS                                                                             \
+    {.name = "couts",                                                                             \
+     .help = "output channels a thread computes (1, 4 or 8): each staged input float then "     \
+             "serves as many channels' taps, and a group's input is staged ceil(cout_g / "      \
+             "couts) times; where couts does not divide cout_g, a group's last block computes " \
+             "zero-weight channels it does not store (refused where a smaller couts takes as "  \
+             "many blocks)",                                                                      \
+     .n_defaults = 3,                                                                             \
+     .defaults = {1, 4, 8}}
 
 extern "C" const convt_variant convt_variant_direct_window = {
     .name = "direct_window",
@@ -544,29 +654,37 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .tier = CONVT_TIER_FP32,
     .deterministic = true,
     .n_knobs = 3,
-    .knobs = {{.name = "block",
-               .help = "threads per block (64, 128 or 256): with 4 outputs a thread and pass, "
-                       "the outputs a block computes (a stretch of one line, or several short "
-                       "lines)",
-               .n_defaults = 3,
-               .defaults = {64, 128, 256}},
-              {.name = "passes",
-               .help = "groups of 4 outputs a thread computes (1 or 4): further lines of the "
-                       "block's tile, or, where a plane has one line (1-D layers), further "
-                       "stretches of it; more passes spread a block's set-up over more outputs",
-               .n_defaults = 2,
-               .defaults = {1, 4}},
-              {.name = "couts",
-               .help = "output channels a thread computes (1, 4 or 8): each staged input "
-                       "float then serves as many channels' taps, and a group's input is "
-                       "staged ceil(cout_g / couts) times; where couts does not divide "
-                       "cout_g, a group's last block computes zero-weight channels it does not "
-                       "store (refused where a smaller couts takes as many blocks)",
-               .n_defaults = 3,
-               .defaults = {1, 4, 8}}},
+    .knobs = {DW_KNOB_BLOCK, DW_KNOB_PASSES, DW_KNOB_COUTS},
     .supports = dw_supports,
     .workspace_size = NULL,
     .prepare = dw_prepare,
+    .launch = dg_launch_prepared<dw_state>,
+    .release = dg_free_state,
+    .describe = dg_describe_detail<dw_state>,
+};
+
+extern "C" const convt_variant convt_variant_direct_window_split = {
+    .name = "direct_window_split",
+    .summary = "direct_window with the block's threads in 2 or 4 sets over the same outputs, "
+               "each summing every csplit-th staged input channel, their sums added in shared "
+               "memory in a fixed order: for few output channels and many input channels (an "
+               "RGB output from 64 or 128 channels), where direct_window's threads, one per 4 "
+               "outputs, are too few to fill the SMs",
+    .backend = CONVT_BACKEND_CUDA,
+    .tier = CONVT_TIER_FP32,
+    .deterministic = true,
+    .n_knobs = 4,
+    .knobs = {DW_KNOB_BLOCK, DW_KNOB_PASSES, DW_KNOB_COUTS,
+              {.name = "csplit",
+               .help = "sets of the block's threads over the same outputs (2 or 4), set c "
+                       "summing the staged channels c, c + csplit, ...: csplit times the "
+                       "threads of direct_window on the same outputs, each block's tile csplit "
+                       "times smaller (refused where a stage holds fewer channels than sets)",
+               .n_defaults = 2,
+               .defaults = {2, 4}}},
+    .supports = dws_supports,
+    .workspace_size = NULL,
+    .prepare = dws_prepare,
     .launch = dg_launch_prepared<dw_state>,
     .release = dg_free_state,
     .describe = dg_describe_detail<dw_state>,

@@ -22,6 +22,7 @@ extern const convt_variant convt_variant_polyphase_igemm_3xtf32;
 extern const convt_variant convt_variant_direct_grouped;
 extern const convt_variant convt_variant_direct_grouped_staged;
 extern const convt_variant convt_variant_direct_window;
+extern const convt_variant convt_variant_direct_window_split;
 extern const convt_variant convt_variant_direct_periods;
 extern const convt_variant convt_variant_row_mma_tf32;
 extern const convt_variant convt_variant_fft_overlap_save;
@@ -75,6 +76,7 @@ const convt_variant *const convt_variants[] = {
     &convt_variant_direct_grouped,
     &convt_variant_direct_grouped_staged,
     &convt_variant_direct_window,
+    &convt_variant_direct_window_split,
     &convt_variant_direct_periods,
     &convt_variant_row_mma_tf32,
     &convt_variant_fft_overlap_save,
@@ -131,6 +133,7 @@ const convt_variant_name convt_all_variant_names[] = {
     {"direct_grouped", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_grouped_staged", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_window", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
+    {"direct_window_split", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"direct_periods", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"row_mma_tf32", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},
     {"fft_overlap_save", CONVT_BACKEND_CUDA, "the CUDA Toolkit"},

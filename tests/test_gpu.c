@@ -144,7 +144,7 @@ static bool known_vendor_failure(const cJSON *r)
  * 220 of them: past those, cuDNN 9.14's heuristic corrupted the host heap
  * (glibc abort, cudnn_fp32) on the H100; see README, "Known problems". */
 #define PORTABLE_VARIANT_LIST \
-    "\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase_igemm*\", \"direct_grouped*\", \"direct_window\", \"direct_periods\", \"row_mma_tf32\", \"fft_overlap_save\""
+    "\"gather\", \"scatter_atomic\", \"im2col_gemm*\", \"tiled_smem\", \"polyphase_igemm*\", \"direct_grouped*\", \"direct_window*\", \"direct_periods\", \"row_mma_tf32\", \"fft_overlap_save\""
 /* sm_90a builds only (wgmma, TMA) */
 #define HOPPER_VARIANT_LIST "\"polyphase_wgmma*\", \"rows_tma*\""
 #define OWN_VARIANTS "[" PORTABLE_VARIANT_LIST ", " HOPPER_VARIANT_LIST "]"

@@ -1095,6 +1095,20 @@ static void refusals_name_their_reason(void **state)
             rgb.cout = 3;
         }
         refuses("direct_window", &rgb, "couts", 8, ws, "as many blocks of a group's 3 output");
+        /* the channel sets: 4 sets over 16 channels, not over 2 a group */
+        const convt_variant *dws = convt_variant_find("direct_window_split");
+        if (dws) {
+            convt_launch l = convt_launch_first_default(dws);
+            l.value[convt_knob_index(dws, "couts")] = 4;
+            l.value[convt_knob_index(dws, "csplit")] = 4;
+            convt_context ctx = ctx_with(ws);
+            accepts(dws, &rgb, &l, &ctx, "4 channel sets on 16 input channels");
+        }
+        convt_problem grouped = plain();
+        grouped.groups = 8; /* 2 input channels a group */
+        refuses("direct_window_split", &grouped, "csplit", 4, ws,
+                "csplit = 4 sets of input channels need as many channels a stage");
+        refuses("direct_window_split", &p, "csplit", 3, ws, "csplit = 3 must be 1, 2 or 4");
     }
     refuses("direct_window", &p, "block", 96, ws, "block = 96 must be 64, 128 or 256");
     refuses("direct_window", &p, "passes", 2, ws, "passes = 2 must be 1 or 4");
