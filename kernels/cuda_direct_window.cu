@@ -127,18 +127,20 @@ __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const 
     const int units = (int)a.by_units.d, rows_all = nch * a.rows;
     int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
     int e4 = threadIdx.x - ra * units;
+    const int in_plane = (int)a.in_plane, plane_row0 = i0 * d1.in;
     for (; ra < rows_all;) {
         const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
         const int i1 = i1_lo + ra - cl * a.rows;
         const int i = in_first + 4 * e4;
-        const float *src = xg + (c0 + cl) * a.in_plane + ((int64_t)i0 * d1.in + i1) * d2.in;
+        /* a 32-bit offset from the group's input (dw_supports: twice
+         * cin_g x in_plane fits); outside the input it points anywhere, as
+         * cp_async4 reads nothing there */
+        const float *src = xg + ((c0 + cl) * in_plane + (plane_row0 + i1) * d2.in + i);
         float *dst = xs + ra * a.pitch + 4 * e4;
         const bool row_in = i1 < d1.in;
 #pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const bool inside = row_in && (unsigned)(i + v) < (unsigned)d2.in;
-            cp_async4(dst + v, inside ? src + i + v : xg, inside);
-        }
+        for (int v = 0; v < 4; v++)
+            cp_async4(dst + v, src + v, row_in && (unsigned)(i + v) < (unsigned)d2.in);
         e4 += a.e_step, ra += a.r_step;
         if (e4 >= units)
             e4 -= units, ra++;
@@ -268,6 +270,26 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             if (i0 < d0.in && i1_hi >= i1_lo)
                 p0 = np == 0 ? pl : p0, np++;
         const int chunks = a.m_pad / T;
+        /* each pass's walk over the taps along the second-innermost
+         * dimension, the same for every channel and stage: its first
+         * staged row (x_first, from the thread's window in a channel's
+         * rows) and weights (w_first, in a channel's), and how many taps
+         * read a row of the input (taps past its last row skipped here,
+         * once); tap t then reads x_first - t x_step, w_first + t x w_step */
+        const int x_step = d1.di * a.pitch, w_step = d1.step * a.m_pad * COUTS;
+        int x_first[PASSES], w_first[PASSES], row_taps[PASSES];
+#pragma unroll
+        for (int l = 0; l < PASSES; l++) {
+            int k1 = k1f[l], i1 = i1f[l];
+            for (; line_reached[l] && k1 < d1.k && i1 >= d1.in; k1 += d1.step, i1 -= d1.di) {
+            }
+            int n = 0;
+            for (int k = k1, i = i1; line_reached[l] && k < d1.k && i >= 0; k += d1.step, i -= d1.di)
+                n++;
+            row_taps[l] = n;
+            x_first[l] = (i1 - i1_lo) * a.pitch + u * R + l * pass_q;
+            w_first[l] = k1 * a.m_pad * COUTS;
+        }
         const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g) * a.in_plane;
         /* the stages: (plane, chunk of stage_ch channels), channels fastest */
         const int stages = np * ((cin_g + a.stage_ch - 1) / a.stage_ch);
@@ -300,18 +322,12 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             const int nch = min(a.stage_ch, cin_g - c0);
             for (int cl = cs; cl < nch; cl += csplit) {
                 const float *wc = ws + ((c0 + cl) * d0.k + k0) * d1.k * a.m_pad * COUTS;
+                const float *xc = buf + cl * a.rows * a.pitch;
 #pragma unroll
                 for (int l = 0; l < PASSES; l++) {
-                    if (!line_reached[l])
-                        continue;
-                    const float *xl = buf + cl * a.rows * a.pitch + u * R + l * pass_q;
-                    for (int k1 = k1f[l], i1 = i1f[l]; k1 < d1.k && i1 >= 0;
-                         k1 += d1.step, i1 -= d1.di) {
-                        if (i1 >= d1.in)
-                            continue;
-                        dw_row<T, COUTS>(acc[l], xl + (i1 - i1_lo) * a.pitch,
-                                         wc + k1 * a.m_pad * COUTS, chunks);
-                    }
+                    const float *xr = xc + x_first[l], *wr = wc + w_first[l];
+                    for (int t = 0; t < row_taps[l]; t++, xr -= x_step, wr += w_step)
+                        dw_row<T, COUTS>(acc[l], xr, wr, chunks);
                 }
             }
             __syncthreads(); /* stage st's buffer is free for stage st + 2 */
@@ -490,12 +506,14 @@ static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const c
     /* 32-bit indices: a dimension's positions, pads and reach; the line's
      * positions ph + stride * q up to the last stretch's end and its staged
      * inputs; the grid's x; the staged floats and weights; the weights'
-     * staging index */
+     * staging index; the staged rows' offsets in a group's input (with room
+     * for the rows past its end that a tile's copies compute and skip) */
     const int64_t widest = dg_widest_extent(s);
     const int64_t blocks_x = dg_tile_blocks(s, gm.tiles1, gm.segs);
     const int64_t q_end = s.stride[2] * gm.segs * gm.stretch + gm.m_pad;
     if (widest > INT32_MAX / 4 || q_end + widest > INT32_MAX || blocks_x > INT32_MAX ||
-        gm.nbuf * gm.buf_floats + gm.ws_floats > INT32_MAX || cin_g * p->cout > INT32_MAX) {
+        gm.nbuf * gm.buf_floats + gm.ws_floats > INT32_MAX || cin_g * p->cout > INT32_MAX ||
+        2 * cin_g * s.in[0] * s.in[1] * s.in[2] > INT32_MAX) {
         snprintf(why, why_len, "needs %lld blocks per (n, co) row and positions up to %lld along "
                  "the innermost dimension (a dimension of %lld), beyond the kernel's 32-bit "
                  "indices", (long long)blocks_x, (long long)q_end, (long long)widest);
