@@ -280,11 +280,11 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
         int x_first[PASSES], w_first[PASSES], row_taps[PASSES];
 #pragma unroll
         for (int l = 0; l < PASSES; l++) {
-            int k1 = k1f[l], i1 = i1f[l];
-            for (; line_reached[l] && k1 < d1.k && i1 >= d1.in; k1 += d1.step, i1 -= d1.di) {
+            int k1 = line_reached[l] ? k1f[l] : d1.k, i1 = line_reached[l] ? i1f[l] : i1_lo;
+            for (; k1 < d1.k && i1 >= d1.in; k1 += d1.step, i1 -= d1.di) {
             }
             int n = 0;
-            for (int k = k1, i = i1; line_reached[l] && k < d1.k && i >= 0; k += d1.step, i -= d1.di)
+            for (int k = k1, i = i1; k < d1.k && i >= 0; k += d1.step, i -= d1.di)
                 n++;
             row_taps[l] = n;
             x_first[l] = (i1 - i1_lo) * a.pitch + u * R + l * pass_q;
