@@ -11,9 +11,9 @@
  * second-innermost dimension; one o0, one stride phase ph along the
  * innermost; direct_grouped's tap walk, kernels/direct_grouped_taps.cuh)
  * and COUTS (1, 4 or 8) output channels of one group (a group's last
- * block fewer, the rest zero-weight: 3 RGB channels in one block of 4). A thread computes R = 4
- * consecutive outputs q .. q + 3 of its line's phase for each of its
- * channels, PASSES times over (further lines of the tile, or, where a plane
+ * block fewer, the rest zero-weight: 3 RGB channels in one block of 4). A
+ * thread computes R = 4 consecutive outputs q .. q + 3 of its line's phase
+ * for each of its channels, PASSES times over (further lines of the tile, or, where a plane
  * has a single line, further stretches of it). Along the innermost
  * dimension the phase's taps m = 0 .. M-1 read inputs q + c2f - m (di = 1:
  * the kernel refuses a dilation that the stride does not absorb, unless a
@@ -40,6 +40,14 @@
  * thread's turn) are in flight while this one is summed, and the first
  * stage's are issued before the weights' loads. float32 accumulation in a
  * fixed order: deterministic.
+ *
+ * direct_window_split (session 57) runs the same kernel with the block's
+ * threads in csplit = 2 or 4 sets over one tile's outputs: set c sums the
+ * staged channels c, c + csplit, ..., and at the end sets 1 and up leave
+ * their sums in the free stage buffers for set 0 to add in the sets' order
+ * (still deterministic) and store. For few output channels from many input
+ * channels, where one thread per 4 outputs and COUTS channels leaves the
+ * SMs a few warps each (a VAE's RGB output from 128 channels: 4 an SM).
  *
  *   convt-bench --config configs/depthwise.json */
 #include <stdint.h>
@@ -132,8 +140,8 @@ __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const 
         const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
         const int i1 = i1_lo + ra - cl * a.rows;
         const int i = in_first + 4 * e4;
-        /* a 32-bit offset from the group's input (dw_supports: twice
-         * cin_g x in_plane fits); outside the input it points anywhere, as
+        /* a 32-bit offset from the group's input (dw_supports_knobs:
+         * twice cin_g x in_plane fits); outside the input it points anywhere, as
          * cp_async4 reads nothing there */
         const float *src = xg + ((c0 + cl) * in_plane + (plane_row0 + i1) * d2.in + i);
         float *dst = xs + ra * a.pitch + 4 * e4;
@@ -280,13 +288,9 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
         int x_first[PASSES], w_first[PASSES], row_taps[PASSES];
 #pragma unroll
         for (int l = 0; l < PASSES; l++) {
-            int k1 = line_reached[l] ? k1f[l] : d1.k, i1 = line_reached[l] ? i1f[l] : i1_lo;
-            for (; k1 < d1.k && i1 >= d1.in; k1 += d1.step, i1 -= d1.di) {
-            }
-            int n = 0;
-            for (int k = k1, i = i1; k < d1.k && i >= 0; k += d1.step, i -= d1.di)
-                n++;
-            row_taps[l] = n;
+            int k1, i1;
+            row_taps[l] = dg_taps_in_range(d1, line_reached[l] ? k1f[l] : d1.k,
+                                           line_reached[l] ? i1f[l] : i1_lo, k1, i1);
             x_first[l] = (i1 - i1_lo) * a.pitch + u * R + l * pass_q;
             w_first[l] = k1 * a.m_pad * COUTS;
         }

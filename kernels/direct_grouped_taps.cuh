@@ -64,6 +64,20 @@ __device__ __forceinline__ int dg_last_offset(const dg_dim &d, int kf, int cf)
     return cf - (d.k - 1 - kf) / d.step * d.di;
 }
 
+/* Of the taps along d from (kf, i_f) on (each reading i di lower), the ones
+ * whose input is in range: the first one's tap and input into (k, i), and
+ * their count. They are consecutive: those past the input's end come
+ * first, those before its start last. */
+__device__ __forceinline__ int dg_taps_in_range(const dg_dim &d, int kf, int i_f, int &k, int &i)
+{
+    for (k = kf, i = i_f; k < d.k && i >= d.in; k += d.step, i -= d.di) {
+    }
+    int n = 0;
+    for (int kn = k, in = i; kn < d.k && in >= 0; kn += d.step, in -= d.di)
+        n++;
+    return n;
+}
+
 /* A line's (o0, o1, phase ph along the innermost dimension) first reaching
  * tap along each dimension and the input it reads; the same for every
  * chunk of the line. */
