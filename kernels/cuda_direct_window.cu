@@ -453,12 +453,13 @@ struct dw_knobs {
     int64_t block, passes, couts, csplit;
 };
 
-/* A launch's knobs; csplit (direct_window_split's) is 1 for direct_window. */
+/* A launch's knobs; a variant without csplit (direct_window) runs one set
+ * of threads. */
 static dw_knobs dw_knobs_of(const convt_variant *v, const convt_launch *l)
 {
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes"),
             convt_launch_get(v, l, "couts"),
-            v == &convt_variant_direct_window_split ? convt_launch_get(v, l, "csplit") : 1};
+            convt_knob_index(v, "csplit") >= 0 ? convt_launch_get(v, l, "csplit") : 1};
 }
 
 static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const convt_context *ctx,
