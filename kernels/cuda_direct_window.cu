@@ -41,6 +41,14 @@
  * stage's are issued before the weights' loads. float32 accumulation in a
  * fixed order: deterministic.
  *
+ * In sm_90a builds (session 58), where a stage fits one box of the TMA
+ * engine (dw_tma_fits: rows of at most 256 staged floats, input rows a
+ * multiple of 4 floats), one thread issues the whole stage as a box of a
+ * 4-D tensor map over the input and the block waits on the buffer's
+ * mbarrier: the engine writes the zeros at the borders, and the threads'
+ * copy instructions (a third of a 3-channel layer's instructions in
+ * session 57's profile) are gone. Elsewhere the threads copy, as before.
+ *
  * direct_window_split (session 57) runs the same kernel with the block's
  * threads in csplit = 2 or 4 sets over one tile's outputs: set c sums the
  * staged channels c, c + csplit, ..., and at the end sets 1 and up leave
@@ -50,8 +58,10 @@
  * SMs a few warps each (a VAE's RGB output from 128 channels: 4 an SM).
  *
  *   convt-bench --config configs/depthwise.json */
+#include <cuda.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "build_config.h"
 #include "cuda_check.h"
@@ -59,6 +69,8 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
+#include "tensor_map_encoder.h"
+#include "tma_copy.cuh"
 #include "variant.h"
 #include "window_taps.h"
 
@@ -90,6 +102,10 @@ struct dw_args {
     int stage_ch;       /* input channels a stage */
     int buf_floats;     /* a stage's rows (stage_ch x rows x pitch): the second buffer's offset */
     int ws_floats;      /* the weights' floats in shared memory, a multiple of 4 */
+    int tma;            /* 1: a stage is one box of the input's tensor map, copied by the TMA
+                         * engine (dw_tma_fits); 0: the threads' 4-byte cp.async */
+    int bar_at;         /* with tma: the stage buffers' two mbarriers, floats from the start */
+    unsigned box_bytes; /* with tma: a stage's box, the bytes its copy counts on the barrier */
 };
 
 /* The block's weights for the phase whose first innermost tap is k2f, as
@@ -156,6 +172,43 @@ __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const 
     cp_async_commit();
 }
 
+#if CONVT_HAVE_WGMMA
+/* dw_stage_rows' stage as one box of the input's tensor map (x, rows,
+ * planes, n x cin: innermost first; box pitch x rows x 1 x stage_ch),
+ * issued by one thread and counted on bar: the TMA engine writes zeros
+ * wherever dw_stage_rows does (outside a row, past the input's last row or
+ * its last channel). A group's last stage may hold channels past the
+ * group's, which no thread sums. */
+__device__ __forceinline__ void dw_stage_box(float *xs, const CUtensorMap *xmap, const dw_args &a,
+                                             uint64_t *bar, int in_first, int i1_lo, int i0,
+                                             int channel)
+{
+    mbar_arrive_expect_tx(bar, a.box_bytes);
+    tma_load_box4(xs, xmap, in_first, i1_lo, i0, channel, bar);
+}
+#endif
+
+/* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group) into the
+ * buffer at xs: one box copied by the TMA engine, counted on bar (map_c:
+ * the group's first channel in the map), or the threads' cp.async, one
+ * commit group. */
+template <int BLOCK>
+__device__ __forceinline__ void dw_issue_stage(float *xs, uint64_t *bar, const CUtensorMap *xmap,
+                                               const float *xg, const dw_args &a, int i0, int c0,
+                                               int nch, int i1_lo, int in_first, int map_c)
+{
+#if CONVT_HAVE_WGMMA
+    if (a.tma) {
+        if (threadIdx.x == 0)
+            dw_stage_box(xs, xmap, a, bar, in_first, i1_lo, i0, map_c + c0);
+        return;
+    }
+#else
+    (void)bar, (void)xmap, (void)map_c;
+#endif
+    dw_stage_rows<BLOCK>(xs, xg, a, i0, c0, nch, i1_lo, in_first);
+}
+
 /* The R outputs' taps of one staged row for COUTS channels: chunks of T
  * window taps, the row's floats from xr (the thread's first), its weights
  * from wr (COUTS per window tap). */
@@ -213,11 +266,13 @@ constexpr int dw_resident_threads(int accs)
 
 template <int BLOCK, int T, int PASSES, int COUTS>
 __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COUTS) / BLOCK)
-    direct_window_kernel(dw_args a, const float *__restrict__ x, const float *__restrict__ w,
+    direct_window_kernel(const __grid_constant__ CUtensorMap xmap, dw_args a,
+                         const float *__restrict__ x, const float *__restrict__ w,
                          const float *__restrict__ b, float *__restrict__ y)
 {
     constexpr int R = DW_R;
-    extern __shared__ __align__(16) float dw_smem[];
+    /* 128-byte aligned: the TMA engine's boxes land there (dw_geometry_of) */
+    extern __shared__ __align__(128) float dw_smem[];
     float *ws = dw_smem;
     float *xs = dw_smem + a.ws_floats;
     const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
@@ -295,15 +350,25 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             w_first[l] = k1 * a.m_pad * COUTS;
         }
         const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g) * a.in_plane;
+        const int map_c = n * (int)a.cin + g * cin_g; /* the group's first channel in xmap */
         /* the stages: (plane, chunk of stage_ch channels), channels fastest */
         const int stages = np * ((cin_g + a.stage_ch - 1) / a.stage_ch);
         int pl = 0, c0 = 0;         /* this stage's */
         int next_pl = 0, next_c0 = 0; /* the next stage's */
+        /* with tma, buffer b's barrier: its k-th box lands in phase k */
+        uint64_t *bars = reinterpret_cast<uint64_t *>(dw_smem + a.bar_at);
+#if CONVT_HAVE_WGMMA
+        if (a.tma && tid == 0 && stages > 0) {
+            mbar_init(&bars[0], 1);
+            mbar_init(&bars[1], 1);
+            fence_mbarrier_init_cluster(); /* before this thread's copies complete on them */
+        }
+#endif
         if (stages > 0) {
             /* the first stage's copies in flight before the weights' loads,
              * so that their latencies overlap */
-            dw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, 0, min(a.stage_ch, cin_g), i1_lo,
-                                 in_first);
+            dw_issue_stage<BLOCK>(xs, &bars[0], &xmap, xg, a, i0f - p0 * d0.di, 0,
+                                  min(a.stage_ch, cin_g), i1_lo, in_first, map_c);
             dw_stage_weights<COUTS>(ws, w, a, g, col0, nco, k2f);
         }
         for (int st = 0; st < stages; st++) {
@@ -313,14 +378,19 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             if (next_c0 >= cin_g)
                 next_c0 = 0, next_pl++;
             if (st + 1 < stages) {
-                dw_stage_rows<BLOCK>(xs + ((st + 1) & 1) * a.buf_floats, xg, a,
-                                     i0f - (p0 + next_pl) * d0.di, next_c0,
-                                     min(a.stage_ch, cin_g - next_c0), i1_lo, in_first);
-                cp_async_wait(1);
-            } else {
+                dw_issue_stage<BLOCK>(xs + ((st + 1) & 1) * a.buf_floats, &bars[(st + 1) & 1],
+                                      &xmap, xg, a, i0f - (p0 + next_pl) * d0.di, next_c0,
+                                      min(a.stage_ch, cin_g - next_c0), i1_lo, in_first, map_c);
+                if (!a.tma)
+                    cp_async_wait(1);
+            } else if (!a.tma) {
                 cp_async_wait(0);
             }
-            __syncthreads(); /* stage st (and the weights) are in */
+            __syncthreads(); /* the weights are in; without tma, stage st too */
+#if CONVT_HAVE_WGMMA
+            if (a.tma)
+                mbar_wait(&bars[st & 1], (st >> 1) & 1);
+#endif
             const int k0 = k0f + (p0 + pl) * d0.step;
             const float *buf = xs + (st & 1) * a.buf_floats;
             const int nch = min(a.stage_ch, cin_g - c0);
@@ -400,18 +470,25 @@ extern "C" const convt_variant convt_variant_direct_window, convt_variant_direct
  * tiles along the second-innermost dimension; the chunk T and the padded
  * taps m_pad; the staged row (the stretch's windows, whole float4s) and the
  * most rows a tile reads; the channels a stage (as many as fit in
- * DW_STAGE_KIB) and one or two stage buffers; the shared memory. */
+ * DW_STAGE_KIB) and one or two stage buffers; the shared memory. With tma
+ * (a stage one box of the TMA engine's), the weights and the buffers start
+ * on 128 bytes, as the engine's boxes land, and two mbarriers follow. */
 typedef struct dw_geometry {
     int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
-    int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf, csplit_log2, part_floats;
+    int64_t t, m_pad, stage_ch, ws_floats, box_floats, buf_floats, nbuf, csplit_log2, part_floats;
     int64_t coblocks_g, coblocks; /* channel blocks a group and in all (the grid's y: n x these) */
+    bool tma;
+    int64_t bar_at; /* the mbarriers' offset in floats (with tma) */
     size_t smem;
 } dw_geometry;
 
+static int64_t dw_round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
 static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
-                                  int64_t passes, int64_t couts, int64_t csplit)
+                                  int64_t passes, int64_t couts, int64_t csplit, bool tma)
 {
     dw_geometry gm;
+    gm.tma = tma;
     gm.csplit_log2 = csplit == 4 ? 2 : csplit == 2 ? 1 : 0;
     const int64_t set_threads = block / csplit; /* threads over one tile's outputs */
     gm.along_q = s.out[1] == 1; /* one line a plane: the passes go along it */
@@ -434,8 +511,10 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     const int64_t per_channel = gm.rows * gm.pitch;
     gm.stage_ch = DW_STAGE_KIB * 1024 / (int64_t)sizeof(float) / per_channel;
     gm.stage_ch = gm.stage_ch < 1 ? 1 : gm.stage_ch > cin_g ? cin_g : gm.stage_ch;
-    gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad * couts + 3) / 4 * 4;
-    gm.buf_floats = gm.stage_ch * per_channel;
+    const int64_t align = tma ? 32 : 4; /* floats: the boxes' 128 bytes, or a float4's */
+    gm.ws_floats = dw_round_up(cin_g * s.k[0] * s.k[1] * gm.m_pad * couts, align);
+    gm.box_floats = gm.stage_ch * per_channel;
+    gm.buf_floats = tma ? dw_round_up(gm.box_floats, align) : gm.box_floats;
     /* a second buffer where a tile takes more than one stage: several
      * planes, or several chunks of channels */
     const int64_t planes = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]);
@@ -443,7 +522,8 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     /* the channel sets' partial sums (dw_part_at) reuse the stage buffers */
     gm.part_floats = (csplit - 1) * DW_R * passes * couts * set_threads;
     const int64_t bufs = gm.nbuf * gm.buf_floats;
-    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + (bufs > gm.part_floats ? bufs : gm.part_floats));
+    gm.bar_at = gm.ws_floats + (bufs > gm.part_floats ? bufs : gm.part_floats); /* a multiple of 4 */
+    gm.smem = sizeof(float) * (size_t)gm.bar_at + (tma ? 2 * sizeof(uint64_t) : 0);
     gm.coblocks_g = dg_coblocks_g(p->cout / p->groups, couts);
     gm.coblocks = p->groups * gm.coblocks_g;
     return gm;
@@ -460,6 +540,30 @@ static dw_knobs dw_knobs_of(const convt_variant *v, const convt_launch *l)
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes"),
             convt_launch_get(v, l, "couts"),
             convt_knob_index(v, "csplit") >= 0 ? convt_launch_get(v, l, "csplit") : 1};
+}
+
+/* Whether a stage can be one box of a TMA tensor map over the input
+ * (dw_stage_box): sm_90a builds; the box's extents (a row's pitch, the
+ * rows, a stage's channels) at most 256, the engine's limit; input rows a
+ * multiple of 4 floats, as the map's strides must be of 16 bytes. Rows
+ * wider than about 250 outputs of a phase stay with the threads' copies. */
+static bool dw_tma_fits(const dw_geometry &gm, const convt_shape3 &s)
+{
+    return CONVT_HAVE_WGMMA && s.in[2] % 4 == 0 && gm.pitch <= 256 && gm.rows <= 256 &&
+           gm.stage_ch <= 256;
+}
+
+/* The geometry a launch runs: its stages copied by the TMA engine where
+ * dw_tma_fits, the input is on 16 bytes (x_aligned; supports assumes so)
+ * and the shared memory allows, else by the threads. */
+static dw_geometry dw_geometry_for(const convt_problem *p, const convt_shape3 &s, const dw_knobs &k,
+                                   const convt_context *ctx, bool x_aligned)
+{
+    const dw_geometry plain = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit, false);
+    if (!x_aligned || !dw_tma_fits(plain, s))
+        return plain;
+    const dw_geometry boxed = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit, true);
+    return boxed.smem <= ctx->dev->smem_per_block_optin ? boxed : plain;
 }
 
 static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const convt_context *ctx,
@@ -486,7 +590,7 @@ static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const c
         return false;
     }
     const int64_t cin_g = p->cin / p->groups;
-    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
+    const dw_geometry gm = dw_geometry_for(p, s, k, ctx, true);
     /* every channel set sums a channel of every stage */
     if (gm.stage_ch < k.csplit) {
         snprintf(why, why_len, "csplit = %lld sets of input channels need as many channels a "
@@ -527,7 +631,8 @@ static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const c
     return true;
 }
 
-typedef void (*dw_kernel_fn)(dw_args, const float *, const float *, const float *, float *);
+typedef void (*dw_kernel_fn)(CUtensorMap, dw_args, const float *, const float *, const float *,
+                             float *);
 
 template <int BLOCK, int PASSES, int COUTS>
 static dw_kernel_fn dw_kernel_of_chunk(int t)
@@ -567,21 +672,63 @@ static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
                           : dw_kernel_of_block<256>(passes, couts, t);
 }
 
-/* Everything a launch needs, made once in prepare. */
-typedef dg_prepared_state<dw_args, dw_kernel_fn> dw_state;
+/* Everything a launch needs, made once in prepare; with tma, the input's
+ * tensor map, its extents and box (encoded again where the input moves). */
+struct dw_state {
+    dw_args args;
+    dw_kernel_fn kernel;
+    dim3 grid;
+    int block;
+    size_t smem;
+    char detail[160];
+    CUtensorMap map;
+    cuuint64_t map_dims[4];
+    cuuint32_t map_box[4];
+    const float *map_of; /* the input the map was encoded for */
+};
+
+/* The input's map for dw_stage_box: (x, rows, planes, n x cin), innermost
+ * first, zeros outside. */
+static int dw_encode_map(dw_state *st, const float *x, convt_err *e)
+{
+    if ((uintptr_t)x % 16)
+        return convt_fail(e, "the input at %p is not 16-byte aligned, as the TMA engine needs "
+                             "(it was at prepare: prepare again for this input)",
+                          (const void *)x);
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = convt_tensor_map_encoder(e);
+    if (!encode)
+        return -1;
+    const cuuint64_t *dims = st->map_dims;
+    const cuuint64_t strides[3] = {4 * dims[0], 4 * dims[0] * dims[1], 4 * dims[0] * dims[1] * dims[2]};
+    const cuuint32_t elem[4] = {1, 1, 1, 1};
+    const CUresult r = encode(&st->map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, (void *)x, dims, strides,
+                              st->map_box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return convt_fail(e, "cuTensorMapEncodeTiled failed (CUresult %d) for the input %llux%llux"
+                             "%llux%llu (x, rows, planes, channels), box %ux%ux%ux%u",
+                          (int)r, (unsigned long long)dims[0], (unsigned long long)dims[1],
+                          (unsigned long long)dims[2], (unsigned long long)dims[3],
+                          st->map_box[0], st->map_box[1], st->map_box[2], st->map_box[3]);
+    st->map_of = x;
+    return 0;
+}
 
 static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
-                              const convt_launch *l, const convt_context *ctx, void **state,
-                              convt_err *e)
+                              const convt_launch *l, const convt_tensors *t,
+                              const convt_context *ctx, void **state, convt_err *e)
 {
     const dw_knobs k = dw_knobs_of(v, l);
-    dw_state *st = (dw_state *)calloc(1, sizeof *st);
+    /* aligned as its tensor map must be (CUtensorMap's 64 bytes) */
+    dw_state *st = (dw_state *)aligned_alloc(alignof(dw_state), sizeof(dw_state));
     if (!st)
         return convt_fail(e, "out of host memory");
+    *st = dw_state();
     const convt_shape3 s = convt_problem_as_3d(p);
     dw_args &a = st->args;
     dg_set_common(a, p, s);
-    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
+    const dw_geometry gm = dw_geometry_for(p, s, k, ctx, (uintptr_t)t->x % 16 == 0);
     const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
     a.by_coblocks = convt_fastdiv_make((uint32_t)gm.coblocks);
     a.by_coblocks_g = convt_fastdiv_make((uint32_t)gm.coblocks_g);
@@ -601,15 +748,31 @@ static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
     a.stage_ch = (int)gm.stage_ch;
     a.buf_floats = (int)gm.buf_floats;
     a.ws_floats = (int)gm.ws_floats;
+    a.tma = gm.tma;
+    a.bar_at = (int)gm.bar_at;
+    a.box_bytes = (unsigned)(gm.box_floats * sizeof(float));
+    if (gm.tma) {
+        const cuuint64_t dims[4] = {(cuuint64_t)s.in[2], (cuuint64_t)s.in[1], (cuuint64_t)s.in[0],
+                                    (cuuint64_t)(p->n * p->cin)};
+        const cuuint32_t box[4] = {(cuuint32_t)gm.pitch, (cuuint32_t)gm.rows, 1,
+                                   (cuuint32_t)gm.stage_ch};
+        memcpy(st->map_dims, dims, sizeof dims);
+        memcpy(st->map_box, box, sizeof box);
+        if (dw_encode_map(st, t->x, e)) {
+            free(st);
+            return -1;
+        }
+    }
     st->smem = gm.smem;
     st->grid = dim3(blocks_x, (unsigned)(p->n * gm.coblocks));
     st->block = (int)k.block;
     st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
     snprintf(st->detail, sizeof st->detail,
              "tpl=%lld lines=%lld stretch=%lld T=%lld m_pad=%lld stage_ch=%lld buffers=%lld "
-             "smem=%zu%s",
+             "smem=%zu copies=%s%s",
              (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
              (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem,
+             gm.tma ? "tma" : "threads",
              gm.csplit_log2 ? (gm.csplit_log2 == 1 ? " sets=2" : " sets=4") : "");
     return dg_hand_over(st, ctx, state, e);
 }
@@ -630,15 +793,29 @@ static bool dws_supports(const convt_problem *p, const convt_launch *l, const co
 static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)workspace;
-    return dw_prepare_variant(&convt_variant_direct_window, p, l, ctx, state, e);
+    (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window, p, l, t, ctx, state, e);
 }
 
 static int dws_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)t, (void)workspace;
-    return dw_prepare_variant(&convt_variant_direct_window_split, p, l, ctx, state, e);
+    (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window_split, p, l, t, ctx, state, e);
+}
+
+/* A launch: the input's map encoded again if the input moved since. */
+static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
+{
+    (void)p, (void)l, (void)workspace;
+    dw_state *st = (dw_state *)state;
+    if (st->args.tma && t->x != st->map_of && dw_encode_map(st, t->x, e))
+        return -1;
+    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->map, st->args, t->x,
+                                                                            t->w, t->b, t->y);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
 }
 
 /* The knobs both variants share. */
@@ -681,7 +858,7 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .supports = dw_supports,
     .workspace_size = NULL,
     .prepare = dw_prepare,
-    .launch = dg_launch_prepared<dw_state>,
+    .launch = dw_launch,
     .release = dg_free_state,
     .describe = dg_describe_detail<dw_state>,
 };
@@ -708,7 +885,7 @@ extern "C" const convt_variant convt_variant_direct_window_split = {
     .supports = dws_supports,
     .workspace_size = NULL,
     .prepare = dws_prepare,
-    .launch = dg_launch_prepared<dw_state>,
+    .launch = dw_launch,
     .release = dg_free_state,
     .describe = dg_describe_detail<dw_state>,
 };
