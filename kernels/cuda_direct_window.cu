@@ -41,14 +41,6 @@
  * stage's are issued before the weights' loads. float32 accumulation in a
  * fixed order: deterministic.
  *
- * In sm_90a builds (session 58), where a stage fits one box of the TMA
- * engine (dw_tma_fits: rows of at most 256 staged floats, input rows a
- * multiple of 4 floats), one thread issues the whole stage as a box of a
- * 4-D tensor map over the input and the block waits on the buffer's
- * mbarrier: the engine writes the zeros at the borders, and the threads'
- * copy instructions (a third of a 3-channel layer's instructions in
- * session 57's profile) are gone. Elsewhere the threads copy, as before.
- *
  * direct_window_split (session 57) runs the same kernel with the block's
  * threads in csplit = 2 or 4 sets over one tile's outputs: set c sums the
  * staged channels c, c + csplit, ..., and at the end sets 1 and up leave
@@ -58,10 +50,8 @@
  * SMs a few warps each (a VAE's RGB output from 128 channels: 4 an SM).
  *
  *   convt-bench --config configs/depthwise.json */
-#include <cuda.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "build_config.h"
 #include "cuda_check.h"
@@ -69,8 +59,6 @@
 #include "fastdiv.h"
 #include "line_tiles.h"
 #include "polyphase_common.cuh"
-#include "tensor_map_encoder.h"
-#include "tma_copy.cuh"
 #include "variant.h"
 #include "window_taps.h"
 
@@ -88,8 +76,8 @@ struct dw_args {
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
     convt_fastdiv by_coblocks, by_coblocks_g;     /* blockIdx.y = n * coblocks + cob; cob's group */
     convt_fastdiv by_units, by_rows, by_m_pad, by_k01; /* the staging loops' digits */
-    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units,
-                         * block % units */
+    int lanes;          /* the staging's row lanes: block / units (at least 1), each a
+                         * thread a column of float4s (dw_stage_rows) */
     int tpl_log2;       /* threads per line: 1 << tpl_log2 */
     int csplit_log2;    /* the block's threads in 1 << csplit_log2 sets over the same outputs,
                          * set cs summing the stage's channels cs, cs + csplit, ... (0: one
@@ -102,10 +90,6 @@ struct dw_args {
     int stage_ch;       /* input channels a stage */
     int buf_floats;     /* a stage's rows (stage_ch x rows x pitch): the second buffer's offset */
     int ws_floats;      /* the weights' floats in shared memory, a multiple of 4 */
-    int tma;            /* 1: a stage is one box of the input's tensor map, copied by the TMA
-                         * engine (dw_tma_fits); 0: the threads' 4-byte cp.async */
-    int bar_at;         /* with tma: the stage buffers' two mbarriers, floats from the start */
-    unsigned box_bytes; /* with tma: a stage's box, the bytes its copy counts on the barrier */
 };
 
 /* The block's weights for the phase whose first innermost tap is k2f, as
@@ -142,71 +126,45 @@ __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, cons
 /* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group): rows i1_lo
  * .. i1_lo + rows - 1 of each (zero past the input's last row), staged
  * elements 0 .. pitch - 1 of each row (input in_first + e; zero outside the
- * row), every thread four floats a turn. */
+ * row), four floats (a unit) a copy. A thread keeps one column of units,
+ * e4 = tid % units (and e4 + BLOCK, ... where a row has more units than the
+ * block threads), and takes the stage's rows lane, lane + lanes, ... (lane
+ * = tid / units; threads past the last lane copy nothing): which of a
+ * unit's floats lie inside the row is found once a column, and a row costs
+ * its offset and the four copies (session 58; each unit recomputed all of
+ * it before, 45 instructions in vae_rgb_k3_s1's kernel). */
 template <int BLOCK>
 __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const dw_args &a, int i0,
                                               int c0, int nch, int i1_lo, int in_first)
 {
     const dg_dim &d1 = a.d[1], &d2 = a.d[2];
     const int units = (int)a.by_units.d, rows_all = nch * a.rows;
-    int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
-    int e4 = threadIdx.x - ra * units;
+    const int lane = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
     const int in_plane = (int)a.in_plane, plane_row0 = i0 * d1.in;
-    for (; ra < rows_all;) {
-        const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
-        const int i1 = i1_lo + ra - cl * a.rows;
-        const int i = in_first + 4 * e4;
-        /* a 32-bit offset from the group's input (dw_supports_knobs:
-         * twice cin_g x in_plane fits); outside the input it points anywhere, as
-         * cp_async4 reads nothing there */
-        const float *src = xg + ((c0 + cl) * in_plane + (plane_row0 + i1) * d2.in + i);
-        float *dst = xs + ra * a.pitch + 4 * e4;
-        const bool row_in = i1 < d1.in;
+    if (lane < a.lanes)
+        for (int e4 = threadIdx.x - lane * units; e4 < units; e4 += BLOCK) {
+            const int i = in_first + 4 * e4;
+            bool inside[4];
 #pragma unroll
-        for (int v = 0; v < 4; v++)
-            cp_async4(dst + v, src + v, row_in && (unsigned)(i + v) < (unsigned)d2.in);
-        e4 += a.e_step, ra += a.r_step;
-        if (e4 >= units)
-            e4 -= units, ra++;
-    }
+            for (int v = 0; v < 4; v++)
+                inside[v] = (unsigned)(i + v) < (unsigned)d2.in;
+            /* 32-bit offsets from the group's input (dw_supports_knobs:
+             * twice cin_g x in_plane fits); outside the input they point
+             * anywhere, as cp_async4 reads nothing there */
+            const float *col = xg + (c0 * in_plane + plane_row0 * d2.in + i);
+            float *dcol = xs + 4 * e4;
+            for (int ra = lane; ra < rows_all; ra += a.lanes) {
+                const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
+                const int i1 = i1_lo + ra - cl * a.rows;
+                const float *src = col + (cl * in_plane + i1 * d2.in);
+                float *dst = dcol + ra * a.pitch;
+                const bool row_in = i1 < d1.in;
+#pragma unroll
+                for (int v = 0; v < 4; v++)
+                    cp_async4(dst + v, src + v, row_in && inside[v]);
+            }
+        }
     cp_async_commit();
-}
-
-#if CONVT_HAVE_WGMMA
-/* dw_stage_rows' stage as one box of the input's tensor map (x, rows,
- * planes, n x cin: innermost first; box pitch x rows x 1 x stage_ch),
- * issued by one thread and counted on bar: the TMA engine writes zeros
- * wherever dw_stage_rows does (outside a row, past the input's last row or
- * its last channel). A group's last stage may hold channels past the
- * group's, which no thread sums. */
-__device__ __forceinline__ void dw_stage_box(float *xs, const CUtensorMap *xmap, const dw_args &a,
-                                             uint64_t *bar, int in_first, int i1_lo, int i0,
-                                             int channel)
-{
-    mbar_arrive_expect_tx(bar, a.box_bytes);
-    tma_load_box4(xs, xmap, in_first, i1_lo, i0, channel, bar);
-}
-#endif
-
-/* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group) into the
- * buffer at xs: one box copied by the TMA engine, counted on bar (map_c:
- * the group's first channel in the map), or the threads' cp.async, one
- * commit group. */
-template <int BLOCK>
-__device__ __forceinline__ void dw_issue_stage(float *xs, uint64_t *bar, const CUtensorMap *xmap,
-                                               const float *xg, const dw_args &a, int i0, int c0,
-                                               int nch, int i1_lo, int in_first, int map_c)
-{
-#if CONVT_HAVE_WGMMA
-    if (a.tma) {
-        if (threadIdx.x == 0)
-            dw_stage_box(xs, xmap, a, bar, in_first, i1_lo, i0, map_c + c0);
-        return;
-    }
-#else
-    (void)bar, (void)xmap, (void)map_c;
-#endif
-    dw_stage_rows<BLOCK>(xs, xg, a, i0, c0, nch, i1_lo, in_first);
 }
 
 /* The R outputs' taps of one staged row for COUTS channels: chunks of T
@@ -266,13 +224,11 @@ constexpr int dw_resident_threads(int accs)
 
 template <int BLOCK, int T, int PASSES, int COUTS>
 __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COUTS) / BLOCK)
-    direct_window_kernel(const __grid_constant__ CUtensorMap xmap, dw_args a,
-                         const float *__restrict__ x, const float *__restrict__ w,
+    direct_window_kernel(dw_args a, const float *__restrict__ x, const float *__restrict__ w,
                          const float *__restrict__ b, float *__restrict__ y)
 {
     constexpr int R = DW_R;
-    /* 128-byte aligned: the TMA engine's boxes land there (dw_geometry_of) */
-    extern __shared__ __align__(128) float dw_smem[];
+    extern __shared__ __align__(16) float dw_smem[];
     float *ws = dw_smem;
     float *xs = dw_smem + a.ws_floats;
     const dg_dim d0 = a.d[0], d1 = a.d[1], d2 = a.d[2];
@@ -350,25 +306,15 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             w_first[l] = k1 * a.m_pad * COUTS;
         }
         const float *xg = x + ((int64_t)n * a.cin + (int64_t)g * a.cin_g) * a.in_plane;
-        const int map_c = n * (int)a.cin + g * cin_g; /* the group's first channel in xmap */
         /* the stages: (plane, chunk of stage_ch channels), channels fastest */
         const int stages = np * ((cin_g + a.stage_ch - 1) / a.stage_ch);
         int pl = 0, c0 = 0;         /* this stage's */
         int next_pl = 0, next_c0 = 0; /* the next stage's */
-        /* with tma, buffer b's barrier: its k-th box lands in phase k */
-        uint64_t *bars = reinterpret_cast<uint64_t *>(dw_smem + a.bar_at);
-#if CONVT_HAVE_WGMMA
-        if (a.tma && tid == 0 && stages > 0) {
-            mbar_init(&bars[0], 1);
-            mbar_init(&bars[1], 1);
-            fence_mbarrier_init_cluster(); /* before this thread's copies complete on them */
-        }
-#endif
         if (stages > 0) {
             /* the first stage's copies in flight before the weights' loads,
              * so that their latencies overlap */
-            dw_issue_stage<BLOCK>(xs, &bars[0], &xmap, xg, a, i0f - p0 * d0.di, 0,
-                                  min(a.stage_ch, cin_g), i1_lo, in_first, map_c);
+            dw_stage_rows<BLOCK>(xs, xg, a, i0f - p0 * d0.di, 0, min(a.stage_ch, cin_g), i1_lo,
+                                 in_first);
             dw_stage_weights<COUTS>(ws, w, a, g, col0, nco, k2f);
         }
         for (int st = 0; st < stages; st++) {
@@ -378,19 +324,14 @@ __global__ void __launch_bounds__(BLOCK, dw_resident_threads(DW_R * PASSES * COU
             if (next_c0 >= cin_g)
                 next_c0 = 0, next_pl++;
             if (st + 1 < stages) {
-                dw_issue_stage<BLOCK>(xs + ((st + 1) & 1) * a.buf_floats, &bars[(st + 1) & 1],
-                                      &xmap, xg, a, i0f - (p0 + next_pl) * d0.di, next_c0,
-                                      min(a.stage_ch, cin_g - next_c0), i1_lo, in_first, map_c);
-                if (!a.tma)
-                    cp_async_wait(1);
-            } else if (!a.tma) {
+                dw_stage_rows<BLOCK>(xs + ((st + 1) & 1) * a.buf_floats, xg, a,
+                                     i0f - (p0 + next_pl) * d0.di, next_c0,
+                                     min(a.stage_ch, cin_g - next_c0), i1_lo, in_first);
+                cp_async_wait(1);
+            } else {
                 cp_async_wait(0);
             }
-            __syncthreads(); /* the weights are in; without tma, stage st too */
-#if CONVT_HAVE_WGMMA
-            if (a.tma)
-                mbar_wait(&bars[st & 1], (st >> 1) & 1);
-#endif
+            __syncthreads(); /* stage st (and the weights) are in */
             const int k0 = k0f + (p0 + pl) * d0.step;
             const float *buf = xs + (st & 1) * a.buf_floats;
             const int nch = min(a.stage_ch, cin_g - c0);
@@ -470,25 +411,18 @@ extern "C" const convt_variant convt_variant_direct_window, convt_variant_direct
  * tiles along the second-innermost dimension; the chunk T and the padded
  * taps m_pad; the staged row (the stretch's windows, whole float4s) and the
  * most rows a tile reads; the channels a stage (as many as fit in
- * DW_STAGE_KIB) and one or two stage buffers; the shared memory. With tma
- * (a stage one box of the TMA engine's), the weights and the buffers start
- * on 128 bytes, as the engine's boxes land, and two mbarriers follow. */
+ * DW_STAGE_KIB) and one or two stage buffers; the shared memory. */
 typedef struct dw_geometry {
     int64_t tpl, tpl_log2, along_q, lines_pass, tile_lines, stretch, segs, tiles1, rows, pitch;
-    int64_t t, m_pad, stage_ch, ws_floats, box_floats, buf_floats, nbuf, csplit_log2, part_floats;
+    int64_t t, m_pad, stage_ch, ws_floats, buf_floats, nbuf, csplit_log2, part_floats;
     int64_t coblocks_g, coblocks; /* channel blocks a group and in all (the grid's y: n x these) */
-    bool tma;
-    int64_t bar_at; /* the mbarriers' offset in floats (with tma) */
     size_t smem;
 } dw_geometry;
 
-static int64_t dw_round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-
 static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s, int64_t block,
-                                  int64_t passes, int64_t couts, int64_t csplit, bool tma)
+                                  int64_t passes, int64_t couts, int64_t csplit)
 {
     dw_geometry gm;
-    gm.tma = tma;
     gm.csplit_log2 = csplit == 4 ? 2 : csplit == 2 ? 1 : 0;
     const int64_t set_threads = block / csplit; /* threads over one tile's outputs */
     gm.along_q = s.out[1] == 1; /* one line a plane: the passes go along it */
@@ -511,10 +445,8 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     const int64_t per_channel = gm.rows * gm.pitch;
     gm.stage_ch = DW_STAGE_KIB * 1024 / (int64_t)sizeof(float) / per_channel;
     gm.stage_ch = gm.stage_ch < 1 ? 1 : gm.stage_ch > cin_g ? cin_g : gm.stage_ch;
-    const int64_t align = tma ? 32 : 4; /* floats: the boxes' 128 bytes, or a float4's */
-    gm.ws_floats = dw_round_up(cin_g * s.k[0] * s.k[1] * gm.m_pad * couts, align);
-    gm.box_floats = gm.stage_ch * per_channel;
-    gm.buf_floats = tma ? dw_round_up(gm.box_floats, align) : gm.box_floats;
+    gm.ws_floats = (cin_g * s.k[0] * s.k[1] * gm.m_pad * couts + 3) / 4 * 4;
+    gm.buf_floats = gm.stage_ch * per_channel;
     /* a second buffer where a tile takes more than one stage: several
      * planes, or several chunks of channels */
     const int64_t planes = convt_phase_taps_max(s.k[0], s.stride[0], s.dil[0]);
@@ -522,8 +454,7 @@ static dw_geometry dw_geometry_of(const convt_problem *p, const convt_shape3 &s,
     /* the channel sets' partial sums (dw_part_at) reuse the stage buffers */
     gm.part_floats = (csplit - 1) * DW_R * passes * couts * set_threads;
     const int64_t bufs = gm.nbuf * gm.buf_floats;
-    gm.bar_at = gm.ws_floats + (bufs > gm.part_floats ? bufs : gm.part_floats); /* a multiple of 4 */
-    gm.smem = sizeof(float) * (size_t)gm.bar_at + (tma ? 2 * sizeof(uint64_t) : 0);
+    gm.smem = sizeof(float) * (size_t)(gm.ws_floats + (bufs > gm.part_floats ? bufs : gm.part_floats));
     gm.coblocks_g = dg_coblocks_g(p->cout / p->groups, couts);
     gm.coblocks = p->groups * gm.coblocks_g;
     return gm;
@@ -540,30 +471,6 @@ static dw_knobs dw_knobs_of(const convt_variant *v, const convt_launch *l)
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "passes"),
             convt_launch_get(v, l, "couts"),
             convt_knob_index(v, "csplit") >= 0 ? convt_launch_get(v, l, "csplit") : 1};
-}
-
-/* Whether a stage can be one box of a TMA tensor map over the input
- * (dw_stage_box): sm_90a builds; the box's extents (a row's pitch, the
- * rows, a stage's channels) at most 256, the engine's limit; input rows a
- * multiple of 4 floats, as the map's strides must be of 16 bytes. Rows
- * wider than about 250 outputs of a phase stay with the threads' copies. */
-static bool dw_tma_fits(const dw_geometry &gm, const convt_shape3 &s)
-{
-    return CONVT_HAVE_WGMMA && s.in[2] % 4 == 0 && gm.pitch <= 256 && gm.rows <= 256 &&
-           gm.stage_ch <= 256;
-}
-
-/* The geometry a launch runs: its stages copied by the TMA engine where
- * dw_tma_fits, the input is on 16 bytes (x_aligned; supports assumes so)
- * and the shared memory allows, else by the threads. */
-static dw_geometry dw_geometry_for(const convt_problem *p, const convt_shape3 &s, const dw_knobs &k,
-                                   const convt_context *ctx, bool x_aligned)
-{
-    const dw_geometry plain = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit, false);
-    if (!x_aligned || !dw_tma_fits(plain, s))
-        return plain;
-    const dw_geometry boxed = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit, true);
-    return boxed.smem <= ctx->dev->smem_per_block_optin ? boxed : plain;
 }
 
 static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const convt_context *ctx,
@@ -590,7 +497,7 @@ static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const c
         return false;
     }
     const int64_t cin_g = p->cin / p->groups;
-    const dw_geometry gm = dw_geometry_for(p, s, k, ctx, true);
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
     /* every channel set sums a channel of every stage */
     if (gm.stage_ch < k.csplit) {
         snprintf(why, why_len, "csplit = %lld sets of input channels need as many channels a "
@@ -631,8 +538,7 @@ static bool dw_supports_knobs(const convt_problem *p, const dw_knobs &k, const c
     return true;
 }
 
-typedef void (*dw_kernel_fn)(CUtensorMap, dw_args, const float *, const float *, const float *,
-                             float *);
+typedef void (*dw_kernel_fn)(dw_args, const float *, const float *, const float *, float *);
 
 template <int BLOCK, int PASSES, int COUTS>
 static dw_kernel_fn dw_kernel_of_chunk(int t)
@@ -672,63 +578,21 @@ static dw_kernel_fn dw_kernel_for(int block, int passes, int couts, int t)
                           : dw_kernel_of_block<256>(passes, couts, t);
 }
 
-/* Everything a launch needs, made once in prepare; with tma, the input's
- * tensor map, its extents and box (encoded again where the input moves). */
-struct dw_state {
-    dw_args args;
-    dw_kernel_fn kernel;
-    dim3 grid;
-    int block;
-    size_t smem;
-    char detail[160];
-    CUtensorMap map;
-    cuuint64_t map_dims[4];
-    cuuint32_t map_box[4];
-    const float *map_of; /* the input the map was encoded for */
-};
-
-/* The input's map for dw_stage_box: (x, rows, planes, n x cin), innermost
- * first, zeros outside. */
-static int dw_encode_map(dw_state *st, const float *x, convt_err *e)
-{
-    if ((uintptr_t)x % 16)
-        return convt_fail(e, "the input at %p is not 16-byte aligned, as the TMA engine needs "
-                             "(it was at prepare: prepare again for this input)",
-                          (const void *)x);
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = convt_tensor_map_encoder(e);
-    if (!encode)
-        return -1;
-    const cuuint64_t *dims = st->map_dims;
-    const cuuint64_t strides[3] = {4 * dims[0], 4 * dims[0] * dims[1], 4 * dims[0] * dims[1] * dims[2]};
-    const cuuint32_t elem[4] = {1, 1, 1, 1};
-    const CUresult r = encode(&st->map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, (void *)x, dims, strides,
-                              st->map_box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS)
-        return convt_fail(e, "cuTensorMapEncodeTiled failed (CUresult %d) for the input %llux%llux"
-                             "%llux%llu (x, rows, planes, channels), box %ux%ux%ux%u",
-                          (int)r, (unsigned long long)dims[0], (unsigned long long)dims[1],
-                          (unsigned long long)dims[2], (unsigned long long)dims[3],
-                          st->map_box[0], st->map_box[1], st->map_box[2], st->map_box[3]);
-    st->map_of = x;
-    return 0;
-}
+/* Everything a launch needs, made once in prepare. */
+typedef dg_prepared_state<dw_args, dw_kernel_fn> dw_state;
 
 static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
-                              const convt_launch *l, const convt_tensors *t,
-                              const convt_context *ctx, void **state, convt_err *e)
+                              const convt_launch *l, const convt_context *ctx, void **state,
+                              convt_err *e)
 {
     const dw_knobs k = dw_knobs_of(v, l);
-    /* aligned as its tensor map must be (CUtensorMap's 64 bytes) */
-    dw_state *st = (dw_state *)aligned_alloc(alignof(dw_state), sizeof(dw_state));
+    dw_state *st = (dw_state *)calloc(1, sizeof *st);
     if (!st)
         return convt_fail(e, "out of host memory");
-    *st = dw_state();
     const convt_shape3 s = convt_problem_as_3d(p);
     dw_args &a = st->args;
     dg_set_common(a, p, s);
-    const dw_geometry gm = dw_geometry_for(p, s, k, ctx, (uintptr_t)t->x % 16 == 0);
+    const dw_geometry gm = dw_geometry_of(p, s, k.block, k.passes, k.couts, k.csplit);
     const unsigned blocks_x = dg_set_tile_digits(a, s, gm.tiles1, gm.segs);
     a.by_coblocks = convt_fastdiv_make((uint32_t)gm.coblocks);
     a.by_coblocks_g = convt_fastdiv_make((uint32_t)gm.coblocks_g);
@@ -737,8 +601,7 @@ static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
     a.by_rows = convt_fastdiv_make((uint32_t)gm.rows);
     a.by_m_pad = convt_fastdiv_make((uint32_t)gm.m_pad);
     a.by_k01 = convt_fastdiv_make((uint32_t)(s.k[0] * s.k[1]));
-    a.r_step = (int)(k.block / units);
-    a.e_step = (int)(k.block % units);
+    a.lanes = (int)(k.block / units > 1 ? k.block / units : 1);
     a.tpl_log2 = (int)gm.tpl_log2;
     a.csplit_log2 = (int)gm.csplit_log2;
     a.along_q = (int)gm.along_q;
@@ -748,31 +611,15 @@ static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
     a.stage_ch = (int)gm.stage_ch;
     a.buf_floats = (int)gm.buf_floats;
     a.ws_floats = (int)gm.ws_floats;
-    a.tma = gm.tma;
-    a.bar_at = (int)gm.bar_at;
-    a.box_bytes = (unsigned)(gm.box_floats * sizeof(float));
-    if (gm.tma) {
-        const cuuint64_t dims[4] = {(cuuint64_t)s.in[2], (cuuint64_t)s.in[1], (cuuint64_t)s.in[0],
-                                    (cuuint64_t)(p->n * p->cin)};
-        const cuuint32_t box[4] = {(cuuint32_t)gm.pitch, (cuuint32_t)gm.rows, 1,
-                                   (cuuint32_t)gm.stage_ch};
-        memcpy(st->map_dims, dims, sizeof dims);
-        memcpy(st->map_box, box, sizeof box);
-        if (dw_encode_map(st, t->x, e)) {
-            free(st);
-            return -1;
-        }
-    }
     st->smem = gm.smem;
     st->grid = dim3(blocks_x, (unsigned)(p->n * gm.coblocks));
     st->block = (int)k.block;
     st->kernel = dw_kernel_for((int)k.block, (int)k.passes, (int)k.couts, (int)gm.t);
     snprintf(st->detail, sizeof st->detail,
              "tpl=%lld lines=%lld stretch=%lld T=%lld m_pad=%lld stage_ch=%lld buffers=%lld "
-             "smem=%zu copies=%s%s",
+             "smem=%zu%s",
              (long long)gm.tpl, (long long)gm.tile_lines, (long long)gm.stretch, (long long)gm.t,
              (long long)gm.m_pad, (long long)gm.stage_ch, (long long)gm.nbuf, gm.smem,
-             gm.tma ? "tma" : "threads",
              gm.csplit_log2 ? (gm.csplit_log2 == 1 ? " sets=2" : " sets=4") : "");
     return dg_hand_over(st, ctx, state, e);
 }
@@ -793,29 +640,15 @@ static bool dws_supports(const convt_problem *p, const convt_launch *l, const co
 static int dw_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                       const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)workspace;
-    return dw_prepare_variant(&convt_variant_direct_window, p, l, t, ctx, state, e);
+    (void)t, (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window, p, l, ctx, state, e);
 }
 
 static int dws_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
 {
-    (void)workspace;
-    return dw_prepare_variant(&convt_variant_direct_window_split, p, l, t, ctx, state, e);
-}
-
-/* A launch: the input's map encoded again if the input moved since. */
-static int dw_launch(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                     void *workspace, void *state, const convt_context *ctx, convt_err *e)
-{
-    (void)p, (void)l, (void)workspace;
-    dw_state *st = (dw_state *)state;
-    if (st->args.tma && t->x != st->map_of && dw_encode_map(st, t->x, e))
-        return -1;
-    st->kernel<<<st->grid, st->block, st->smem, (cudaStream_t)ctx->stream>>>(st->map, st->args, t->x,
-                                                                            t->w, t->b, t->y);
-    CUDA_TRY_LAUNCH(e);
-    return 0;
+    (void)t, (void)workspace;
+    return dw_prepare_variant(&convt_variant_direct_window_split, p, l, ctx, state, e);
 }
 
 /* The knobs both variants share. */
@@ -858,7 +691,7 @@ extern "C" const convt_variant convt_variant_direct_window = {
     .supports = dw_supports,
     .workspace_size = NULL,
     .prepare = dw_prepare,
-    .launch = dw_launch,
+    .launch = dg_launch_prepared<dw_state>,
     .release = dg_free_state,
     .describe = dg_describe_detail<dw_state>,
 };
@@ -885,7 +718,7 @@ extern "C" const convt_variant convt_variant_direct_window_split = {
     .supports = dws_supports,
     .workspace_size = NULL,
     .prepare = dws_prepare,
-    .launch = dw_launch,
+    .launch = dg_launch_prepared<dw_state>,
     .release = dg_free_state,
     .describe = dg_describe_detail<dw_state>,
 };

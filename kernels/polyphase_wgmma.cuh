@@ -15,7 +15,6 @@
 #include "row_pairs.h"
 #include "split_k.h"
 #include "polyphase_common.cuh"
-#include "tma_copy.cuh"
 #include "wgmma_flat.h"
 
 #if CONVT_HAVE_WGMMA
@@ -380,10 +379,23 @@ __device__ __forceinline__ int wg_epi_stage(const float (&d)[BN / 2], const floa
     return cols;
 }
 
-/* mbarriers (shared::cta; mbar_init and mbar_wait in kernels/tma_copy.cuh):
- * a full barrier per stage that the producers' cp.async arrive on when their
- * copies land, an empty one that each consumer warpgroup arrives on when
- * its wgmma of the stage are done. */
+/* mbarriers (shared::cta): a full barrier per stage that the producers'
+ * cp.async arrive on when their copies land, an empty one that each
+ * consumer warpgroup arrives on when its wgmma of the stage are done. */
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("{\n.reg .pred done;\nwait_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_%=;\n}\n" ::"r"(a), "r"(parity) : "memory");
+}
+
 __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(
@@ -441,8 +453,12 @@ __device__ __forceinline__ void wg_cluster_sync()
                  "barrier.cluster.wait.acquire;" ::: "memory");
 }
 
-/* fence_mbarrier_init_cluster (kernels/tma_copy.cuh) makes mbarrier.init
- * visible to the other block before wg_cluster_sync. */
+/* mbarrier.init made visible at cluster scope (before wg_cluster_sync):
+ * the other block's multicast copies and arrivals land on these barriers. */
+__device__ __forceinline__ void fence_mbarrier_init_cluster()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
 
 /* The shared::cluster address of p's offset in block `rank` of the cluster. */
 __device__ __forceinline__ unsigned wg_cluster_address(const void *p, int rank)

@@ -53,6 +53,18 @@ __device__ __forceinline__ int wg_inplace_stage_bytes(const convt_fold &f)
     return convt_fold_box_stage_bytes(&b, BK);
 }
 
+/* The TMA engine's copy of one box of the 4-D map (tap, channel, input
+ * channel, group: innermost first) to dst, counted on bar as it lands. */
+__device__ __forceinline__ void tma_load_box4(void *dst, const void *map, int x, int c, int ci, int g,
+                                              uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+                 "l"((uint64_t)map), "r"(x), "r"(c), "r"(ci), "r"(g),
+                 "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+
 /* The box's bytes, as its copy counts them (convt_fold_box_bytes). */
 template <int W_ROWS, int BK>
 __device__ __forceinline__ unsigned wg_inplace_box_bytes(const convt_fold &f)

@@ -138,6 +138,12 @@ __host__ __device__ __forceinline__ int64_t rt_weight_slot(int blk, int kz, int 
     return (((int64_t)blk * kd + kz) * kh + ky) * chunks + chunk;
 }
 
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)), "r"(bytes) : "memory");
+}
+
 /* The TMA engine's copy of one box of the 5-D input map (x, o1, o0,
  * channel, image: innermost first) to dst, counted on bar as it lands;
  * coordinates outside the tensor read zeros. */
