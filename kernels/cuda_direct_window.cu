@@ -76,8 +76,8 @@ struct dw_args {
     convt_fastdiv by_segs, by_stride2, by_tiles1; /* blockIdx.x's digits (dg_tile_of) */
     convt_fastdiv by_coblocks, by_coblocks_g;     /* blockIdx.y = n * coblocks + cob; cob's group */
     convt_fastdiv by_units, by_rows, by_m_pad, by_k01; /* the staging loops' digits */
-    int lanes;          /* the staging's row lanes: block / units (at least 1), each a
-                         * thread a column of float4s (dw_stage_rows) */
+    int r_step, e_step; /* a block's step over the staged (row, float4) pairs: block / units,
+                         * block % units */
     int tpl_log2;       /* threads per line: 1 << tpl_log2 */
     int csplit_log2;    /* the block's threads in 1 << csplit_log2 sets over the same outputs,
                          * set cs summing the stage's channels cs, cs + csplit, ... (0: one
@@ -126,44 +126,33 @@ __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, cons
 /* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group): rows i1_lo
  * .. i1_lo + rows - 1 of each (zero past the input's last row), staged
  * elements 0 .. pitch - 1 of each row (input in_first + e; zero outside the
- * row), four floats (a unit) a copy. A thread keeps one column of units,
- * e4 = tid % units (and e4 + BLOCK, ... where a row has more units than the
- * block threads), and takes the stage's rows lane, lane + lanes, ... (lane
- * = tid / units; threads past the last lane copy nothing): which of a
- * unit's floats lie inside the row is found once a column, and a row costs
- * its offset and the four copies (session 58; each unit recomputed all of
- * it before, 45 instructions in vae_rgb_k3_s1's kernel). */
+ * row), every thread four floats a turn. */
 template <int BLOCK>
 __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const dw_args &a, int i0,
                                               int c0, int nch, int i1_lo, int in_first)
 {
     const dg_dim &d1 = a.d[1], &d2 = a.d[2];
     const int units = (int)a.by_units.d, rows_all = nch * a.rows;
-    const int lane = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
+    int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
+    int e4 = threadIdx.x - ra * units;
     const int in_plane = (int)a.in_plane, plane_row0 = i0 * d1.in;
-    if (lane < a.lanes)
-        for (int e4 = threadIdx.x - lane * units; e4 < units; e4 += BLOCK) {
-            const int i = in_first + 4 * e4;
-            bool inside[4];
+    for (; ra < rows_all;) {
+        const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
+        const int i1 = i1_lo + ra - cl * a.rows;
+        const int i = in_first + 4 * e4;
+        /* a 32-bit offset from the group's input (dw_supports_knobs:
+         * twice cin_g x in_plane fits); outside the input it points anywhere, as
+         * cp_async4 reads nothing there */
+        const float *src = xg + ((c0 + cl) * in_plane + (plane_row0 + i1) * d2.in + i);
+        float *dst = xs + ra * a.pitch + 4 * e4;
+        const bool row_in = i1 < d1.in;
 #pragma unroll
-            for (int v = 0; v < 4; v++)
-                inside[v] = (unsigned)(i + v) < (unsigned)d2.in;
-            /* 32-bit offsets from the group's input (dw_supports_knobs:
-             * twice cin_g x in_plane fits); outside the input they point
-             * anywhere, as cp_async4 reads nothing there */
-            const float *col = xg + (c0 * in_plane + plane_row0 * d2.in + i);
-            float *dcol = xs + 4 * e4;
-            for (int ra = lane; ra < rows_all; ra += a.lanes) {
-                const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
-                const int i1 = i1_lo + ra - cl * a.rows;
-                const float *src = col + (cl * in_plane + i1 * d2.in);
-                float *dst = dcol + ra * a.pitch;
-                const bool row_in = i1 < d1.in;
-#pragma unroll
-                for (int v = 0; v < 4; v++)
-                    cp_async4(dst + v, src + v, row_in && inside[v]);
-            }
-        }
+        for (int v = 0; v < 4; v++)
+            cp_async4(dst + v, src + v, row_in && (unsigned)(i + v) < (unsigned)d2.in);
+        e4 += a.e_step, ra += a.r_step;
+        if (e4 >= units)
+            e4 -= units, ra++;
+    }
     cp_async_commit();
 }
 
@@ -601,7 +590,8 @@ static int dw_prepare_variant(const convt_variant *v, const convt_problem *p,
     a.by_rows = convt_fastdiv_make((uint32_t)gm.rows);
     a.by_m_pad = convt_fastdiv_make((uint32_t)gm.m_pad);
     a.by_k01 = convt_fastdiv_make((uint32_t)(s.k[0] * s.k[1]));
-    a.lanes = (int)(k.block / units > 1 ? k.block / units : 1);
+    a.r_step = (int)(k.block / units);
+    a.e_step = (int)(k.block % units);
     a.tpl_log2 = (int)gm.tpl_log2;
     a.csplit_log2 = (int)gm.csplit_log2;
     a.along_q = (int)gm.along_q;
