@@ -126,13 +126,7 @@ __device__ __forceinline__ void dw_stage_weights(float *ws, const float *w, cons
 /* Stage (plane i0, channels c0 .. c0 + nch - 1 of the group): rows i1_lo
  * .. i1_lo + rows - 1 of each (zero past the input's last row), staged
  * elements 0 .. pitch - 1 of each row (input in_first + e; zero outside the
- * row), every thread four floats a turn: a warp's threads copy consecutive
- * units (4 floats, 16 bytes apart), so that the k-th copy of each writes
- * word 4u + k of a 128-word run: threads u, u + 8, u + 16, u + 24 on one
- * bank, four wavefronts a copy (session 57's profile: 57% of the kernel's
- * shared-memory wavefronts excessive). Each eighth of the warp takes the
- * unit's floats in its own rotation, v = (k + lane / 8) % 4, so that each
- * copy's 32 words fall on 32 banks. */
+ * row), every thread four floats a turn. */
 template <int BLOCK>
 __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const dw_args &a, int i0,
                                               int c0, int nch, int i1_lo, int in_first)
@@ -142,7 +136,6 @@ __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const 
     int ra = (int)convt_fastdiv_div(a.by_units, threadIdx.x);
     int e4 = threadIdx.x - ra * units;
     const int in_plane = (int)a.in_plane, plane_row0 = i0 * d1.in;
-    const int rot = (threadIdx.x >> 3) & 3; /* the lane's eighth of its warp */
     for (; ra < rows_all;) {
         const int cl = (int)convt_fastdiv_div(a.by_rows, (uint32_t)ra);
         const int i1 = i1_lo + ra - cl * a.rows;
@@ -154,10 +147,8 @@ __device__ __forceinline__ void dw_stage_rows(float *xs, const float *xg, const 
         float *dst = xs + ra * a.pitch + 4 * e4;
         const bool row_in = i1 < d1.in;
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const int v = (k + rot) & 3;
+        for (int v = 0; v < 4; v++)
             cp_async4(dst + v, src + v, row_in && (unsigned)(i + v) < (unsigned)d2.in);
-        }
         e4 += a.e_step, ra += a.r_step;
         if (e4 >= units)
             e4 -= units, ra++;
