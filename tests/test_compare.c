@@ -3,8 +3,9 @@
  * turned wrong fails; missing records are listed; a different device warns,
  * or refuses with --strict. With raw samples: the bootstrap verdict (faster,
  * same, slower, ambiguous) on synthetic samples of known centre and spread,
- * its interval widened by drift, --fail-on-ambiguous. Through the library
- * and through the binary. */
+ * its interval widened by drift, --fail-on-ambiguous. compare --best: each
+ * (shape, variant, tier)'s fastest ok launch on each side, the ratios and
+ * their geometric means. Through the library and through the binary. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include "bootstrap.h"
 #include "compare.h"
+#include "compare_best.h"
 #include "hostdevice.h"
 #include "test_util.h"
 
@@ -233,6 +235,81 @@ static void different_devices_warn_or_refuse(void **state)
     assert_int_equal(rc, -1);
 }
 
+/* A record of `variant` on shape `key` at launch `launch`. */
+static cJSON *launch_rec(const char *key, const char *variant, const char *launch,
+                         const char *status, double ms)
+{
+    cJSON *r = rec(key, variant, status, ms, 0.01);
+    cJSON_ReplaceItemInObject(r, "launch_key", cJSON_CreateString(launch));
+    return r;
+}
+
+static cJSON *records_doc(cJSON **recs, int n)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *r = cJSON_AddArrayToObject(d, "records");
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(r, recs[i]);
+    return d;
+}
+
+/* Each side's best ok launch per (shape, variant, tier), whatever the
+ * launches' order; pruned, wrong and one-sided records left out; each
+ * variant's geometric mean of its ratios and all of them together. */
+static void best_launches_per_variant_and_their_means(void **state)
+{
+    (void)state;
+    cJSON *b[] = {
+        launch_rec("A", "fast", "block=64", "ok", 1.0),
+        launch_rec("A", "fast", "block=128", "ok", 0.8), /* fast's best on A: 0.8 */
+        launch_rec("A", "fast", "block=256", "pruned", 0.1),
+        launch_rec("B", "fast", "block=64", "ok", 2.0),
+        launch_rec("A", "slow", "block=64", "ok", 4.0),
+        launch_rec("C", "fast", "block=64", "ok", 1.0), /* not in the current run */
+    };
+    cJSON *c[] = {
+        launch_rec("A", "fast", "block=64", "ok", 0.9), /* 0.9 / 0.8 = 1.125 */
+        launch_rec("A", "fast", "block=128", "ok", 1.2),
+        launch_rec("A", "fast", "block=256", "wrong", 0.05),
+        launch_rec("B", "fast", "block=128", "ok", 1.0), /* 1.0 / 2.0 = 0.5 */
+        launch_rec("A", "slow", "block=64", "ok", 2.0),  /* 0.5 */
+        launch_rec("D", "fast", "block=64", "ok", 1.0),  /* not in the baseline */
+    };
+    cJSON *base = records_doc(b, 6), *cur = records_doc(c, 6);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    convt_compare_best_summary sum;
+    assert_int_equal(convt_compare_best(base, cur, false, out, &sum), 0);
+    fclose(out);
+    assert_int_equal(sum.pairs, 3);
+    assert_true(fabs(sum.geomean - cbrt(1.125 * 0.5 * 0.5)) < 1e-12);
+    assert_non_null(strstr(text, "0.8000 (block=128)"));
+    assert_non_null(strstr(text, "0.9000 (block=64)"));
+    assert_non_null(strstr(text, "1.125"));
+    assert_null(strstr(text, "0.0500"));                    /* the wrong record */
+    assert_null(strstr(text, "0.1000"));                    /* the pruned one */
+    assert_non_null(strstr(text, "0.750x over 2"));         /* fast: sqrt(1.125 x 0.5) */
+    assert_non_null(strstr(text, "0.500x over 1"));         /* slow */
+    /* the rows in the current run's order: A/fast, B/fast, A/slow */
+    const char *a_fast = strstr(text, "\nA "), *b_fast = strstr(text, "\nB ");
+    assert_non_null(a_fast);
+    assert_non_null(b_fast);
+    assert_true(a_fast < b_fast);
+    free(text);
+
+    /* nothing in common: no pairs, no mean */
+    cJSON_Delete(base);
+    base = records_doc((cJSON *[]){launch_rec("Z", "fast", "block=64", "ok", 1.0)}, 1);
+    FILE *sink = fopen("/dev/null", "w");
+    assert_int_equal(convt_compare_best(base, cur, true, sink, &sum), 0);
+    fclose(sink);
+    assert_int_equal(sum.pairs, 0);
+    assert_true(isnan(sum.geomean));
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+}
+
 /* The binary's exit statuses, and its report, from files. */
 static void binary_exit_statuses(void **state)
 {
@@ -290,6 +367,16 @@ static void binary_exit_statuses(void **state)
     snprintf(args, sizeof args, "compare %s %s", a, z);
     assert_int_equal(run_bench(args, &out), 1);
     assert_non_null(strstr(out, "is incomplete"));
+    free(out);
+    /* --best: a report with the means, exit 0; no verdict options with it */
+    snprintf(args, sizeof args, "compare --best %s %s", a, b);
+    assert_int_equal(run_bench(args, &out), 0);
+    assert_non_null(strstr(out, "1.100"));
+    assert_non_null(strstr(out, "all"));
+    free(out);
+    snprintf(args, sizeof args, "compare --best --threshold 10 %s %s", a, b);
+    assert_int_equal(run_bench(args, &out), 2);
+    assert_non_null(strstr(out, "--best gives no verdicts"));
     free(out);
     snprintf(args, sizeof args, "compare %s %s/missing.json", a, dir);
     assert_int_equal(run_bench(args, &out), 2);
@@ -450,6 +537,7 @@ int main(void)
         cmocka_unit_test(missing_records_are_listed),
         cmocka_unit_test(different_devices_warn_or_refuse),
         cmocka_unit_test(binary_exit_statuses),
+        cmocka_unit_test(best_launches_per_variant_and_their_means),
         cmocka_unit_test(the_bootstrap_interval_is_reproducible_and_covers_the_ratio),
         cmocka_unit_test(sampled_records_get_a_bootstrap_verdict),
         cmocka_unit_test(fail_on_ambiguous_sets_the_exit_status),

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "compare.h"
+#include "compare_best.h"
 #include "build_config.h"
 #include "driver.h"
 #include "variant_set.h"
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 "       convt-bench --list\n"
 "       convt-bench compare BASELINE.json CURRENT.json [--threshold PCT]\n"
 "                           [--markdown] [--strict] [--fail-on-ambiguous]\n"
+"       convt-bench compare --best BASELINE.json CURRENT.json [--markdown]\n"
 "       convt-bench merge A.json B.json ... --out MERGED.json [--force]\n"
 "                         [--previous-selection SEL.json] [--markdown]\n"
 "       convt-bench select RESULTS.json [--out SEL.json]\n"
@@ -95,7 +97,11 @@ static void usage(FILE *f)
 "wrong or failed regresses too; each run's winners are judged the same way.\n"
 "Exit 0: no regression; 1: something slower, wrong or failed (or ambiguous,\n"
 "with --fail-on-ambiguous); 2: unreadable input, or different devices or\n"
-"toolkits with --strict (otherwise a warning).\n"
+"toolkits with --strict (otherwise a warning). With --best, no verdicts: per\n"
+"(shape, variant, tier) in both runs, the fastest ok launch on each side and\n"
+"the ratio current / baseline, then each variant's geometric mean of them\n"
+"(what a kernel change did to each variant at its best); exit 0, or 1 when\n"
+"no (shape, variant, tier) is ok in both.\n"
 "\n"
 "merge: joins results files of one device (convt-bench runs, shards, and\n"
 "tools/torch_baseline.py's PyTorch baseline) into one and writes its\n"
@@ -233,18 +239,34 @@ static cJSON *read_results(const char *path)
     return read_document("compare", path, "records");
 }
 
+/* compare --best (compare_best.h): a report, not a check. */
+static int compare_best_main(cJSON *base, cJSON *cur, bool md)
+{
+    convt_compare_best_summary sum;
+    const int rc = convt_compare_best(base, cur, md, stdout, &sum);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+    if (rc) {
+        fprintf(stderr, "convt-bench compare: out of memory\n");
+        return EXIT_FATAL;
+    }
+    return sum.pairs ? EXIT_ALL_OK : EXIT_RUN_PROBLEM;
+}
+
 static int compare_main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"threshold", required_argument, NULL, 't'},
                                              {"markdown", no_argument, NULL, 'm'},
                                              {"strict", no_argument, NULL, 's'},
                                              {"fail-on-ambiguous", no_argument, NULL, 'a'},
+                                             {"best", no_argument, NULL, 'b'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     convt_compare_options opt = {.threshold = 0.05};
+    bool best = false, judging = false; /* judging: an option that only verdicts use */
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:msah", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:msabh", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 't':
@@ -254,10 +276,12 @@ static int compare_main(int argc, char **argv)
                                 "got '%s'\n", optarg);
                 return EXIT_USAGE;
             }
+            judging = true;
             break;
         case 'm': opt.markdown = true; break;
-        case 's': opt.strict = true; break;
-        case 'a': opt.fail_on_ambiguous = true; break;
+        case 's': opt.strict = true, judging = true; break;
+        case 'a': opt.fail_on_ambiguous = true, judging = true; break;
+        case 'b': best = true; break;
         case 'h': usage(stdout); return EXIT_ALL_OK;
         default: return EXIT_USAGE;
         }
@@ -267,11 +291,18 @@ static int compare_main(int argc, char **argv)
                         "'convt-bench --help'\n");
         return EXIT_USAGE;
     }
+    if (best && judging) {
+        fprintf(stderr, "convt-bench compare: --best gives no verdicts: it takes --markdown "
+                        "only, not --threshold, --strict or --fail-on-ambiguous\n");
+        return EXIT_USAGE;
+    }
     cJSON *base = read_results(argv[optind]), *cur = base ? read_results(argv[optind + 1]) : NULL;
     if (!base || !cur) {
         cJSON_Delete(base);
         return EXIT_USAGE;
     }
+    if (best)
+        return compare_best_main(base, cur, opt.markdown);
     convt_compare_summary sum;
     int rc = convt_compare(base, cur, &opt, stdout, &sum);
     /* an interrupted run, or two runs with nothing in common, say nothing
