@@ -368,6 +368,11 @@ static void binary_exit_statuses(void **state)
     assert_int_equal(run_bench(args, &out), 1);
     assert_non_null(strstr(out, "is incomplete"));
     free(out);
+    /* --best reports on a cut run, and says it was cut */
+    snprintf(args, sizeof args, "compare --best %s %s", a, z);
+    assert_int_equal(run_bench(args, &out), 0);
+    assert_non_null(strstr(out, "is incomplete (interrupted): its best launches are among those"));
+    free(out);
     /* --best: a report with the means, exit 0; no verdict options with it */
     snprintf(args, sizeof args, "compare --best %s %s", a, b);
     assert_int_equal(run_bench(args, &out), 0);

@@ -239,11 +239,25 @@ static cJSON *read_results(const char *path)
     return read_document("compare", path, "records");
 }
 
+/* Whether the results document at path was interrupted (complete: false),
+ * said on stdout with what the reader should make of it. */
+static bool say_if_incomplete(const cJSON *doc, const char *path, const char *meaning)
+{
+    if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "complete")))
+        return false;
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "incomplete_because");
+    printf("compare: %s is incomplete (%s): %s\n", path,
+           cJSON_IsString(why) ? why->valuestring : "interrupted", meaning);
+    return true;
+}
+
 /* compare --best (compare_best.h): a report, not a check. */
-static int compare_best_main(cJSON *base, cJSON *cur, bool md)
+static int compare_best_main(cJSON *base, cJSON *cur, bool md, char **paths)
 {
     convt_compare_best_summary sum;
     const int rc = convt_compare_best(base, cur, md, stdout, &sum);
+    say_if_incomplete(base, paths[0], "its best launches are among those it finished");
+    say_if_incomplete(cur, paths[1], "its best launches are among those it finished");
     cJSON_Delete(base);
     cJSON_Delete(cur);
     if (rc) {
@@ -302,21 +316,14 @@ static int compare_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (best)
-        return compare_best_main(base, cur, opt.markdown);
+        return compare_best_main(base, cur, opt.markdown, argv + optind);
     convt_compare_summary sum;
     int rc = convt_compare(base, cur, &opt, stdout, &sum);
     /* an interrupted run, or two runs with nothing in common, say nothing
      * about a regression: a check must not pass on them */
     bool partial = false;
     for (int i = 0; i < 2; i++)
-        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(i ? cur : base, "complete"))) {
-            printf("%s: %s is incomplete (%s): not a whole run\n", "compare",
-                   argv[optind + i],
-                   cJSON_IsString(cJSON_GetObjectItemCaseSensitive(i ? cur : base, "incomplete_because"))
-                       ? cJSON_GetObjectItemCaseSensitive(i ? cur : base, "incomplete_because")->valuestring
-                       : "interrupted");
-            partial = true;
-        }
+        partial |= say_if_incomplete(i ? cur : base, argv[optind + i], "not a whole run");
     cJSON_Delete(base);
     cJSON_Delete(cur);
     if (rc)
