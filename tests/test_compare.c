@@ -310,11 +310,26 @@ static void best_launches_per_variant_and_their_means(void **state)
     cJSON_Delete(cur);
 }
 
+/* Runs the binary with the arguments fmt makes and checks its exit status
+ * and, unless needle is NULL, that its output holds needle. */
+static void expect_bench(int status, const char *needle, const char *fmt, ...)
+{
+    char args[2048], *out;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    assert_int_equal(run_bench(args, &out), status);
+    if (needle)
+        assert_non_null(strstr(out, needle));
+    free(out);
+}
+
 /* The binary's exit statuses, and its report, from files. */
 static void binary_exit_statuses(void **state)
 {
     (void)state;
-    char dir[256], a[512], b[512], w[512], args[2048];
+    char dir[256], a[512], b[512], w[512];
     temp_dir(dir, sizeof dir);
     snprintf(a, sizeof a, "%s/base.json", dir);
     snprintf(b, sizeof b, "%s/slow.json", dir);
@@ -327,21 +342,11 @@ static void binary_exit_statuses(void **state)
     write_file(w, t3);
     free(t1), free(t2), free(t3);
     cJSON_Delete(d1), cJSON_Delete(d2), cJSON_Delete(d3);
-    char *out;
-    snprintf(args, sizeof args, "compare %s %s", a, a);
-    assert_int_equal(run_bench(args, &out), 0);
-    free(out);
-    snprintf(args, sizeof args, "compare --markdown %s %s", a, b);
-    assert_int_equal(run_bench(args, &out), 1);
-    assert_non_null(strstr(out, "| A | fast | block=128 | fp32 | 1.0000 | 1.1000 | REGRESSION"));
-    free(out);
-    snprintf(args, sizeof args, "compare --threshold 15 %s %s", a, b); /* 10% < 15% */
-    assert_int_equal(run_bench(args, &out), 0);
-    free(out);
-    snprintf(args, sizeof args, "compare --strict %s %s", a, w);
-    assert_int_equal(run_bench(args, &out), 2);
-    assert_non_null(strstr(out, "device.name differs"));
-    free(out);
+    expect_bench(0, NULL, "compare %s %s", a, a);
+    expect_bench(1, "| A | fast | block=128 | fp32 | 1.0000 | 1.1000 | REGRESSION",
+                 "compare --markdown %s %s", a, b);
+    expect_bench(0, NULL, "compare --threshold 15 %s %s", a, b); /* 10% < 15% */
+    expect_bench(2, "device.name differs", "compare --strict %s %s", a, w);
     /* nothing in common, or an interrupted current run: not a pass */
     cJSON *other = doc("H100", 4, 1, 0.005, "ok");
     cJSON *orecs = cJSON_GetObjectItemCaseSensitive(other, "records");
@@ -352,11 +357,7 @@ static void binary_exit_statuses(void **state)
     char *tz = cJSON_Print(other);
     write_file(z, tz);
     free(tz);
-    snprintf(args, sizeof args, "compare %s %s", a, z);
-    assert_int_equal(run_bench(args, &out), 1);
-    assert_non_null(strstr(out, "no record of the current run matches"));
-    free(out);
-    cJSON_AddBoolToObject(other, "complete", false);
+    expect_bench(1, "no record of the current run matches", "compare %s %s", a, z);
     cJSON_Delete(other);
     cJSON *cut = doc("H100", 4, 1, 0.005, "ok");
     cJSON_AddBoolToObject(cut, "complete", false);
@@ -364,29 +365,14 @@ static void binary_exit_statuses(void **state)
     write_file(z, tz);
     free(tz);
     cJSON_Delete(cut);
-    snprintf(args, sizeof args, "compare %s %s", a, z);
-    assert_int_equal(run_bench(args, &out), 1);
-    assert_non_null(strstr(out, "is incomplete"));
-    free(out);
-    /* --best reports on a cut run, and says it was cut */
-    snprintf(args, sizeof args, "compare --best %s %s", a, z);
-    assert_int_equal(run_bench(args, &out), 0);
-    assert_non_null(strstr(out, "is incomplete (interrupted): its best launches are among those"));
-    free(out);
-    /* --best: a report with the means, exit 0; no verdict options with it */
-    snprintf(args, sizeof args, "compare --best %s %s", a, b);
-    assert_int_equal(run_bench(args, &out), 0);
-    assert_non_null(strstr(out, "1.100"));
-    assert_non_null(strstr(out, "all"));
-    free(out);
-    snprintf(args, sizeof args, "compare --best --threshold 10 %s %s", a, b);
-    assert_int_equal(run_bench(args, &out), 2);
-    assert_non_null(strstr(out, "--best gives no verdicts"));
-    free(out);
-    snprintf(args, sizeof args, "compare %s %s/missing.json", a, dir);
-    assert_int_equal(run_bench(args, &out), 2);
-    assert_non_null(strstr(out, "missing.json: cannot open"));
-    free(out);
+    expect_bench(1, "is incomplete", "compare %s %s", a, z);
+    /* --best: a report, exit 0, with each variant's mean (fast: 1.1 / 1.0);
+     * it says a run was cut; it takes no verdict options */
+    expect_bench(0, "1.100x over 1", "compare --best %s %s", a, b);
+    expect_bench(0, "is incomplete (interrupted): its best launches are among those",
+                 "compare --best %s %s", a, z);
+    expect_bench(2, "--best gives no verdicts", "compare --best --threshold 10 %s %s", a, b);
+    expect_bench(2, "missing.json: cannot open", "compare %s %s/missing.json", a, dir);
 }
 
 
