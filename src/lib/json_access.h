@@ -27,6 +27,18 @@ static inline const char *json_shape_key(const cJSON *rec)
     return json_str(cJSON_GetObjectItemCaseSensitive(rec, "shape"), "key");
 }
 
+/* A record's median time in ms (timing.median_ms; NaN where absent). */
+static inline double json_median_ms(const cJSON *rec)
+{
+    return json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "median_ms");
+}
+
+/* Whether a record passed and was timed: status ok and a median. */
+static inline bool json_ok_timed(const cJSON *rec)
+{
+    return !strcmp(json_str(rec, "status"), "ok") && isfinite(json_median_ms(rec));
+}
+
 /* Whether rec ran this run: shape key, variant, launch and tier. */
 static inline bool json_run_is(const cJSON *rec, const char *key, const char *variant,
                                const char *launch_key, const char *tier)

@@ -19,11 +19,6 @@ static const char *name_of(const cJSON *r)
     return json_str(cJSON_GetObjectItemCaseSensitive(r, "shape"), "name");
 }
 
-static bool ok_timed(const cJSON *r)
-{
-    return !strcmp(json_str(r, "status"), "ok") && isfinite(json_num(timing(r), "median_ms"));
-}
-
 /* Passed validation: ok, or stopped by measure.prune after its first
  * round of timing. */
 static bool validated(const cJSON *r)
@@ -35,7 +30,7 @@ static bool validated(const cJSON *r)
  * and judge says so). */
 static bool validated_timed(const cJSON *r)
 {
-    return validated(r) && isfinite(json_num(timing(r), "median_ms"));
+    return validated(r) && isfinite(json_median_ms(r));
 }
 
 /* What a record's change must exceed to count when samples are missing
@@ -95,7 +90,7 @@ typedef enum verdict_kind { SAME, FASTER, SLOWER, AMBIGUOUS } verdict_kind;
 static verdict_kind judge(const cJSON *b, const cJSON *c, const convt_compare_options *opt,
                      char *how, size_t len)
 {
-    double change = json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1;
+    double change = json_median_ms(c) / json_median_ms(b) - 1;
     samples sb, sc;
     int have = read_samples(b, &sb) & read_samples(c, &sc);
     convt_ratio_interval ci;
@@ -151,9 +146,9 @@ static void spread(const convt_run_index *bix, const cJSON *crec, convt_compare_
     n = 0;
     for (const cJSON *c = crec ? crec->child : NULL; c && d; c = c->next) {
         const cJSON *b = convt_run_index_find(bix, c);
-        if (!b || !ok_timed(b) || !ok_timed(c))
+        if (!b || !json_ok_timed(b) || !json_ok_timed(c))
             continue;
-        double change = fabs(json_num(timing(c), "median_ms") / json_num(timing(b), "median_ms") - 1);
+        double change = fabs(json_median_ms(c) / json_median_ms(b) - 1);
         within += change <= allowance(b, c, 0);
         d[n++] = change;
     }
@@ -251,7 +246,7 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_run_index *
          * found a slower algorithm, and another variant became the winner). */
         const cJSON *bw_now = convt_run_index_find(cix, bw);
         bool other_choice = (json_same_run(bw, cw) && redefined(bw, cw)) ||
-                            (bw_now && ok_timed(bw_now) && redefined(bw, bw_now));
+                            (bw_now && json_ok_timed(bw_now) && redefined(bw, bw_now));
         bool worse = v == SLOWER && !other_choice;
         sum->winners_regressed += worse;
         /* the same pick, or a tie declared by either run (select.h) */
@@ -266,8 +261,8 @@ static void winners(const cJSON *base, const cJSON *cur, const convt_run_index *
         versus(crow, cv, sizeof cv);
         fprintf(out, "%s%s %s: %s %.4f ms%s -> %s %.4f ms%s: %s%s\n", md ? "- " : "  ",
                 name_of(cw), json_str(crow, "tier"), json_str(bw, "variant"),
-                json_num(timing(bw), "median_ms"), bv, json_str(cw, "variant"),
-                json_num(timing(cw), "median_ms"), cv, how,
+                json_median_ms(bw), bv, json_str(cw, "variant"),
+                json_median_ms(cw), cv, how,
                 worse                   ? "  REGRESSION"
                 : other_choice          ? "  (not judged: it chose differently)"
                 : v == AMBIGUOUS        ? "  (ambiguous)"
@@ -326,9 +321,9 @@ int convt_compare(const cJSON *base, const cJSON *cur, const convt_compare_optio
         sum->matched++;
         char bm[32] = "-", cm[32] = "-", verdict[160];
         if (validated_timed(b))
-            snprintf(bm, sizeof bm, "%.4f", json_num(timing(b), "median_ms"));
+            snprintf(bm, sizeof bm, "%.4f", json_median_ms(b));
         if (validated_timed(c))
-            snprintf(cm, sizeof cm, "%.4f", json_num(timing(c), "median_ms"));
+            snprintf(cm, sizeof cm, "%.4f", json_median_ms(c));
         const char *cs = json_str(c, "status");
         if (validated(b) && (!strcmp(cs, "wrong") || !strcmp(cs, "failed"))) {
             sum->turned_bad++;

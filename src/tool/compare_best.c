@@ -22,16 +22,6 @@ typedef struct group_table {
     size_t cap, n; /* cap a power of two, at least twice the groups */
 } group_table;
 
-static double median_of(const cJSON *r)
-{
-    return json_num(cJSON_GetObjectItemCaseSensitive(r, "timing"), "median_ms");
-}
-
-static bool ok_timed(const cJSON *r)
-{
-    return !strcmp(json_str(r, "status"), "ok") && isfinite(median_of(r));
-}
-
 static uint64_t hash_of(const char *key, const char *variant, const char *tier)
 {
     uint64_t h = convt_fnv1a(CONVT_FNV1A_START, key);
@@ -74,7 +64,7 @@ static void row(FILE *out, bool md, const char *shape, const char *variant, cons
 /* "0.0461 (block=256,passes=4,couts=4)": a record's median and launch. */
 static void timed(const cJSON *r, char *buf, size_t len)
 {
-    snprintf(buf, len, "%.4f (%s)", median_of(r), json_str(r, "launch_key"));
+    snprintf(buf, len, "%.4f (%s)", json_median_ms(r), json_str(r, "launch_key"));
 }
 
 /* Each variant's geometric mean over its pairs, in the order of its first
@@ -94,7 +84,7 @@ static void variant_means(const group_table *t, bool md, FILE *out, convt_compar
             const group *e = &t->slot[t->order[j]];
             seen = e->best[0] && e->best[1] && !strcmp(e->variant, g->variant);
         }
-        const double r = log(median_of(g->best[1]) / median_of(g->best[0]));
+        const double r = log(json_median_ms(g->best[1]) / json_median_ms(g->best[0]));
         all += r, pairs++;
         if (seen)
             continue;
@@ -103,7 +93,7 @@ static void variant_means(const group_table *t, bool md, FILE *out, convt_compar
         for (size_t j = i; j < t->n; j++) {
             const group *e = &t->slot[t->order[j]];
             if (e->best[0] && e->best[1] && !strcmp(e->variant, g->variant))
-                s += log(median_of(e->best[1]) / median_of(e->best[0])), n++;
+                s += log(json_median_ms(e->best[1]) / json_median_ms(e->best[0])), n++;
         }
         fprintf(out, md ? "- %s: %.3fx over %d\n" : "  %-34s %.3fx over %d\n", g->variant,
                 exp(s / n), n);
@@ -137,10 +127,10 @@ int convt_compare_best(const cJSON *baseline, const cJSON *current, bool md, FIL
     for (int side = 1; side >= 0; side--) {
         const cJSON *r;
         cJSON_ArrayForEach(r, recs[side]) {
-            if (!ok_timed(r))
+            if (!json_ok_timed(r))
                 continue;
             group *g = group_of(&t, r, side == 1);
-            if (g && (!g->best[side] || median_of(r) < median_of(g->best[side])))
+            if (g && (!g->best[side] || json_median_ms(r) < json_median_ms(g->best[side])))
                 g->best[side] = r;
         }
     }
@@ -158,7 +148,8 @@ int convt_compare_best(const cJSON *baseline, const cJSON *current, bool md, FIL
         char b[160], c[160], ratio[32];
         timed(g->best[0], b, sizeof b);
         timed(g->best[1], c, sizeof c);
-        snprintf(ratio, sizeof ratio, "%.3f", median_of(g->best[1]) / median_of(g->best[0]));
+        snprintf(ratio, sizeof ratio, "%.3f",
+                 json_median_ms(g->best[1]) / json_median_ms(g->best[0]));
         row(out, md, json_str(cJSON_GetObjectItemCaseSensitive(g->best[1], "shape"), "name"),
             g->variant, g->tier, b, c, ratio);
     }

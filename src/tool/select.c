@@ -21,11 +21,6 @@ static int tier_rank(const char *tier)
     return -1;
 }
 
-static double median_ms_of(const cJSON *rec)
-{
-    return json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "median_ms");
-}
-
 static double noise_of(const cJSON *rec)
 {
     double n = json_num(cJSON_GetObjectItemCaseSensitive(rec, "timing"), "noise");
@@ -34,8 +29,7 @@ static double noise_of(const cJSON *rec)
 
 static bool usable(const cJSON *rec)
 {
-    return !strcmp(json_str(rec, "status"), "ok") && isfinite(median_ms_of(rec)) &&
-           tier_rank(json_str(rec, "tier")) >= 0;
+    return json_ok_timed(rec) && tier_rank(json_str(rec, "tier")) >= 0;
 }
 
 bool convt_is_vendor_variant(const char *variant)
@@ -70,7 +64,7 @@ static int candidates(const cJSON *const *g, int n_g, int t, const cJSON ***out)
             c[n++] = g[i];
     /* insertion sort by median: stable, so equal times keep file order */
     for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && median_ms_of(c[j]) < median_ms_of(c[j - 1]); j--) {
+        for (int j = i; j > 0 && json_median_ms(c[j]) < json_median_ms(c[j - 1]); j--) {
             const cJSON *tmp = c[j];
             c[j] = c[j - 1];
             c[j - 1] = tmp;
@@ -112,8 +106,8 @@ static int by_first_record(const void *a, const void *b)
 /* Within the noise both recorded of the fastest: not resolvable from it. */
 static bool ties_with(const cJSON *r, const cJSON *fastest)
 {
-    double mf = median_ms_of(fastest);
-    return median_ms_of(r) - mf <= mf * (noise_of(r) + noise_of(fastest));
+    double mf = json_median_ms(fastest);
+    return json_median_ms(r) - mf <= mf * (noise_of(r) + noise_of(fastest));
 }
 
 /* The previous table's row for (key, tier), or NULL. */
@@ -148,7 +142,7 @@ static int tie_order(const cJSON *a, const cJSON *b, const cJSON *prev, const ch
      * process and not of the plan (1.5 to 45 ms on 81 own records of
      * session 42's KernelBench run, each its kernel's first launch there),
      * so the recorded prepares do not rank plans. */
-    double ma = median_ms_of(a), mb = median_ms_of(b);
+    double ma = json_median_ms(a), mb = json_median_ms(b);
     if (ma != mb)
         return *decided = "the faster median", ma < mb ? -1 : 1;
     int c = strcmp(json_str(a, "variant"), json_str(b, "variant"));
@@ -164,7 +158,7 @@ static cJSON *brief(const cJSON *rec)
     cJSON_AddStringToObject(o, "variant", json_str(rec, "variant"));
     cJSON_AddStringToObject(o, "tier", json_str(rec, "tier"));
     cJSON_AddStringToObject(o, "launch_key", json_str(rec, "launch_key"));
-    cJSON_AddNumberToObject(o, "median_ms", median_ms_of(rec));
+    cJSON_AddNumberToObject(o, "median_ms", json_median_ms(rec));
     cJSON_AddNumberToObject(o, "noise", noise_of(rec));
     if (json_str(rec, "detail")[0])
         cJSON_AddStringToObject(o, "detail", json_str(rec, "detail"));
@@ -230,12 +224,12 @@ static void fill_row(cJSON *row, const cJSON **c, int n, int runs, const cJSON *
         cJSON_AddStringToObject(row, "launch_key", json_str(best, "launch_key"));
         if (json_str(best, "detail")[0])
             cJSON_AddStringToObject(row, "detail", json_str(best, "detail"));
-        cJSON_AddNumberToObject(row, "median_ms", median_ms_of(best));
+        cJSON_AddNumberToObject(row, "median_ms", json_median_ms(best));
         cJSON_AddNumberToObject(row, "noise", noise_of(best));
         double ff = json_num(best, "floor_fraction");
         if (isfinite(ff))
             cJSON_AddNumberToObject(row, "floor_fraction", ff);
-        cJSON_AddNumberToObject(row, "fastest_ms", median_ms_of(fastest));
+        cJSON_AddNumberToObject(row, "fastest_ms", json_median_ms(fastest));
         cJSON_AddStringToObject(row, "fastest_variant", json_str(fastest, "variant"));
         cJSON_AddNumberToObject(row, "tied", tied);
         if (tied > 1) {
@@ -255,7 +249,7 @@ static void fill_row(cJSON *row, const cJSON **c, int n, int runs, const cJSON *
         cJSON_AddItemToObject(row, "baseline", b);
         if (fastest) {
             double win = json_num(row, "median_ms");
-            cJSON_AddNumberToObject(row, "speedup", median_ms_of(c[i]) / win);
+            cJSON_AddNumberToObject(row, "speedup", json_median_ms(c[i]) / win);
         }
         break;
     }
