@@ -45,6 +45,29 @@ static void accepts(const convt_variant *v, const convt_problem *p, const convt_
         fail_msg("%s refused %s: %s", v->name, what, why);
 }
 
+/* v's first default launch with knobs[i] set to values[i]. */
+static convt_launch launch_with(const convt_variant *v, int n, const char *const *knobs,
+                                const int64_t *values)
+{
+    convt_launch l = convt_launch_first_default(v);
+    for (int i = 0; i < n; i++)
+        l.value[convt_knob_index(v, knobs[i])] = values[i];
+    return l;
+}
+
+/* Expects `variant` (if built) to accept that launch on p. */
+static void accepts_with(const char *variant, const convt_problem *p, int n,
+                         const char *const *knobs, const int64_t *values, size_t workspace,
+                         const char *what)
+{
+    const convt_variant *v = convt_variant_find(variant);
+    if (!v)
+        return; /* not built into this binary */
+    const convt_launch l = launch_with(v, n, knobs, values);
+    const convt_context ctx = ctx_with(workspace);
+    accepts(v, p, &l, &ctx, what);
+}
+
 /* Expects `variant` to refuse its first default launch with knobs[i] set to
  * values[i] on p, with a reason containing `fragment`. */
 static void refuses_with(const char *variant, const convt_problem *p, int n,
@@ -54,9 +77,7 @@ static void refuses_with(const char *variant, const convt_problem *p, int n,
     const convt_variant *v = convt_variant_find(variant);
     if (!v)
         return; /* not built into this binary */
-    convt_launch l = convt_launch_first_default(v);
-    for (int i = 0; i < n; i++)
-        l.value[convt_knob_index(v, knobs[i])] = values[i];
+    convt_launch l = launch_with(v, n, knobs, values);
     convt_context ctx = ctx_with(workspace);
     char why[512] = "";
     if (v->supports(p, &l, &ctx, why, sizeof why))
@@ -1082,28 +1103,18 @@ static void refusals_name_their_reason(void **state)
         /* 3 channels (an RGB output): one block of 4, the fourth channel
          * zero-weight; 8 would take the same one block */
         convt_problem rgb = plain();
+        const char *couts[] = {"couts"}, *couts_csplit[] = {"couts", "csplit"};
         rgb.cout = 3;
-        const convt_variant *dw = convt_variant_find("direct_window");
-        if (dw) {
-            convt_launch l = convt_launch_first_default(dw);
-            l.value[convt_knob_index(dw, "couts")] = 4;
-            convt_context ctx = ctx_with(ws);
-            accepts(dw, &rgb, &l, &ctx, "couts 4 on 3 output channels");
-            rgb.cout = 19; /* 5 blocks of 4, 3 of 8: both worth it */
-            l.value[convt_knob_index(dw, "couts")] = 8;
-            accepts(dw, &rgb, &l, &ctx, "couts 8 on 19 output channels");
-            rgb.cout = 3;
-        }
+        accepts_with("direct_window", &rgb, 1, couts, (const int64_t[]){4}, ws,
+                     "couts 4 on 3 output channels");
+        rgb.cout = 19; /* 5 blocks of 4, 3 of 8: both worth it */
+        accepts_with("direct_window", &rgb, 1, couts, (const int64_t[]){8}, ws,
+                     "couts 8 on 19 output channels");
+        rgb.cout = 3;
         refuses("direct_window", &rgb, "couts", 8, ws, "as many blocks of a group's 3 output");
         /* the channel sets: 4 sets over 16 channels, not over 2 a group */
-        const convt_variant *dws = convt_variant_find("direct_window_split");
-        if (dws) {
-            convt_launch l = convt_launch_first_default(dws);
-            l.value[convt_knob_index(dws, "couts")] = 4;
-            l.value[convt_knob_index(dws, "csplit")] = 4;
-            convt_context ctx = ctx_with(ws);
-            accepts(dws, &rgb, &l, &ctx, "4 channel sets on 16 input channels");
-        }
+        accepts_with("direct_window_split", &rgb, 2, couts_csplit, (const int64_t[]){4, 4}, ws,
+                     "4 channel sets on 16 input channels");
         convt_problem grouped = plain();
         grouped.groups = 8; /* 2 input channels a group */
         refuses("direct_window_split", &grouped, "csplit", 4, ws,
