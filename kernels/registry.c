@@ -189,6 +189,26 @@ const convt_variant *convt_variant_find(const char *name)
     return NULL;
 }
 
+/* The vendor libraries' variants: timed on the problem as a caller asks. */
+static bool is_vendor(const convt_variant *v)
+{
+#if CONVT_HAVE_CUDNN
+    return v == &convt_variant_cudnn_fp32 || v == &convt_variant_cudnn_tf32 ||
+           v == &convt_variant_cudnn_graph_fp32 || v == &convt_variant_cudnn_graph_tf32;
+#else
+    (void)v;
+    return false;
+#endif
+}
+
+convt_problem convt_problem_for(const convt_variant *v, const convt_problem *p)
+{
+    bool built_in = false;
+    for (const convt_variant *const *b = convt_variants; *b && !built_in; b++)
+        built_in = *b == v;
+    return built_in && !is_vendor(v) ? convt_problem_equivalent(p) : *p;
+}
+
 int convt_knob_index(const convt_variant *v, const char *name)
 {
     for (int i = 0; i < v->n_knobs; i++)

@@ -321,6 +321,64 @@ static void seeds_are_exact_64_bit_integers(void **state)
     free(out);
 }
 
+/* A shape whose input has one position along a dimension runs, for the
+ * project's own variants, as its equivalent of a wider stride
+ * (convt_problem_equivalent): each record validated against the float64
+ * reference of the shape as written, which the record keeps as "shape",
+ * with the form the variant was given as "ran_as". A shape without such a
+ * dimension has no "ran_as". */
+static void a_one_position_input_runs_as_its_equivalent(void **state)
+{
+    (void)state;
+    static const char *cfg_text =
+        "{\"variants\": [\"cpu_*\"], \"seed\": 3,"
+        " \"measure\": {\"warmup\": 1, \"min_samples\": 3, \"max_samples\": 3},"
+        " \"shapes\": [{\"name\": \"latent\", \"n\": 2, \"cin\": 5, \"cout\": 3,"
+        " \"in\": [1, 1], \"k\": [4, 3], \"stride\": [1, 2], \"pad\": [0, 1], \"bias\": true},"
+        " {\"name\": \"dilated\", \"n\": 1, \"cin\": 4, \"cout\": 2, \"in\": [1], \"k\": [5],"
+        " \"dil\": [2], \"out_pad\": [1]},"
+        " {\"name\": \"longer\", \"n\": 1, \"cin\": 2, \"cout\": 2, \"in\": [3], \"k\": [4]}]}";
+    char cfg[512], args[1024], path[512], *out;
+    snprintf(cfg, sizeof cfg, "%s/one_position.json", dir);
+    write_file(cfg, cfg_text);
+    snprintf(args, sizeof args, "--backend cpu --config %s --out %s/one_position_out.json", cfg, dir);
+    int st = run_bench(args, &out);
+    if (st != 0)
+        fail_msg("exit %d:\n%s", st, out);
+    free(out);
+    snprintf(path, sizeof path, "%s/one_position_out.json", dir);
+    cJSON *doc = read_json(path);
+    assert_non_null(doc);
+    int seen[3] = {0};
+    const cJSON *recs = cJSON_GetObjectItemCaseSensitive(doc, "records");
+    for (const cJSON *r = recs->child; r; r = r->next) {
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(r, "status")->valuestring, "ok");
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(r, "shape");
+        const char *name = cJSON_GetObjectItemCaseSensitive(shape, "name")->valuestring;
+        const cJSON *as = cJSON_GetObjectItemCaseSensitive(r, "ran_as");
+        const cJSON *stride = cJSON_GetObjectItemCaseSensitive(shape, "stride");
+        const cJSON *as_stride = cJSON_GetObjectItemCaseSensitive(as, "stride");
+        if (!strcmp(name, "latent")) {
+            seen[0]++;
+            assert_int_equal(cJSON_GetArrayItem(stride, 0)->valuedouble, 1);
+            assert_int_equal(cJSON_GetArrayItem(stride, 1)->valuedouble, 2);
+            assert_non_null(as_stride);
+            assert_int_equal(cJSON_GetArrayItem(as_stride, 0)->valuedouble, 4);
+            assert_int_equal(cJSON_GetArrayItem(as_stride, 1)->valuedouble, 3);
+        } else if (!strcmp(name, "dilated")) {
+            seen[1]++;
+            assert_non_null(as_stride);
+            assert_int_equal(cJSON_GetArrayItem(as_stride, 0)->valuedouble, 9); /* 2 x 4 + 1 */
+        } else {
+            seen[2]++;
+            assert_null(as);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        assert_true(seen[i] >= 2); /* cpu_gather and cpu_scatter, at least */
+    cJSON_Delete(doc);
+}
+
 /* Every committed config plans on every build: a variant this binary was
  * built without (all the CUDA ones, without the CUDA Toolkit) is noted and
  * skipped, never an error. */
@@ -358,6 +416,7 @@ int main(void)
         cmocka_unit_test(unwritable_results_fail_before_any_work),
         cmocka_unit_test(seeds_are_exact_64_bit_integers),
         cmocka_unit_test(committed_configs_dry_run),
+        cmocka_unit_test(a_one_position_input_runs_as_its_equivalent),
         cmocka_unit_test(a_hang_costs_its_runs_not_the_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

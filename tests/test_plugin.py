@@ -57,6 +57,23 @@ if doc:
     check("built-ins still run", any(x["variant"] == "cpu_gather" and x["status"] == "ok"
                                      for x in recs))
 
+# A plugin's kernel runs the shape its user named: on an input of one
+# position the built-in variants run the equivalent of a wider stride
+# (convt_problem_for, "ran_as"), the plugin's the shape as written.
+one = dict(cfg, variants=["my_direct", "cpu_gather"],
+           shapes=[{"name": "latent", "n": 2, "cin": 6, "cout": 4, "in": [1, 1], "k": [4, 4]}])
+json.dump(one, open(path, "w"))
+r, doc = run("--plugin", mine)
+check("one position: exit 0", r.returncode == 0, r.stderr[-800:])
+if doc:
+    by = {x["variant"]: x for x in doc["records"]}
+    check("one position: both ok", all(by.get(v, {}).get("status") == "ok"
+                                       for v in ("my_direct", "cpu_gather")), str(by.keys()))
+    check("the plugin ran the shape as written", "ran_as" not in by.get("my_direct", {}))
+    check("the built-in ran its equivalent",
+          by.get("cpu_gather", {}).get("ran_as", {}).get("stride") == [4, 4],
+          str(by.get("cpu_gather", {}).get("ran_as")))
+
 cfg["variants"] = ["bad_*", "cpu_gather"]
 json.dump(cfg, open(path, "w"))
 r, doc = run("--plugin", os.environ["CONVT_PLUGIN_CRASH"])

@@ -1,14 +1,19 @@
 /* The problem model: output size, PyTorch's rules with messages that name the
- * parameter, FLOP and byte counts, the canonical key, overflow refusal. */
+ * parameter, FLOP and byte counts, the canonical key, overflow refusal, the
+ * equivalent form the built-in kernels run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "problem.h"
+#include "reference.h"
+#include "shape_random.h"
 
 static convt_problem kb57(void)
 {
@@ -132,6 +137,83 @@ static void as_3d_puts_real_dims_innermost(void **state)
     assert_int_equal(s.out[2], convt_out_size(&p, 0));
 }
 
+/* DCGAN's first layer: a 1x1 latent of 100 channels to 4x4 (k 4, stride 1)
+ * runs as stride 4, one tap a phase; a dimension whose input is longer, or
+ * whose stride already reaches past the kernel, keeps its stride. */
+static void equivalent_widens_the_stride_of_one_position_inputs(void **state)
+{
+    (void)state;
+    convt_problem p = convt_problem_default(2);
+    p.n = 64, p.cin = 100, p.cout = 512, p.k[0] = p.k[1] = 4, p.in[0] = p.in[1] = 1;
+    convt_problem q = convt_problem_equivalent(&p);
+    assert_int_equal(q.stride[0], 4);
+    assert_int_equal(q.stride[1], 4);
+    for (int d = 0; d < 2; d++)
+        assert_int_equal(convt_out_size(&q, d), convt_out_size(&p, d));
+    p.in[1] = 2, p.stride[0] = 9, p.dil[0] = 2; /* reach 7 < stride 9; in 2 */
+    q = convt_problem_equivalent(&p);
+    assert_memory_equal(&q, &p, sizeof p);
+    p.stride[0] = 3, p.out_pad[0] = 2; /* reach 7: raised; out_pad stays legal */
+    q = convt_problem_equivalent(&p);
+    assert_int_equal(q.stride[0], 7);
+    assert_int_equal(q.stride[1], 1);
+    char buf[256];
+    assert_null(convt_problem_check(&q, buf, sizeof buf));
+}
+
+/* On random problems over every parameter with inputs of one position along
+ * random dimensions: the equivalent is legal, has the same tensors, and its
+ * float64 reference is bit for bit the problem's, output by output. */
+static void equivalent_has_the_same_outputs(void **state)
+{
+    (void)state;
+    const convt_random_spec spec = {.dims_mask = 7, .max_output_elems = 4096, .max_channels = 8};
+    int widened = 0;
+    for (uint64_t i = 0; i < 400; i++) {
+        convt_problem p = convt_random_problem(59, i, &spec);
+        for (int d = 0; d < p.dims; d++) {
+            if ((i >> d) % 2 == 0)
+                continue;
+            /* one input position; a pad that leaves an output */
+            p.in[d] = 1;
+            const int64_t reach = p.dil[d] * (p.k[d] - 1) + 1;
+            while (p.pad[d] > 0 && 2 * p.pad[d] >= reach + p.out_pad[d])
+                p.pad[d]--;
+        }
+        char buf[256];
+        if (convt_problem_check(&p, buf, sizeof buf))
+            continue;
+        const convt_problem q = convt_problem_equivalent(&p);
+        assert_null(convt_problem_check(&q, buf, sizeof buf));
+        assert_int_equal(convt_x_elems(&q), convt_x_elems(&p));
+        assert_int_equal(convt_w_elems(&q), convt_w_elems(&p));
+        assert_int_equal(convt_y_elems(&q), convt_y_elems(&p));
+        bool differs = false;
+        for (int d = 0; d < p.dims; d++) {
+            assert_true(q.stride[d] >= p.stride[d]);
+            assert_true(q.stride[d] == p.stride[d] || p.in[d] == 1);
+            differs |= q.stride[d] != p.stride[d];
+        }
+        widened += differs;
+        const int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
+        float *x = malloc((size_t)nx * sizeof *x), *w = malloc((size_t)nw * sizeof *w);
+        float *b = malloc((size_t)p.cout * sizeof *b);
+        double *yp = malloc((size_t)ny * sizeof *yp), *yq = malloc((size_t)ny * sizeof *yq);
+        assert_true(x && w && b && yp && yq);
+        for (int64_t e = 0; e < nx; e++)
+            x[e] = (float)((e * 7919 + i) % 23) - 11.0f;
+        for (int64_t e = 0; e < nw; e++)
+            w[e] = (float)((e * 104729 + 3 * i) % 17) / 8.0f - 1.0f;
+        for (int64_t e = 0; e < p.cout; e++)
+            b[e] = (float)e / 4.0f;
+        convt_reference(&p, x, w, p.bias ? b : NULL, yp, NULL);
+        convt_reference(&q, x, w, q.bias ? b : NULL, yq, NULL);
+        assert_memory_equal(yp, yq, (size_t)ny * sizeof *yp);
+        free(x), free(w), free(b), free(yp), free(yq);
+    }
+    assert_true(widened >= 50); /* the test reached the case it is for */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +223,8 @@ int main(void)
         cmocka_unit_test(huge_shapes_are_refused_not_wrapped),
         cmocka_unit_test(key_is_canonical),
         cmocka_unit_test(as_3d_puts_real_dims_innermost),
+        cmocka_unit_test(equivalent_widens_the_stride_of_one_position_inputs),
+        cmocka_unit_test(equivalent_has_the_same_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

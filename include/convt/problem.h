@@ -70,6 +70,20 @@ typedef struct convt_shape3 {
 } convt_shape3;
 convt_shape3 convt_problem_as_3d(const convt_problem *p);
 
+/* The same computation in the form the project's kernels run best: every
+ * output the same sum of the same products (so the float64 reference gives
+ * bit-identical outputs), every tensor's shape the same. Along a dimension
+ * whose input has one position, L_out does not depend on the stride and an
+ * output meets at most one tap (o = k*dil - pad), so the stride is raised
+ * to the kernel's reach dil*(K - 1) + 1 where it is smaller: each stride
+ * phase then holds at most one tap, and the polyphase kernels run a GEMM of
+ * C_in/groups where they would run K taps of which one reads the input (a
+ * GAN's 1x1 latent to 4x4: 16 phases of one tap, not one phase of 16). Any
+ * other problem comes back unchanged. The built-in kernels are given this
+ * form, the vendor baselines and plugins the problem as asked
+ * (convt_problem_for, variant.h). */
+convt_problem convt_problem_equivalent(const convt_problem *p);
+
 /* Canonical key: every parameter that changes the computation, in a fixed
  * order, e.g. "2d_n8_ci64_co64_g1_k3x3_s1x1_p0x0_op0x0_d1x1_in1024x1024_nb".
  * The name is not part of it. */

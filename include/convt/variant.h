@@ -171,6 +171,13 @@ extern const convt_variant_name convt_all_variant_names[];
 const convt_variant_name *convt_variant_name_find(const char *name);
 
 const convt_variant *convt_variant_find(const char *name);
+/* The problem v is given in p's place: convt_problem_equivalent(p) for the
+ * project's own kernels built into this binary, p as asked for the vendor
+ * baselines (cuDNN is timed on what a caller would hand it) and for
+ * plugins (a user's kernel runs the shape its user named). The sweep and
+ * the plans both call this, so that a table's timing is of what a plan
+ * runs; a record whose variant ran another form says so ("ran_as"). */
+convt_problem convt_problem_for(const convt_variant *v, const convt_problem *p);
 /* Index of knob `name` in v, or -1. */
 int convt_knob_index(const convt_variant *v, const char *name);
 /* The value of knob `name` in launch l of v: how a variant decodes its

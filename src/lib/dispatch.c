@@ -320,12 +320,15 @@ static int try_candidate(convt_ctx *ctx, const convt_problem *p, const candidate
 {
     convt_context vc = {.stream = NULL, .dev = &ctx->dev, .workspace_limit = ctx->workspace_limit,
                         .handles = &ctx->handles};
-    if (!c->variant->supports(p, &c->launch, &vc, why, why_len))
+    /* the form the variant runs, as convt-bench gave it when it timed it */
+    const convt_problem as = convt_problem_for(c->variant, p);
+    if (!c->variant->supports(&as, &c->launch, &vc, why, why_len))
         return -1;
     plan->variant = c->variant;
     plan->launch = c->launch;
     plan->rule = c->rule;
-    plan->workspace = c->variant->workspace_size ? c->variant->workspace_size(p, &c->launch) : 0;
+    plan->as = as;
+    plan->workspace = c->variant->workspace_size ? c->variant->workspace_size(&as, &c->launch) : 0;
     plan->state = NULL;
     if (!c->variant->prepare)
         return 0;
@@ -340,7 +343,7 @@ static int try_candidate(convt_ctx *ctx, const convt_problem *p, const candidate
     } else {
         t = (convt_tensors){x, w, b, y};
         convt_err e = {{0}, 0};
-        rc = c->variant->prepare(p, &c->launch, &t, &vc, &plan->state, &plan->workspace, &e);
+        rc = c->variant->prepare(&as, &c->launch, &t, &vc, &plan->state, &plan->workspace, &e);
         if (rc)
             snprintf(why, why_len, "%s", e.msg);
 #if CONVT_HAVE_CUDA
@@ -526,7 +529,7 @@ int convt_execute(convt_plan *plan, const float *x, const float *w, const float 
     /* the context's cuBLAS and cuDNN handles are shared: setting one's
      * stream and enqueueing on it must not interleave with another thread's */
     pthread_mutex_lock(&plan->ctx->exec_lock);
-    int rc = plan->variant->launch(p, &plan->launch, &t, workspace, plan->state, &vc, e);
+    int rc = plan->variant->launch(&plan->as, &plan->launch, &t, workspace, plan->state, &vc, e);
     pthread_mutex_unlock(&plan->ctx->exec_lock);
     return rc;
 }

@@ -60,6 +60,7 @@ struct convt_plan {
     uint64_t table_id;
     char key[256];
     convt_problem problem;
+    convt_problem as;             /* what the variant is given (convt_problem_for) */
     convt_tier tier;
     const convt_variant *variant;
     convt_launch launch;

@@ -166,6 +166,17 @@ void convt_problem_key(const convt_problem *p, char *buf, size_t len)
     snprintf(at, (size_t)(end - at), p->bias ? "_b" : "_nb");
 }
 
+convt_problem convt_problem_equivalent(const convt_problem *p)
+{
+    convt_problem q = *p;
+    for (int d = 0; d < p->dims; d++) {
+        const int64_t reach = p->dil[d] * (p->k[d] - 1) + 1;
+        if (p->in[d] == 1 && p->stride[d] < reach)
+            q.stride[d] = reach;
+    }
+    return q;
+}
+
 convt_shape3 convt_problem_as_3d(const convt_problem *p)
 {
     convt_shape3 s;

@@ -36,7 +36,8 @@
 // the plan: every (variant, launch) of one shape
 
 typedef struct entry {
-    convt_record rec;   /* its variant and launch say what this entry runs */
+    convt_record rec;   /* its variant and launch say what this entry runs; rec.ran_as
+                         * the problem the variant is given (convt_problem_for) */
     int index;          /* in the shape's plan: how the orchestrator names it */
     void *state;
     convt_sampling sampling; /* its samples, over the rounds of timing */
@@ -124,7 +125,8 @@ int convt_plan_print(const convt_config *cfg, const convt_backend *be,
         for (int i = 0; i < n; i++) {
             char launch[256], why[512] = "";
             convt_launch_format(list[i].rec.variant, &list[i].rec.launch, launch, sizeof launch);
-            bool ok = list[i].rec.variant->supports(p, &list[i].rec.launch, &ctx, why, sizeof why);
+            const convt_problem as = convt_problem_for(list[i].rec.variant, p);
+            bool ok = list[i].rec.variant->supports(&as, &list[i].rec.launch, &ctx, why, sizeof why);
             fprintf(out, "  %-16s %-5s %-24s %s%s\n", list[i].rec.variant->name,
                     convt_tier_name(list[i].rec.variant->tier), launch, ok ? "run" : "skip: ",
                     ok ? "" : why);
@@ -411,7 +413,6 @@ static int dump_output(const convt_backend *be, const char *dir, const convt_pro
 
 typedef struct launch_closure {
     const entry *en;
-    const convt_problem *p;
     const convt_tensors *t;
     const shape_buffers *sb;
     const convt_context *ctx;
@@ -420,8 +421,8 @@ typedef struct launch_closure {
 static int enqueue(void *arg, convt_err *e)
 {
     const launch_closure *c = arg;
-    return c->en->rec.variant->launch(c->p, &c->en->rec.launch, c->t, c->sb->workspace, c->en->state,
-                                  c->ctx, e);
+    return c->en->rec.variant->launch(&c->en->rec.ran_as, &c->en->rec.launch, c->t,
+                                      c->sb->workspace, c->en->state, c->ctx, e);
 }
 
 /* Final status of an entry: reason = prefix + message. */
@@ -577,7 +578,8 @@ static bool skip_what_cannot_run(shape_run *r)
     for (int i = 0; i < r->n; i++) {
         entry *en = &r->list[i];
         char why[512] = "";
-        if (!en->done && !en->rec.variant->supports(r->p, &en->rec.launch, &r->ctx, why, sizeof why))
+        if (!en->done &&
+            !en->rec.variant->supports(&en->rec.ran_as, &en->rec.launch, &r->ctx, why, sizeof why))
             finish(en, CONVT_STATUS_SKIPPED, "", why);
     }
     int live = 0;
@@ -619,7 +621,7 @@ static bool set_up_buffers(shape_run *r)
         return false;
     }
     r->t = (convt_tensors){r->sb.x, r->sb.w, r->sb.b, r->sb.y};
-    r->clo = (launch_closure){NULL, r->p, &r->t, &r->sb, &r->ctx};
+    r->clo = (launch_closure){NULL, &r->t, &r->sb, &r->ctx};
     if (fill_inputs(r->be, r->p, &r->sb, r->cfg->seed, r->si, 0, &r->e)) {
         finish_rest(r, CONVT_STATUS_FAILED, "generating inputs: ", r->e.msg);
         lost(r);
@@ -638,12 +640,13 @@ static bool prepare_all(shape_run *r)
         entry *en = &r->list[i];
         if (en->done)
             continue;
-        size_t ws = en->rec.variant->workspace_size ? en->rec.variant->workspace_size(p, &en->rec.launch) : 0;
+        const convt_problem *as = &en->rec.ran_as;
+        size_t ws = en->rec.variant->workspace_size ? en->rec.variant->workspace_size(as, &en->rec.launch) : 0;
         if (en->rec.variant->prepare) {
             double t0 = wall_ms();
             arm(r->cfg, 0, p, en, "prepare");
             e->skip = 0;
-            int failed = en->rec.variant->prepare(p, &en->rec.launch, &r->t, &r->ctx, &en->state, &ws, e);
+            int failed = en->rec.variant->prepare(as, &en->rec.launch, &r->t, &r->ctx, &en->state, &ws, e);
             disarm();
             if (failed) {
                 /* skipped: the variant has nothing to run for this launch (convt_skip) */
@@ -982,6 +985,8 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
                      .list = list, .n = n, .drift = drift, .result = SHAPE_OK};
     r->ctx = (convt_context){.stream = be->stream(), .dev = dev,
                              .workspace_limit = cfg->workspace_limit, .handles = &worker_handles};
+    for (int i = 0; i < n; i++)
+        list[i].rec.ran_as = convt_problem_for(list[i].rec.variant, r->p);
     if (skip_what_cannot_run(r) && set_up_buffers(r) && prepare_all(r) && validate_all(r))
         time_all(r);
     for (int i = 0; i < n; i++) {

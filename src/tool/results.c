@@ -115,6 +115,11 @@ cJSON *convt_record_to_json(const convt_record *r, const convt_ceilings *ceil)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "shape", convt_problem_to_json(r->problem));
+    char key[256], as_key[256];
+    convt_problem_key(r->problem, key, sizeof key);
+    convt_problem_key(&r->ran_as, as_key, sizeof as_key);
+    if (r->ran_as.dims && strcmp(key, as_key)) /* the variant ran an equivalent form */
+        cJSON_AddItemToObject(o, "ran_as", convt_problem_json(&r->ran_as, false));
     cJSON_AddStringToObject(o, "variant", r->variant->name);
     const char *plugin = convt_tool_plugin_of(r->variant);
     if (plugin) /* a user's kernel, from --plugin */

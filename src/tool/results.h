@@ -34,6 +34,10 @@ const char *convt_status_name(convt_status s);
 
 typedef struct convt_record {
     const convt_problem *problem;
+    /* what the variant was given in the problem's place (convt_problem_for:
+     * the same outputs, e.g. a wider stride along an input of one
+     * position); the problem itself where equal, zeroed where it never ran */
+    convt_problem ran_as;
     const convt_variant *variant;
     convt_launch launch;
     convt_status status;
