@@ -14,6 +14,15 @@
  * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
  * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
  *
+ * Where every input has one position and col2im would only copy (no
+ * padding, no dilation gaps, no output padding: L_out = K, and output o of
+ * every dimension is tap o), an image's columns are its output: one GEMM a
+ * group, over all the images at once, writes y, with no workspace and no
+ * col2im (the bias written first, the GEMM adding to it). That is the first
+ * layer of a generative model (a latent of 100 to 512 channels to a 4 x 4
+ * map), where the batch is the GEMM's N and the per-image GEMMs above would
+ * be matrix-vector products (session 59).
+ *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["im2col_gemm*"]) */
 #include <cublas_v2.h>
 #include <stdlib.h>
@@ -43,8 +52,22 @@ static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
     return images <= 0 || images > p->n ? p->n : images;
 }
 
+/* True where col2im is the identity: every input one position, and every
+ * dimension without padding, output padding or gaps between taps. */
+static bool columns_are_the_output(const convt_problem *p)
+{
+    if (convt_in_spatial(p) != 1)
+        return false;
+    for (int d = 0; d < p->dims; d++)
+        if (p->pad[d] || p->out_pad[d] || (p->dil[d] != 1 && p->k[d] != 1))
+            return false;
+    return true;
+}
+
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {
+    if (columns_are_the_output(p))
+        return 0;
     int64_t m = p->cout / p->groups * convt_taps(p);
     return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
            (size_t)convt_in_spatial(p) * sizeof(float);
@@ -57,8 +80,16 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
     if (!convt_check_block(block, "block", ctx, why, why_len))
         return false;
     int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
-    if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64) {
+    if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
+        m * p->groups > 0x7fffffff || p->n > 0x7fffffff) {
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
+        return false;
+    }
+    const int64_t images = im2col_knobs_of(l).images;
+    if (columns_are_the_output(p) && images > 0 && images < p->n) {
+        snprintf(why, why_len, "inputs of one position: the GEMM takes every image at once and "
+                 "needs no columns for images = %lld to bound (images = 0 runs it)",
+                 (long long)images);
         return false;
     }
     size_t ws = im2col_workspace(p, l);
@@ -123,6 +154,42 @@ __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
     y[(a.n0 * a.cout) * (s.out[0] * s.out[1] * s.out[2]) + idx] = acc;
 }
 
+/* y[n][co][k] = b[co], for the GEMM to add to. */
+__global__ void bias_fill_kernel(int64_t count, int64_t taps, int64_t cout,
+                                 const float *__restrict__ b, float *__restrict__ y)
+{
+    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (idx < count)
+        y[idx] = b[idx / taps % cout];
+}
+
+/* columns_are_the_output: per group g, in cuBLAS's column-major terms,
+ * y_g (M x n, ld cout * taps) = w_g (M x cin_g, ld M) * x_g (cin_g x n, ld
+ * cin), where y[n][g * M + m] is (output channel, tap) m of group g. */
+static int one_position_gemm(cublasHandle_t handle, cublasComputeType_t compute,
+                             const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                             cudaStream_t st, convt_err *e)
+{
+    const int64_t cin_g = p->cin / p->groups, taps = convt_taps(p);
+    const int64_t M = p->cout / p->groups * taps;
+    const float one = 1.0f, zero = 0.0f;
+    if (t->b) {
+        const int64_t count = p->n * p->cout * taps;
+        const int block = (int)im2col_knobs_of(l).block;
+        bias_fill_kernel<<<(unsigned)((count + block - 1) / block), block, 0, st>>>(
+            count, taps, p->cout, t->b, t->y);
+        CUDA_TRY_LAUNCH(e);
+    }
+    cublasStatus_t s = cublasGemmStridedBatchedEx(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, &one, t->w, CUDA_R_32F,
+        (int)M, cin_g * M, t->x, CUDA_R_32F, (int)p->cin, cin_g, t->b ? &one : &zero, t->y,
+        CUDA_R_32F, (int)(M * p->groups), M, (int)p->groups, compute, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasGemmStridedBatchedEx (inputs of one position): status %d",
+                          (int)s);
+    return 0;
+}
+
 static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *p,
                               const convt_launch *l, const convt_tensors *t, void *workspace,
                               const convt_context *ctx, convt_err *e)
@@ -136,6 +203,8 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
+    if (columns_are_the_output(p))
+        return one_position_gemm(handle, compute, p, l, t, st, e);
     col2im_args a;
     a.cout = p->cout;
     a.cout_g = cout_g;

@@ -1276,6 +1276,30 @@ static void refusals_name_their_reason(void **state)
     refuses("cpu_gather", &p, "threads", 1025, ws, "at most 1024");
 }
 
+/* im2col_gemm on a latent (every input one position, nothing padded): one
+ * GEMM over all the images writes the output, so no workspace and one
+ * launch of the images knob (0); with padding the columns come back. */
+static void a_latent_is_one_gemm(void **state)
+{
+    (void)state;
+    const convt_variant *v = convt_variant_find("im2col_gemm");
+    if (!v)
+        return; /* not built into this binary */
+    convt_problem p = convt_problem_default(2);
+    p.n = 64, p.cin = 100, p.cout = 512, p.in[0] = p.in[1] = 1, p.k[0] = p.k[1] = 4;
+    const char *images = "images";
+    const int64_t all = 0, one = 1;
+    accepts_with("im2col_gemm", &p, 1, &images, &all, 0, "a latent, images 0, no workspace");
+    accepts_with("im2col_gemm_tf32", &p, 1, &images, &all, 0, "a latent, images 0");
+    const convt_launch l = launch_with(v, 1, &images, &all);
+    assert_int_equal(v->workspace_size(&p, &l), 0);
+    refuses("im2col_gemm", &p, "images", one, 0, "takes every image at once");
+    p.pad[1] = 1; /* output 4 x 2: col2im crops */
+    const convt_launch l1 = launch_with(v, 1, &images, &one);
+    assert_int_equal(v->workspace_size(&p, &l1), (size_t)512 * 16 * 4);
+    accepts_with("im2col_gemm", &p, 1, &images, &one, (size_t)1 << 30, "a padded latent, images 1");
+}
+
 /* A CPU variant takes a few threads per processor (oversubscription is worth
  * measuring), up to the limit its reason names. */
 static void cpu_threads_within_the_limit_are_accepted(void **state)
@@ -1323,6 +1347,7 @@ int main(void)
         cmocka_unit_test(every_default_launch_is_accepted),
         cmocka_unit_test(refusals_name_their_reason),
         cmocka_unit_test(cpu_threads_within_the_limit_are_accepted),
+        cmocka_unit_test(a_latent_is_one_gemm),
         cmocka_unit_test(every_built_variant_is_in_the_list_of_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
