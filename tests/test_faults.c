@@ -94,7 +94,8 @@ static void every_fault_costs_one_record(void **state)
                " \"shapes\": [{\"name\": \"a\", \"n\": 1, \"cin\": 4, \"cout\": 3, \"in\": [9, 7],"
                "   \"k\": [3, 2], \"stride\": [2, 1], \"bias\": true},"
                "  {\"name\": \"b\", \"n\": 2, \"cin\": 3, \"cout\": 5, \"in\": [17], \"k\": [4],"
-               "   \"stride\": [3], \"pad\": [1]}]}");
+               "   \"stride\": [3], \"pad\": [1]},"
+               "  {\"name\": \"c\", \"n\": 2, \"cin\": 3, \"cout\": 2, \"in\": [1], \"k\": [4]}]}");
     pid_t pid = start(faults_bench(), cfg, out, NULL, log);
     int rc = finish(pid);
     char *text = read_file(log);
@@ -122,6 +123,14 @@ static void every_fault_costs_one_record(void **state)
         const cJSON *nan = find(doc, shapes[s], "planted_nan");
         assert_string_equal(str(nan, "status"), "wrong");
     }
+    /* a crash's record, made by the orchestrator, says what the worker
+     * gave the variant: shape c's input of one position ran at stride 4 */
+    const cJSON *seg = find(doc, "c", "planted_segfault");
+    assert_string_equal(str(seg, "status"), "failed");
+    const cJSON *as = cJSON_GetObjectItem(cJSON_GetObjectItem(seg, "ran_as"), "stride");
+    assert_non_null(as);
+    assert_int_equal(cJSON_GetArrayItem(as, 0)->valueint, 4);
+    assert_null(cJSON_GetObjectItem(find(doc, "a", "planted_segfault"), "ran_as"));
     cJSON_Delete(doc);
 }
 

@@ -14,6 +14,7 @@
 #include "problem.h"
 #include "reference.h"
 #include "shape_random.h"
+#include "test_util.h"
 
 static convt_problem kb57(void)
 {
@@ -171,15 +172,7 @@ static void equivalent_has_the_same_outputs(void **state)
     int widened = 0;
     for (uint64_t i = 0; i < 400; i++) {
         convt_problem p = convt_random_problem(59, i, &spec);
-        for (int d = 0; d < p.dims; d++) {
-            if ((i >> d) % 2 == 0)
-                continue;
-            /* one input position; a pad that leaves an output */
-            p.in[d] = 1;
-            const int64_t reach = p.dil[d] * (p.k[d] - 1) + 1;
-            while (p.pad[d] > 0 && 2 * p.pad[d] >= reach + p.out_pad[d])
-                p.pad[d]--;
-        }
+        one_position_inputs(&p, (unsigned)i);
         char buf[256];
         if (convt_problem_check(&p, buf, sizeof buf))
             continue;

@@ -103,3 +103,15 @@ float *random_tensor(int64_t n, uint64_t seed)
         v[i] = convt_uniform(seed, (uint64_t)i, -1.0f, 1.0f);
     return v;
 }
+
+void one_position_inputs(convt_problem *p, unsigned mask)
+{
+    for (int d = 0; d < p->dims; d++) {
+        if (!(mask >> d & 1))
+            continue;
+        p->in[d] = 1;
+        const int64_t reach = p->dil[d] * (p->k[d] - 1) + 1;
+        while (p->pad[d] > 0 && 2 * p->pad[d] >= reach + p->out_pad[d])
+            p->pad[d]--;
+    }
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 typedef struct cJSON cJSON;
+typedef struct convt_problem convt_problem;
 
 /* $CONVT_SOURCE_ROOT/rel (meson sets it; "." otherwise). */
 void source_path(const char *rel, char *buf, size_t len);
@@ -25,5 +26,10 @@ int64_t out_extent(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t d
 /* n floats uniform in [-1, 1) from seed (convt_uniform), malloc'd (at
  * least one float); aborts when memory runs out. */
 float *random_tensor(int64_t n, uint64_t seed);
+
+/* The dimensions d of p with bit d of mask set get an input of one position
+ * (and, where the padding would leave no output, less padding): the shapes
+ * that the built-in variants run as an equivalent (convt_problem_equivalent). */
+void one_position_inputs(convt_problem *p, unsigned mask);
 
 #endif

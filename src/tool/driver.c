@@ -102,6 +102,9 @@ int convt_shape_plan(const convt_config *cfg, convt_backend_kind kind, int si,
     for (int i = 0; i < *n; i++) {
         (*records)[i] = list[i].rec;
         (*records)[i].problem = &cfg->shapes[si];
+        /* what a worker gives the variant: the record of a run no worker
+         * finished (a crash) says it too */
+        (*records)[i].ran_as = convt_problem_for(list[i].rec.variant, &cfg->shapes[si]);
     }
     free(list);
     return 0;

@@ -36,7 +36,8 @@ typedef struct convt_record {
     const convt_problem *problem;
     /* what the variant was given in the problem's place (convt_problem_for:
      * the same outputs, e.g. a wider stride along an input of one
-     * position); the problem itself where equal, zeroed where it never ran */
+     * position); the problem itself where equal; zeroed (no "ran_as") in
+     * a record made by hand */
     convt_problem ran_as;
     const convt_variant *variant;
     convt_launch launch;
