@@ -224,7 +224,7 @@ static void every_plan_matches_the_reference(void **state)
     convt_table *t;
     assert_int_equal(convt_table_empty(ctx, &t, &e), 0);
     convt_random_spec spec = {.dims_mask = 7, .max_output_elems = 20000, .max_channels = 12};
-    int checked = 0;
+    int checked = 0, widened = 0;
     for (int i = 0; i < 60; i++) {
         convt_problem p = convt_random_problem(2026, (uint64_t)i, &spec);
         if (i % 3 == 0) /* plans that run an equivalent of a wider stride */
@@ -242,6 +242,16 @@ static void every_plan_matches_the_reference(void **state)
             w[j] = (float)cos(0.11 * (double)j);
         for (int64_t j = 0; j < p.cout; j++)
             b[j] = 0.5f - (float)j / 7;
+        char line[1024];
+        convt_plan_describe(plan, line, sizeof line);
+        const convt_problem as = convt_problem_for(convt_variant_find(convt_plan_variant(plan)), &p);
+        char key[256], as_key[256], says[300];
+        convt_problem_key(&p, key, sizeof key);
+        convt_problem_key(&as, as_key, sizeof as_key);
+        snprintf(says, sizeof says, ", run as %s)", as_key);
+        if ((strstr(line, says) != NULL) != (strcmp(key, as_key) != 0))
+            fail_msg("shape %d: \"%s\" and the form run, %s", i, line, as_key);
+        widened += strcmp(key, as_key) != 0;
         size_t ws = convt_plan_workspace_size(plan);
         void *work = ws ? malloc(ws) : NULL;
         assert_int_equal(convt_execute(plan, x, w, p.bias ? b : NULL, y, work, NULL, &e), 0);
@@ -259,6 +269,7 @@ static void every_plan_matches_the_reference(void **state)
         convt_plan_destroy(plan);
     }
     assert_int_equal(checked, 60);
+    assert_true(widened >= 5); /* plans that ran an equivalent, and said so */
     /* the errors a caller can make are said, not crashed on */
     convt_problem p = shape(1, 2, 2, 5, 2, 1, true);
     convt_plan *plan;

@@ -93,7 +93,9 @@ int convt_table_enable_tuning(convt_table *table, const char *path, convt_err *e
 
 int convt_plan_create(convt_ctx *ctx, convt_table *table, const convt_problem *problem,
                       convt_tier tier, convt_plan **plan, convt_err *e);
-/* "exact: polyphase_igemm_tf32 tile=6,bk=32,stages=3 (table row kb64_1d, 3.52 ms)". */
+/* "exact: polyphase_igemm_tf32 tile=6,bk=32,stages=3 (table row kb64_1d, 3.52 ms)";
+ * where the variant runs an equivalent form of the problem
+ * (convt_problem_for), ", run as KEY" inside the parentheses. */
 void convt_plan_describe(const convt_plan *plan, char *buf, size_t len);
 const char *convt_plan_variant(const convt_plan *plan);
 /* "exact", "nearest", "heuristic" or "tuned". */

@@ -500,9 +500,13 @@ out:
 
 void convt_plan_describe(const convt_plan *p, char *buf, size_t len)
 {
-    char launch[128];
+    char launch[128], key[256], as_key[256], ran_as[300] = "";
     convt_launch_format(p->variant, &p->launch, launch, sizeof launch);
-    snprintf(buf, len, "%s: %s %s (%s)", p->rule, p->variant->name, launch, p->why);
+    convt_problem_key(&p->problem, key, sizeof key);
+    convt_problem_key(&p->as, as_key, sizeof as_key);
+    if (strcmp(key, as_key)) /* the variant runs an equivalent form (convt_problem_for) */
+        snprintf(ran_as, sizeof ran_as, ", run as %s", as_key);
+    snprintf(buf, len, "%s: %s %s (%s%s)", p->rule, p->variant->name, launch, p->why, ran_as);
 }
 
 const char *convt_plan_variant(const convt_plan *p) { return p->variant->name; }
