@@ -52,17 +52,9 @@ static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
     return images <= 0 || images > p->n ? p->n : images;
 }
 
-/* True where col2im is the identity: every input one position, and every
- * dimension without padding, output padding or gaps between taps. */
-static bool columns_are_the_output(const convt_problem *p)
-{
-    if (convt_in_spatial(p) != 1)
-        return false;
-    for (int d = 0; d < p->dims; d++)
-        if (p->pad[d] || p->out_pad[d] || (p->dil[d] != 1 && p->k[d] != 1))
-            return false;
-    return true;
-}
+/* True where col2im is the identity: the layer is a GEMM
+ * (convt_problem_is_gemm). */
+static bool columns_are_the_output(const convt_problem *p) { return convt_problem_is_gemm(p); }
 
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {

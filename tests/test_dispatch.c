@@ -125,6 +125,12 @@ static void rules_pick_what_they_document(void **state)
     assert_string_equal(convt_plan_variant(p), "cpu_scatter");
     convt_plan_destroy(p);
 
+    /* an input of one position is a class apart (a GEMM), whatever its
+     * kernel and stride: the heuristic, not the k 4 stride 2 rows */
+    convt_problem latent = shape(2, 16, 8, 1, 4, 2, false);
+    assert_int_equal(convt_plan_create(ctx, t, &latent, CONVT_TIER_TF32, &p, &e), 0);
+    assert_string_equal(convt_plan_rule(p), "heuristic");
+    convt_plan_destroy(p);
     /* another class (stride 3): no row fits, the heuristic */
     convt_problem other = shape(2, 16, 8, 100, 4, 3, false);
     assert_int_equal(convt_plan_create(ctx, t, &other, CONVT_TIER_TF32, &p, &e), 0);

@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "build_config.h"
+#include "convt.h"
 #include "driver.h"
 #include "reference.h"
 #include "shape_random.h"
@@ -555,6 +556,60 @@ static void planted_bugs_are_caught_on_the_gpu(void **state)
         be->release(mag);
 }
 
+/* libconvt's plan for a layer that is one GEMM (a latent to a 4 x 4 map),
+ * with no table: the heuristic's first choice is im2col_gemm's one GEMM
+ * over every image (images 0), of the tier asked for, and its output
+ * matches the float64 reference, bias included. */
+static void latent_plans_take_one_gemm(void **state)
+{
+    (void)state;
+    const convt_backend *be = &convt_backend_cuda;
+    convt_ctx *ctx;
+    convt_table *t;
+    convt_err e = {{0}, 0};
+    assert_int_equal(convt_ctx_create(0, &ctx, &e), 0);
+    assert_int_equal(convt_table_empty(ctx, &t, &e), 0);
+    convt_problem p = convt_problem_default(2);
+    p.n = 8, p.cin = 20, p.cout = 24, p.in[0] = p.in[1] = 1, p.k[0] = p.k[1] = 4, p.bias = true;
+    assert_true(convt_problem_is_gemm(&p));
+    const int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
+    float *x = be->alloc(4 * nx, &e), *w = be->alloc(4 * nw, &e), *b = be->alloc(4 * p.cout, &e),
+          *y = be->alloc(4 * ny, &e);
+    double *ref = be->alloc(8 * ny, &e), *mag = be->alloc(8 * ny, &e);
+    assert_int_equal(be->fill_uniform(x, nx, 1, -1, 1, &e) || be->fill_uniform(w, nw, 2, -1, 1, &e) ||
+                     be->fill_uniform(b, p.cout, 3, -1, 1, &e), 0);
+    convt_tensors tt = {x, w, b, y};
+    assert_int_equal(be->reference(&p, &tt, ref, mag, &e), 0);
+    const convt_tier tiers[] = {CONVT_TIER_TF32, CONVT_TIER_FP32};
+    const char *const wanted[] = {"im2col_gemm_tf32", "im2col_gemm"};
+    for (int i = 0; i < 2; i++) {
+        convt_plan *plan;
+        assert_int_equal(convt_plan_create(ctx, t, &p, tiers[i], &plan, &e), 0);
+        char line[1024];
+        convt_plan_describe(plan, line, sizeof line);
+        printf("latent plan, %s: %s\n", convt_tier_name(tiers[i]), line);
+        assert_string_equal(convt_plan_rule(plan), "heuristic");
+        assert_string_equal(convt_plan_variant(plan), wanted[i]);
+        assert_non_null(strstr(line, "images=0"));
+        assert_int_equal(convt_plan_workspace_size(plan), 0);
+        assert_int_equal(be->fill_nan(y, ny, &e), 0);
+        assert_int_equal(convt_execute(plan, x, w, b, y, NULL, be->stream(), &e), 0);
+        assert_int_equal(be->synchronize(&e), 0);
+        convt_tolerance tol = convt_tolerance_default(tiers[i]);
+        convt_error_stats st;
+        assert_int_equal(be->compare(y, ref, mag, ny, &tol, &st, &e), 0);
+        char why[256];
+        convt_error_describe(&st, &tol, why, sizeof why);
+        if (!convt_error_passes(&st, &tol))
+            fail_msg("%s: %s", wanted[i], why);
+        convt_plan_destroy(plan);
+    }
+    be->release(x), be->release(w), be->release(b), be->release(y), be->release(ref),
+        be->release(mag);
+    convt_table_destroy(t);
+    convt_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     convt_err e;
@@ -572,6 +627,7 @@ int main(void)
         cmocka_unit_test(hopper_variants_against_gpu_reference),
         cmocka_unit_test(polyphase_every_tile_against_gpu_reference),
         cmocka_unit_test(kernelbench_shapes),
+        cmocka_unit_test(latent_plans_take_one_gemm),
     };
     /* e.g. CONVT_GPU_TEST_FILTER='kernelbench*': one test in a device call of
      * its own (the whole program runs past ten minutes) */

@@ -207,6 +207,29 @@ static void equivalent_has_the_same_outputs(void **state)
     assert_true(widened >= 50); /* the test reached the case it is for */
 }
 
+/* A latent to a map is a matrix product; padding, output padding, a
+ * dilated kernel or a longer input make it a convolution again. */
+static void a_latent_is_a_gemm(void **state)
+{
+    (void)state;
+    convt_problem p = convt_problem_default(2);
+    p.n = 64, p.cin = 100, p.cout = 512, p.k[0] = p.k[1] = 4, p.in[0] = p.in[1] = 1;
+    assert_true(convt_problem_is_gemm(&p));
+    p.stride[0] = 3; /* any stride: one input position */
+    assert_true(convt_problem_is_gemm(&p));
+    convt_problem q = p;
+    q.pad[1] = 1;
+    assert_false(convt_problem_is_gemm(&q));
+    q = p, q.stride[0] = 2, q.out_pad[0] = 1;
+    assert_false(convt_problem_is_gemm(&q));
+    q = p, q.dil[1] = 2;
+    assert_false(convt_problem_is_gemm(&q));
+    q = p, q.k[1] = 1, q.dil[1] = 2; /* a dilation with one tap spreads nothing */
+    assert_true(convt_problem_is_gemm(&q));
+    q = p, q.in[1] = 2;
+    assert_false(convt_problem_is_gemm(&q));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +241,7 @@ int main(void)
         cmocka_unit_test(as_3d_puts_real_dims_innermost),
         cmocka_unit_test(equivalent_widens_the_stride_of_one_position_inputs),
         cmocka_unit_test(equivalent_has_the_same_outputs),
+        cmocka_unit_test(a_latent_is_a_gemm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,14 +14,16 @@
  *  2. "nearest": the nearest measured shape of the same class: same
  *     dimensionality, stride class (1, or the same stride), kernel class (the
  *     same kernel extent and dilation), group structure (dense, depthwise, or
- *     grouped), bias or not; nearest by the sum of |log| differences of the
+ *     grouped), bias or not, inputs of one position (a latent: a GEMM) or
+ *     not; nearest by the sum of |log| differences of the
  *     implicit GEMM's M (output pixels), N (output channels per group) and K
  *     (input channels per group times taps). Its variant and launch are used
  *     only if they support this shape; else the next nearest.
  *  3. "heuristic": no row of the class fits: a fixed order of this build's
  *     own variants for the tier (the polyphase implicit GEMM, then the
  *     direct grouped kernel, then the gather), the first that supports the
- *     shape with its first default launch.
+ *     shape with its first default launch; on a GPU a layer that is one
+ *     GEMM (convt_problem_is_gemm) takes im2col_gemm's (images 0) first.
  *
  * No global mutable state: handles, streams, the plan cache and the plugins
  * belong to the context. Plan creation is thread-safe (one mutex per

@@ -84,6 +84,13 @@ convt_shape3 convt_problem_as_3d(const convt_problem *p);
  * (convt_problem_for, variant.h). */
 convt_problem convt_problem_equivalent(const convt_problem *p);
 
+/* True where the layer is a matrix product and nothing else: every input
+ * of one position and no padding, output padding or gaps between taps, so
+ * that L_out = K and y[n][co][k] = sum over ci of x[n][ci] w[ci][co][k]
+ * (per group): y (n x C_out K) = x (n x C_in) w (C_in x C_out K). The first
+ * layer of a generative model (a latent to a 4 x 4 map). */
+bool convt_problem_is_gemm(const convt_problem *p);
+
 /* Canonical key: every parameter that changes the computation, in a fixed
  * order, e.g. "2d_n8_ci64_co64_g1_k3x3_s1x1_p0x0_op0x0_d1x1_in1024x1024_nb".
  * The name is not part of it. */

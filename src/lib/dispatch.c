@@ -196,9 +196,16 @@ static int group_class(const convt_problem *p)
     return p->groups == 1 ? 0 : p->groups == p->cin ? 1 : 2;
 }
 
+/* Inputs of one position (a latent to a map) are a GEMM of their own, run
+ * best by other variants than the convolutions of the same kernel and
+ * stride (session 59: im2col_gemm's one GEMM, 5 to 17x the vendor, where
+ * the polyphase kernels were 1.2x): a class apart. */
+static bool one_position(const convt_problem *p) { return convt_in_spatial(p) == 1; }
+
 static bool same_class(const convt_problem *a, const convt_problem *b)
 {
-    if (a->dims != b->dims || a->bias != b->bias || group_class(a) != group_class(b))
+    if (a->dims != b->dims || a->bias != b->bias || group_class(a) != group_class(b) ||
+        one_position(a) != one_position(b))
         return false;
     for (int d = 0; d < a->dims; d++) {
         if (a->k[d] != b->k[d] || a->dil[d] != b->dil[d])
@@ -253,6 +260,20 @@ static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier ti
                 : tier == CONVT_TIER_TF32                 ? cuda_tf32
                                                           : cuda_fp32;
     int n = 0;
+    /* a layer that is a GEMM (a latent to a map): im2col_gemm's one GEMM
+     * over every image first (configs/latent.json, session 59: 4.9 to 16.9x
+     * the vendor where the polyphase kernels were 1.2 to 3.7x) */
+    static const char *const gemm[] = {"im2col_gemm_tf32", "im2col_gemm", NULL};
+    for (int i = tier == CONVT_TIER_TF32 ? 0 : 1;
+         ctx->kind == CONVT_BACKEND_CUDA && convt_problem_is_gemm(p) && gemm[i] && n < max; i++) {
+        const convt_variant *v = convt_ctx_variant(ctx, gemm[i]);
+        if (!v)
+            continue;
+        convt_launch l = convt_launch_first_default(v);
+        l.value[convt_knob_index(v, "images")] = 0; /* every image in one GEMM */
+        out[n] = (candidate){.variant = v, .launch = l, .rule = "heuristic"};
+        snprintf(out[n++].from, sizeof out->from, "a layer that is one GEMM");
+    }
     for (int i = 0; order[i] && n < max; i++) {
         const convt_variant *v = convt_ctx_variant(ctx, order[i]);
         if (!v || (tier == CONVT_TIER_FP32 && v->tier != CONVT_TIER_FP32))

@@ -177,6 +177,16 @@ convt_problem convt_problem_equivalent(const convt_problem *p)
     return q;
 }
 
+bool convt_problem_is_gemm(const convt_problem *p)
+{
+    if (convt_in_spatial(p) != 1)
+        return false;
+    for (int d = 0; d < p->dims; d++)
+        if (p->pad[d] || p->out_pad[d] || (p->dil[d] != 1 && p->k[d] != 1))
+            return false;
+    return true;
+}
+
 convt_shape3 convt_problem_as_3d(const convt_problem *p)
 {
     convt_shape3 s;
