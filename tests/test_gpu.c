@@ -519,6 +519,42 @@ static void gpu_reference_equals_cpu_reference(void **state)
     }
 }
 
+/* A problem's tensors on the device, x, w and b uniform in [-1, 1) from
+ * seeds 1, 2 and 3 (b of cout floats, whether or not p has a bias), y
+ * unwritten, and the float64 reference of y with its magnitudes. */
+typedef struct gpu_case {
+    int64_t ny;
+    float *x, *w, *b, *y;
+    double *ref, *mag;
+} gpu_case;
+
+static gpu_case gpu_case_make(const convt_problem *p)
+{
+    const convt_backend *be = &convt_backend_cuda;
+    convt_err e;
+    gpu_case c;
+    const int64_t nx = convt_x_elems(p), nw = convt_w_elems(p);
+    c.ny = convt_y_elems(p);
+    c.x = be->alloc(4 * nx, &e), c.w = be->alloc(4 * nw, &e), c.b = be->alloc(4 * p->cout, &e);
+    c.y = be->alloc(4 * c.ny, &e);
+    c.ref = be->alloc(8 * c.ny, &e), c.mag = be->alloc(8 * c.ny, &e);
+    assert_true(c.x && c.w && c.b && c.y && c.ref && c.mag);
+    assert_int_equal(be->fill_uniform(c.x, nx, 1, -1, 1, &e) ||
+                         be->fill_uniform(c.w, nw, 2, -1, 1, &e) ||
+                         be->fill_uniform(c.b, p->cout, 3, -1, 1, &e),
+                     0);
+    convt_tensors t = {c.x, c.w, c.b, c.y};
+    assert_int_equal(be->reference(p, &t, c.ref, c.mag, &e), 0);
+    return c;
+}
+
+static void gpu_case_free(gpu_case *c)
+{
+    const convt_backend *be = &convt_backend_cuda;
+    be->release(c->x), be->release(c->w), be->release(c->b), be->release(c->y);
+    be->release(c->ref), be->release(c->mag);
+}
+
 /* Each planted bug as a GPU kernel, through the CUDA backend's own fill,
  * reference and comparison: caught on the exposing shape; the bug-free
  * kernel passes on the same data. */
@@ -531,29 +567,22 @@ static void planted_bugs_are_caught_on_the_gpu(void **state)
     p.in[0] = 5, p.in[1] = 7, p.k[0] = 3, p.k[1] = 4, p.stride[0] = 2, p.stride[1] = 3;
     p.pad[0] = 1, p.pad[1] = 1, p.out_pad[0] = 1, p.dil[1] = 2;
     convt_err e;
-    int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
-    float *x = be->alloc(4 * nx, &e), *w = be->alloc(4 * nw, &e), *b = be->alloc(4 * p.cout, &e),
-          *y = be->alloc(4 * ny, &e);
-    double *ref = be->alloc(8 * ny, &e), *mag = be->alloc(8 * ny, &e);
-    assert_int_equal(be->fill_uniform(x, nx, 1, -1, 1, &e) || be->fill_uniform(w, nw, 2, -1, 1, &e) ||
-                     be->fill_uniform(b, p.cout, 3, -1, 1, &e), 0);
-    convt_tensors t = {x, w, b, y};
-    assert_int_equal(be->reference(&p, &t, ref, mag, &e), 0);
+    gpu_case c = gpu_case_make(&p);
     convt_tolerance tol = convt_tolerance_default(CONVT_TIER_FP32);
     for (int bug = 0; bug < PLANTED_COUNT; bug++) {
         convt_error_stats st;
-        assert_int_equal(be->fill_nan(y, ny, &e), 0);
-        assert_int_equal(planted_run_gpu((planted_bug)bug, &p, x, w, b, y, be->stream(), &e), 0);
+        assert_int_equal(be->fill_nan(c.y, c.ny, &e), 0);
+        assert_int_equal(planted_run_gpu((planted_bug)bug, &p, c.x, c.w, c.b, c.y, be->stream(), &e),
+                         0);
         assert_int_equal(be->synchronize(&e), 0);
-        assert_int_equal(be->compare(y, ref, mag, ny, &tol, &st, &e), 0);
+        assert_int_equal(be->compare(c.y, c.ref, c.mag, c.ny, &tol, &st, &e), 0);
         bool passed = convt_error_passes(&st, &tol);
         printf("planted bug %-42s %s\n", planted_bug_names[bug], passed ? "passed" : "caught");
         if (passed != (bug == PLANTED_NONE))
             fail_msg("planted bug \"%s\": validation said %s", planted_bug_names[bug],
                      passed ? "pass" : "fail");
     }
-    be->release(x), be->release(w), be->release(b), be->release(y), be->release(ref),
-        be->release(mag);
+    gpu_case_free(&c);
 }
 
 /* libconvt's plan for a layer that is one GEMM (a latent to a 4 x 4 map),
@@ -572,14 +601,7 @@ static void latent_plans_take_one_gemm(void **state)
     convt_problem p = convt_problem_default(2);
     p.n = 8, p.cin = 20, p.cout = 24, p.in[0] = p.in[1] = 1, p.k[0] = p.k[1] = 4, p.bias = true;
     assert_true(convt_problem_is_gemm(&p));
-    const int64_t nx = convt_x_elems(&p), nw = convt_w_elems(&p), ny = convt_y_elems(&p);
-    float *x = be->alloc(4 * nx, &e), *w = be->alloc(4 * nw, &e), *b = be->alloc(4 * p.cout, &e),
-          *y = be->alloc(4 * ny, &e);
-    double *ref = be->alloc(8 * ny, &e), *mag = be->alloc(8 * ny, &e);
-    assert_int_equal(be->fill_uniform(x, nx, 1, -1, 1, &e) || be->fill_uniform(w, nw, 2, -1, 1, &e) ||
-                     be->fill_uniform(b, p.cout, 3, -1, 1, &e), 0);
-    convt_tensors tt = {x, w, b, y};
-    assert_int_equal(be->reference(&p, &tt, ref, mag, &e), 0);
+    gpu_case c = gpu_case_make(&p);
     const convt_tier tiers[] = {CONVT_TIER_TF32, CONVT_TIER_FP32};
     const char *const wanted[] = {"im2col_gemm_tf32", "im2col_gemm"};
     for (int i = 0; i < 2; i++) {
@@ -592,20 +614,19 @@ static void latent_plans_take_one_gemm(void **state)
         assert_string_equal(convt_plan_variant(plan), wanted[i]);
         assert_non_null(strstr(line, "images=0"));
         assert_int_equal(convt_plan_workspace_size(plan), 0);
-        assert_int_equal(be->fill_nan(y, ny, &e), 0);
-        assert_int_equal(convt_execute(plan, x, w, b, y, NULL, be->stream(), &e), 0);
+        assert_int_equal(be->fill_nan(c.y, c.ny, &e), 0);
+        assert_int_equal(convt_execute(plan, c.x, c.w, c.b, c.y, NULL, be->stream(), &e), 0);
         assert_int_equal(be->synchronize(&e), 0);
         convt_tolerance tol = convt_tolerance_default(tiers[i]);
         convt_error_stats st;
-        assert_int_equal(be->compare(y, ref, mag, ny, &tol, &st, &e), 0);
+        assert_int_equal(be->compare(c.y, c.ref, c.mag, c.ny, &tol, &st, &e), 0);
         char why[256];
         convt_error_describe(&st, &tol, why, sizeof why);
         if (!convt_error_passes(&st, &tol))
             fail_msg("%s: %s", wanted[i], why);
         convt_plan_destroy(plan);
     }
-    be->release(x), be->release(w), be->release(b), be->release(y), be->release(ref),
-        be->release(mag);
+    gpu_case_free(&c);
     convt_table_destroy(t);
     convt_ctx_destroy(ctx);
 }
