@@ -198,8 +198,9 @@ static int group_class(const convt_problem *p)
 
 /* Inputs of one position (a latent to a map) are a GEMM of their own, run
  * best by other variants than the convolutions of the same kernel and
- * stride (session 59: im2col_gemm's one GEMM, 5 to 17x the vendor, where
- * the polyphase kernels were 1.2x): a class apart. */
+ * stride (session 59, configs/latent.json: im2col_gemm's one GEMM 4.9 to
+ * 16.9x the vendor, where the polyphase kernels were 1.2 to 3.7x): a class
+ * apart. */
 static bool one_position(const convt_problem *p) { return convt_in_spatial(p) == 1; }
 
 static bool same_class(const convt_problem *a, const convt_problem *b)
