@@ -224,6 +224,10 @@ static void fill_row(cJSON *row, const cJSON **c, int n, int runs, const cJSON *
         cJSON_AddStringToObject(row, "launch_key", json_str(best, "launch_key"));
         if (json_str(best, "detail")[0])
             cJSON_AddStringToObject(row, "detail", json_str(best, "detail"));
+        /* the winner ran an equivalent form of the shape (convt_problem_for) */
+        const cJSON *ran_as = cJSON_GetObjectItemCaseSensitive(best, "ran_as");
+        if (ran_as)
+            cJSON_AddItemToObject(row, "ran_as", cJSON_Duplicate(ran_as, true));
         cJSON_AddNumberToObject(row, "median_ms", json_median_ms(best));
         cJSON_AddNumberToObject(row, "noise", noise_of(best));
         double ff = json_num(best, "floor_fraction");
@@ -405,6 +409,22 @@ void convt_selection_print(const cJSON *sel, bool md, FILE *f)
                        "%d shape%s; faster on %d\n",
                     md ? "\n" : "", tier_names[t], exp(log_sum[t] / count[t]), count[t],
                     count[t] == 1 ? "" : "s", faster[t]);
+    /* a winner that ran an equivalent form (an input of one position at a
+     * wider stride) says which, under the table */
+    for (const cJSON *r = rows ? rows->child : NULL; r; r = r->next) {
+        const cJSON *stride = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(r, "ran_as"), "stride");
+        if (!cJSON_IsArray(stride))
+            continue;
+        char s[96] = "";
+        for (const cJSON *v = stride->child; v; v = v->next) {
+            size_t l = strlen(s);
+            snprintf(s + l, sizeof s - l, "%s%lld", l ? "x" : "", (long long)v->valuedouble);
+        }
+        fprintf(f, "%s%s %s: %s ran the shape's equivalent at stride %s (an input of one "
+                   "position; the record's ran_as)\n",
+                md ? "\n" : "", json_str(r, "name"), json_str(r, "tier"), json_str(r, "variant"), s);
+    }
     /* the means above are over the rows measured: say so where a run was cut */
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sel, "partial")))
         fprintf(f, "%spartial: the results are incomplete (%s); the means are over the rows "
