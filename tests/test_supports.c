@@ -55,32 +55,42 @@ static convt_launch launch_with(const convt_variant *v, int n, const char *const
     return l;
 }
 
+/* `variant`'s supports() on its first default launch with knobs[i] set to
+ * values[i]: 1 or 0 (why says why), -1 where the variant is not built into
+ * this binary. */
+static int supports_with(const char *variant, const convt_problem *p, int n,
+                         const char *const *knobs, const int64_t *values, size_t workspace,
+                         char *why, size_t why_len)
+{
+    const convt_variant *v = convt_variant_find(variant);
+    if (!v)
+        return -1;
+    const convt_launch l = launch_with(v, n, knobs, values);
+    const convt_context ctx = ctx_with(workspace);
+    return v->supports(p, &l, &ctx, why, why_len);
+}
+
 /* Expects `variant` (if built) to accept that launch on p. */
 static void accepts_with(const char *variant, const convt_problem *p, int n,
                          const char *const *knobs, const int64_t *values, size_t workspace,
                          const char *what)
 {
-    const convt_variant *v = convt_variant_find(variant);
-    if (!v)
-        return; /* not built into this binary */
-    const convt_launch l = launch_with(v, n, knobs, values);
-    const convt_context ctx = ctx_with(workspace);
-    accepts(v, p, &l, &ctx, what);
+    char why[512] = "";
+    if (supports_with(variant, p, n, knobs, values, workspace, why, sizeof why) == 0)
+        fail_msg("%s refused %s: %s", variant, what, why);
 }
 
-/* Expects `variant` to refuse its first default launch with knobs[i] set to
- * values[i] on p, with a reason containing `fragment`. */
+/* Expects `variant` (if built) to refuse its first default launch with
+ * knobs[i] set to values[i] on p, with a reason containing `fragment`. */
 static void refuses_with(const char *variant, const convt_problem *p, int n,
                          const char *const *knobs, const int64_t *values, size_t workspace,
                          const char *fragment)
 {
-    const convt_variant *v = convt_variant_find(variant);
-    if (!v)
-        return; /* not built into this binary */
-    convt_launch l = launch_with(v, n, knobs, values);
-    convt_context ctx = ctx_with(workspace);
     char why[512] = "";
-    if (v->supports(p, &l, &ctx, why, sizeof why))
+    const int ok = supports_with(variant, p, n, knobs, values, workspace, why, sizeof why);
+    if (ok < 0)
+        return; /* not built into this binary */
+    if (ok)
         fail_msg("%s accepted %s = %lld%s", variant, n ? knobs[0] : "(defaults)",
                  n ? (long long)values[0] : 0LL, n > 1 ? " and the rest" : "");
     if (!strstr(why, fragment))
