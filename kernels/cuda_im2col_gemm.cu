@@ -52,13 +52,9 @@ static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
     return images <= 0 || images > p->n ? p->n : images;
 }
 
-/* True where col2im is the identity: the layer is a GEMM
- * (convt_problem_is_gemm). */
-static bool columns_are_the_output(const convt_problem *p) { return convt_problem_is_gemm(p); }
-
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {
-    if (columns_are_the_output(p))
+    if (convt_problem_is_gemm(p))
         return 0;
     int64_t m = p->cout / p->groups * convt_taps(p);
     return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
@@ -78,7 +74,7 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         return false;
     }
     const int64_t images = im2col_knobs_of(l).images;
-    if (columns_are_the_output(p) && images > 0 && images < p->n) {
+    if (convt_problem_is_gemm(p) && images > 0 && images < p->n) {
         snprintf(why, why_len, "inputs of one position: the GEMM takes every image at once and "
                  "needs no columns for images = %lld to bound (images = 0 runs it)",
                  (long long)images);
@@ -155,7 +151,7 @@ __global__ void bias_fill_kernel(int64_t count, int64_t taps, int64_t cout,
         y[idx] = b[idx / taps % cout];
 }
 
-/* columns_are_the_output: per group g, in cuBLAS's column-major terms,
+/* convt_problem_is_gemm (col2im would only copy): per group g, in cuBLAS's column-major terms,
  * y_g (M x n, ld cout * taps) = w_g (M x cin_g, ld M) * x_g (cin_g x n, ld
  * cin), where y[n][g * M + m] is (output channel, tap) m of group g. */
 static int one_position_gemm(cublasHandle_t handle, cublasComputeType_t compute,
@@ -195,7 +191,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
-    if (columns_are_the_output(p))
+    if (convt_problem_is_gemm(p))
         return one_position_gemm(handle, compute, p, l, t, st, e);
     col2im_args a;
     a.cout = p->cout;

@@ -74,15 +74,22 @@ static int expand(const convt_config *cfg, const convt_variant *v, entry **list,
     }
 }
 
-static int plan_shape(const convt_config *cfg, convt_backend_kind kind, entry **list, int *n)
+/* Shape si's entries: each record's problem, and what its variant is given
+ * (convt_problem_for), which the records of a crash say too. */
+static int plan_shape(const convt_config *cfg, convt_backend_kind kind, int si, entry **list,
+                      int *n)
 {
     *list = NULL;
     *n = 0;
     for (const convt_variant *const *v = convt_tool_variants(); *v; v++)
         if ((*v)->backend == kind && convt_config_wants(cfg, *v) && expand(cfg, *v, list, n))
             return -1;
-    for (int i = 0; i < *n; i++)
-        (*list)[i].index = i;
+    for (int i = 0; i < *n; i++) {
+        entry *en = &(*list)[i];
+        en->index = i;
+        en->rec.problem = &cfg->shapes[si];
+        en->rec.ran_as = convt_problem_for(en->rec.variant, &cfg->shapes[si]);
+    }
     return 0;
 }
 
@@ -90,7 +97,7 @@ int convt_shape_plan(const convt_config *cfg, convt_backend_kind kind, int si,
                      convt_record **records, int *n)
 {
     entry *list;
-    if (plan_shape(cfg, kind, &list, n)) {
+    if (plan_shape(cfg, kind, si, &list, n)) {
         free(list);
         return -1;
     }
@@ -99,13 +106,8 @@ int convt_shape_plan(const convt_config *cfg, convt_backend_kind kind, int si,
         free(list);
         return -1;
     }
-    for (int i = 0; i < *n; i++) {
+    for (int i = 0; i < *n; i++)
         (*records)[i] = list[i].rec;
-        (*records)[i].problem = &cfg->shapes[si];
-        /* what a worker gives the variant: the record of a run no worker
-         * finished (a crash) says it too */
-        (*records)[i].ran_as = convt_problem_for(list[i].rec.variant, &cfg->shapes[si]);
-    }
     free(list);
     return 0;
 }
@@ -123,13 +125,13 @@ int convt_plan_print(const convt_config *cfg, const convt_backend *be,
                 convt_min_bytes(p) / 1e9);
         entry *list;
         int n;
-        if (plan_shape(cfg, be->kind, &list, &n))
+        if (plan_shape(cfg, be->kind, s, &list, &n))
             return -1;
         for (int i = 0; i < n; i++) {
             char launch[256], why[512] = "";
             convt_launch_format(list[i].rec.variant, &list[i].rec.launch, launch, sizeof launch);
-            const convt_problem as = convt_problem_for(list[i].rec.variant, p);
-            bool ok = list[i].rec.variant->supports(&as, &list[i].rec.launch, &ctx, why, sizeof why);
+            bool ok = list[i].rec.variant->supports(&list[i].rec.ran_as, &list[i].rec.launch, &ctx,
+                                                    why, sizeof why);
             fprintf(out, "  %-16s %-5s %-24s %s%s\n", list[i].rec.variant->name,
                     convt_tier_name(list[i].rec.variant->tier), launch, ok ? "run" : "skip: ",
                     ok ? "" : why);
@@ -988,8 +990,6 @@ static int run_shape(const convt_config *cfg, const convt_backend *be,
                      .list = list, .n = n, .drift = drift, .result = SHAPE_OK};
     r->ctx = (convt_context){.stream = be->stream(), .dev = dev,
                              .workspace_limit = cfg->workspace_limit, .handles = &worker_handles};
-    for (int i = 0; i < n; i++)
-        list[i].rec.ran_as = convt_problem_for(list[i].rec.variant, r->p);
     if (skip_what_cannot_run(r) && set_up_buffers(r) && prepare_all(r) && validate_all(r))
         time_all(r);
     for (int i = 0; i < n; i++) {
@@ -1103,13 +1103,11 @@ int convt_worker_serve(const convt_config *cfg, const convt_backend *be,
         int si = cJSON_IsNumber(run) ? (int)run->valuedouble : -1;
         entry *list = NULL;
         int n = 0;
-        if (si < 0 || si >= cfg->n_shapes || plan_shape(cfg, be->kind, &list, &n)) {
+        if (si < 0 || si >= cfg->n_shapes || plan_shape(cfg, be->kind, si, &list, &n)) {
             cJSON_Delete(req);
             rc = 3;
             break;
         }
-        for (int i = 0; i < n; i++)
-            list[i].rec.problem = &cfg->shapes[si];
         for (const cJSON *k = skip ? skip->child : NULL; k; k = k->next)
             if (cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < n)
                 list[(int)k->valuedouble].done = true;
