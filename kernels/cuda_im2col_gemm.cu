@@ -7,10 +7,19 @@
  * (M = cout/groups * taps rows, P = prod(L_in) columns, K = cin/groups),
  * computed by cuBLAS, strided-batched over a chunk of images. col2im then
  * gathers: y[n][co][o] = bias + sum over the taps k that reach o of
- * cols[col*taps + k][i(o, k)], with the same divisibility test as `gather`;
- * no atomics, bias fused. The columns live in the workspace, declared through
- * the interface: `images` images at a time (0: all of them); a shape whose
+ * cols[col*taps + k][i(o, k)], walking only the taps of o's stride phase
+ * (the first reaching tap, then every convt_phase_step-th); no atomics,
+ * bias fused. The columns live in the workspace, declared through the
+ * interface: `images` images at a time (0: all of them); a shape whose
  * workspace exceeds workspace_limit_mb is skipped with that reason.
+ *
+ * `merge` 1 makes the chunk's images one GEMM a group instead of one each:
+ * the input is first copied to [ci][image][p] in the workspace, so the
+ * GEMM's N is images x P. Per-image GEMMs of a small map (P = 48 for an
+ * 8 x 6 map of 2048 channels) are too thin for cuBLAS to fill the GPU
+ * (session 60: simplebaseline_deconv1 0.373 ms in TF32, cuDNN 0.139).
+ * The columns are then [g][m][image][p]; col2im takes the layout as two
+ * strides (an image's, a column row's).
  * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
  * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
  *
@@ -37,13 +46,14 @@ extern "C" const convt_variant convt_variant_im2col_gemm;
 
 /* The launch, decoded by name. */
 struct im2col_knobs {
-    int64_t block, images;
+    int64_t block, images, merge;
 };
 
 static im2col_knobs im2col_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_im2col_gemm;
-    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "images")};
+    return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "images"),
+            convt_launch_get(v, l, "merge")};
 }
 
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
@@ -52,13 +62,22 @@ static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
     return images <= 0 || images > p->n ? p->n : images;
 }
 
+/* The columns of a chunk, in floats; the merged input follows them. */
+static size_t columns_floats(const convt_problem *p, const convt_launch *l)
+{
+    int64_t m = p->cout / p->groups * convt_taps(p);
+    return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
+           (size_t)convt_in_spatial(p);
+}
+
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {
     if (convt_problem_is_gemm(p))
         return 0;
-    int64_t m = p->cout / p->groups * convt_taps(p);
-    return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
-           (size_t)convt_in_spatial(p) * sizeof(float);
+    size_t merged = im2col_knobs_of(l).merge
+                        ? (size_t)images_per_chunk(p, l) * (size_t)p->cin * (size_t)convt_in_spatial(p)
+                        : 0;
+    return (columns_floats(p, l) + merged) * sizeof(float);
 }
 
 static bool im2col_supports(const convt_problem *p, const convt_launch *l,
@@ -73,7 +92,25 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
         return false;
     }
-    const int64_t images = im2col_knobs_of(l).images;
+    const int64_t images = im2col_knobs_of(l).images, merge = im2col_knobs_of(l).merge;
+    if (merge != 0 && merge != 1) {
+        snprintf(why, why_len, "merge = %lld must be 0 or 1", (long long)merge);
+        return false;
+    }
+    if (convt_problem_is_gemm(p) && merge) {
+        snprintf(why, why_len, "inputs of one position: the GEMM already takes every image at "
+                 "once (merge = 0 runs it)");
+        return false;
+    }
+    if (merge && images_per_chunk(p, l) == 1) {
+        snprintf(why, why_len, "merge = 1 with one image a GEMM is merge = 0 plus a copy");
+        return false;
+    }
+    if (merge && images_per_chunk(p, l) * P > 0x7fffffff) {
+        snprintf(why, why_len, "merge: %lld images x %lld positions does not fit cuBLAS's int "
+                 "sizes", (long long)images_per_chunk(p, l), (long long)P);
+        return false;
+    }
     if (convt_problem_is_gemm(p) && images > 0 && images < p->n) {
         snprintf(why, why_len, "inputs of one position: the GEMM takes every image at once and "
                  "needs no columns for images = %lld to bound (images = 0 runs it)",
@@ -100,12 +137,18 @@ static int im2col_prepare(const convt_problem *p, const convt_launch *l, const c
     return convt_handles_cublas(ctx, &handle, e);
 }
 
+/* cols element (image nl of the chunk, output channel co, tap k, input
+ * position i) is at nl * image_stride + (co * taps + k) * row_stride + i:
+ * per-image GEMMs give [nl][g][m][i] (image_stride groups * M * P,
+ * row_stride P), merged ones [g][m][nl][i] (P, images * P). */
 struct col2im_args {
-    int64_t cout, cout_g, groups, taps, P, n0, count;
+    int64_t cout, taps, n0, count, image_stride, row_stride;
+    int64_t step[3]; /* convt_phase_step per dimension */
     convt_shape3 s;
 };
 
-/* One thread per output element of the chunk. */
+/* One thread per output element of the chunk; along each dimension only
+ * the taps of the output's stride phase are visited. */
 __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
                               const float *__restrict__ b, float *__restrict__ y)
 {
@@ -119,27 +162,45 @@ __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
     int64_t o0 = r % s.out[0];
     r /= s.out[0];
     int64_t co = r % a.cout, nl = r / a.cout; /* image within the chunk */
-    int64_t g = co / a.cout_g, col = co - g * a.cout_g;
-    const float *c = cols + ((nl * a.groups + g) * a.cout_g + col) * a.taps * a.P;
+    const float *c = cols + nl * a.image_stride + co * a.taps * a.row_stride;
     float acc = b ? b[co] : 0.0f;
-    for (int64_t k0 = 0; k0 < s.k[0]; k0++) {
+    const int64_t first2 =
+        convt_first_reaching_tap(o2, s.stride[2], s.pad[2], s.dil[2], s.k[2], a.step[2]);
+    const int64_t first1 =
+        convt_first_reaching_tap(o1, s.stride[1], s.pad[1], s.dil[1], s.k[1], a.step[1]);
+    for (int64_t k0 = convt_first_reaching_tap(o0, s.stride[0], s.pad[0], s.dil[0], s.k[0],
+                                               a.step[0]);
+         k0 < s.k[0]; k0 += a.step[0]) {
         int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
         if (i0 < 0)
             continue;
-        for (int64_t k1 = 0; k1 < s.k[1]; k1++) {
+        for (int64_t k1 = first1; k1 < s.k[1]; k1 += a.step[1]) {
             int64_t i1 = convt_gather_src(o1, k1, s.stride[1], s.pad[1], s.dil[1], s.in[1]);
             if (i1 < 0)
                 continue;
-            for (int64_t k2 = 0; k2 < s.k[2]; k2++) {
+            for (int64_t k2 = first2; k2 < s.k[2]; k2 += a.step[2]) {
                 int64_t i2 = convt_gather_src(o2, k2, s.stride[2], s.pad[2], s.dil[2], s.in[2]);
                 if (i2 < 0)
                     continue;
                 int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                acc += c[k * a.P + (i0 * s.in[1] + i1) * s.in[2] + i2];
+                acc += c[k * a.row_stride + (i0 * s.in[1] + i1) * s.in[2] + i2];
             }
         }
     }
     y[(a.n0 * a.cout) * (s.out[0] * s.out[1] * s.out[2]) + idx] = acc;
+}
+
+/* xt[ci][nl][i] = x[n0 + nl][ci][i] for the chunk's images: the merged
+ * GEMM's operand, whose rows (ci) hold every image's positions. */
+__global__ void merge_images_kernel(int64_t count, int64_t cin, int64_t P,
+                                    const float *__restrict__ x, float *__restrict__ xt)
+{
+    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (idx >= count * cin * P)
+        return;
+    const int64_t i = idx % P, row = idx / P; /* row = nl * cin + ci: x's order */
+    const int64_t ci = row % cin, nl = row / cin;
+    xt[(ci * count + nl) * P + i] = x[idx];
 }
 
 /* y[n][co][k] = b[co], for the GEMM to add to. */
@@ -195,24 +256,46 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         return one_position_gemm(handle, compute, p, l, t, st, e);
     col2im_args a;
     a.cout = p->cout;
-    a.cout_g = cout_g;
-    a.groups = p->groups;
     a.taps = taps;
-    a.P = P;
     a.s = convt_problem_as_3d(p);
-    int block = (int)im2col_knobs_of(l).block;
+    for (int d = 0; d < 3; d++)
+        a.step[d] = convt_phase_step(a.s.stride[d], a.s.dil[d]);
+    const int block = (int)im2col_knobs_of(l).block;
+    const bool merge = im2col_knobs_of(l).merge != 0;
+    float *xt = cols + columns_floats(p, l); /* merge: the chunk's input, [ci][nl][i] */
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
         int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
-        for (int64_t g = 0; g < p->groups; g++) {
-            /* Column-major view: cols^T (P x M) = x^T (P x K) * w_g (K x M). */
+        if (merge) {
+            const int64_t total = count * p->cin * P;
+            merge_images_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
+                count, p->cin, P, t->x + n0 * p->cin * P, xt);
+            CUDA_TRY_LAUNCH(e);
+            /* Column-major, per group: cols_g^T (count P x M) = xt_g (count P x K) * w_g (K x M). */
+            const int64_t NP = count * P;
             cublasStatus_t s = cublasGemmStridedBatchedEx(
-                handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, &one,
-                t->x + (n0 * p->cin + g * cin_g) * P, CUDA_R_32F, (int)P, p->cin * P,
-                t->w + g * cin_g * M, CUDA_R_32F, (int)M, 0, &zero, cols + g * M * P, CUDA_R_32F,
-                (int)P, p->groups * M * P, (int)count, compute, CUBLAS_GEMM_DEFAULT);
+                handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, &one, xt,
+                CUDA_R_32F, (int)NP, cin_g * NP, t->w, CUDA_R_32F, (int)M, cin_g * M, &zero,
+                cols, CUDA_R_32F, (int)NP, M * NP, (int)p->groups, compute, CUBLAS_GEMM_DEFAULT);
             if (s != CUBLAS_STATUS_SUCCESS)
-                return convt_fail(e, "cublasGemmStridedBatchedEx (group %lld): status %d",
-                                  (long long)g, (int)s);
+                return convt_fail(e, "cublasGemmStridedBatchedEx (images merged): status %d",
+                                  (int)s);
+            a.image_stride = P;
+            a.row_stride = NP;
+        } else {
+            for (int64_t g = 0; g < p->groups; g++) {
+                /* Column-major view: cols^T (P x M) = x^T (P x K) * w_g (K x M). */
+                cublasStatus_t s = cublasGemmStridedBatchedEx(
+                    handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, &one,
+                    t->x + (n0 * p->cin + g * cin_g) * P, CUDA_R_32F, (int)P, p->cin * P,
+                    t->w + g * cin_g * M, CUDA_R_32F, (int)M, 0, &zero, cols + g * M * P,
+                    CUDA_R_32F, (int)P, p->groups * M * P, (int)count, compute,
+                    CUBLAS_GEMM_DEFAULT);
+                if (s != CUBLAS_STATUS_SUCCESS)
+                    return convt_fail(e, "cublasGemmStridedBatchedEx (group %lld): status %d",
+                                      (long long)g, (int)s);
+            }
+            a.image_stride = p->groups * M * P;
+            a.row_stride = P;
         }
         a.n0 = n0;
         a.count = count * p->cout * convt_out_spatial(p);
@@ -238,11 +321,14 @@ static int launch_tf32(const convt_problem *p, const convt_launch *l, const conv
 }
 
 #define IM2COL_KNOBS                                                                          \
-    .n_knobs = 2,                                                                             \
+    .n_knobs = 3,                                                                             \
     .knobs = {{.name = "block", .help = "col2im threads per block", .n_defaults = 1,          \
                .defaults = {256}},                                                            \
               {.name = "images", .help = "images per GEMM batch (0: all; bounds the workspace)", \
-               .n_defaults = 2, .defaults = {1, 0}}}
+               .n_defaults = 2, .defaults = {1, 0}},                                          \
+              {.name = "merge",                                                               \
+               .help = "1: the images of a batch as one GEMM (input copied to [ci][image][p])", \
+               .n_defaults = 2, .defaults = {0, 1}}}
 
 extern "C" const convt_variant convt_variant_im2col_gemm = {
     .name = "im2col_gemm",

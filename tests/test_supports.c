@@ -122,8 +122,8 @@ static void refuses2(const char *variant, const convt_problem *p, const char *kn
  * and a longer stretch) and co_block = 256 (the weights of 256 channels:
  * the folded and split-K kernels' knob, polyphase_wgmma_wide_tf32's every
  * launch), which is refused outright where the channels the launch computes
- * (folded or not) are 128 or fewer per group; and split-K's fold = 1 where
- * p does not fold. */
+ * (folded or not) are 128 or fewer per group; split-K's fold = 1 where
+ * p does not fold; and im2col_gemm's merge = 1 with images = 1. */
 static void accepts_every_default(const convt_variant *v, const convt_problem *p)
 {
     convt_context ctx = ctx_with((size_t)4 << 30);
@@ -189,8 +189,12 @@ static void accepts_every_default(const convt_variant *v, const convt_problem *p
         const int turns = convt_knob_index(v, "turns"), pos_m = convt_knob_index(v, "pos_m");
         const bool turns_positions = turns >= 0 && pos_m >= 0 && l.value[turns] == 1 && l.value[pos_m] == 1 &&
                                      !strcmp(why, "turns = 1 is the kernel with output channels as M (pos_m = 0)");
+        /* im2col_gemm's merge = 1 needs a batch of two images or more (images = 1 is the other default) */
+        const bool merge_one = convt_knob_index(v, "merge") >= 0 &&
+                               l.value[convt_knob_index(v, "merge")] == 1 &&
+                               strstr(why, "merge = 1 with one image a GEMM");
         if (!ok && !may_refuse && !few_channels && !no_fold && !one_tile && !no_box && !whole_fold &&
-            !apart_dims && !turns_positions)
+            !apart_dims && !turns_positions && !merge_one)
             fail_msg("%s refused a default launch: %s", v->name, why);
         plane_accepted += ok && plane >= 0 && l.value[plane] == 1;
         plane_could_run += plane >= 0 && l.value[plane] == 1 && !few_channels && !no_fold;
@@ -1310,6 +1314,36 @@ static void a_latent_is_one_gemm(void **state)
     accepts_with("im2col_gemm", &p, 1, &images, &one, (size_t)1 << 30, "a padded latent, images 1");
 }
 
+/* im2col_gemm's merge = 1: a batch's images as one GEMM, its input copied
+ * to [ci][image][p] in the workspace after the columns; refused where it
+ * would merge one image or where the layer is already one GEMM. */
+static void im2col_merges_images_into_one_gemm(void **state)
+{
+    (void)state;
+    const convt_variant *v = convt_variant_find("im2col_gemm");
+    if (!v)
+        return; /* not built into this binary */
+    convt_problem p = convt_problem_default(2); /* SimpleBaseline's class, small */
+    p.n = 4, p.cin = 16, p.cout = 8, p.groups = 2, p.in[0] = 8, p.in[1] = 6;
+    p.k[0] = p.k[1] = 4, p.stride[0] = p.stride[1] = 2, p.pad[0] = p.pad[1] = 1;
+    const char *knobs[2] = {"merge", "images"};
+    const int64_t all[2] = {1, 0}, two[2] = {1, 2}, one[2] = {1, 1};
+    const size_t columns = (size_t)2 * (8 / 2 * 16) * 48; /* an image: groups x M x P */
+    accepts_with("im2col_gemm", &p, 2, knobs, all, (size_t)1 << 30, "merge 1, every image");
+    accepts_with("im2col_gemm_tf32", &p, 2, knobs, two, (size_t)1 << 30, "merge 1, 2 images");
+    const convt_launch la = launch_with(v, 2, knobs, all), l2 = launch_with(v, 2, knobs, two);
+    assert_int_equal(v->workspace_size(&p, &la), (4 * columns + (size_t)4 * 16 * 48) * 4);
+    assert_int_equal(v->workspace_size(&p, &l2), (2 * columns + (size_t)2 * 16 * 48) * 4);
+    /* the merged input counts against the limit: the columns alone fit */
+    refuses_with("im2col_gemm", &p, 2, knobs, all, 4 * columns * 4, "MiB of workspace");
+    refuses_with("im2col_gemm", &p, 2, knobs, one, (size_t)1 << 30, "one image a GEMM");
+    refuses("im2col_gemm", &p, "merge", 2, (size_t)1 << 30, "merge = 2 must be 0 or 1");
+    convt_problem latent = convt_problem_default(2);
+    latent.n = 8, latent.cin = 16, latent.cout = 8, latent.k[0] = latent.k[1] = 4;
+    latent.in[0] = latent.in[1] = 1;
+    refuses_with("im2col_gemm", &latent, 2, knobs, all, 0, "already takes every image");
+}
+
 /* A CPU variant takes a few threads per processor (oversubscription is worth
  * measuring), up to the limit its reason names. */
 static void cpu_threads_within_the_limit_are_accepted(void **state)
@@ -1358,6 +1392,7 @@ int main(void)
         cmocka_unit_test(refusals_name_their_reason),
         cmocka_unit_test(cpu_threads_within_the_limit_are_accepted),
         cmocka_unit_test(a_latent_is_one_gemm),
+        cmocka_unit_test(im2col_merges_images_into_one_gemm),
         cmocka_unit_test(every_built_variant_is_in_the_list_of_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
