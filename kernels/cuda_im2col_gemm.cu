@@ -37,6 +37,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
+#include "fastdiv.h"
 #include "hostdevice.h"
 #include "stride_phase.h"
 #include "variant.h"
@@ -80,6 +81,19 @@ static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
     return (columns_floats(p, l) + merged) * sizeof(float);
 }
 
+/* col2im's tap walks (convt_tap_walk_first) compute o + pad - k * dil and
+ * step * dil in int: true where every dimension keeps them in range. */
+static bool tap_walks_fit_int(const convt_problem *p)
+{
+    for (int d = 0; d < p->dims; d++) {
+        const int64_t out = convt_out_size(p, d);
+        if (out + p->pad[d] + p->dil[d] * p->k[d] > 0x7fffffff ||
+            p->stride[d] * p->dil[d] > 0x7fffffff)
+            return false;
+    }
+    return true;
+}
+
 static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
@@ -100,6 +114,18 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
     if (convt_problem_is_gemm(p) && merge) {
         snprintf(why, why_len, "inputs of one position: the GEMM already takes every image at "
                  "once (merge = 0 runs it)");
+        return false;
+    }
+    if (!convt_problem_is_gemm(p) && !tap_walks_fit_int(p)) {
+        snprintf(why, why_len, "col2im walks the taps in 32 bits: a dimension's output, padding "
+                 "and dilated kernel (or stride x dilation) do not fit");
+        return false;
+    }
+    if (!convt_problem_is_gemm(p) &&
+        images_per_chunk(p, l) * p->cout * convt_out_spatial(p) > 0x7fffffff) {
+        snprintf(why, why_len, "col2im indexes a batch's outputs in 32 bits: %lld images of %lld "
+                 "outputs is more (fewer images a batch: knob images)",
+                 (long long)images_per_chunk(p, l), (long long)(p->cout * convt_out_spatial(p)));
         return false;
     }
     if (merge && images_per_chunk(p, l) == 1) {
@@ -142,52 +168,59 @@ static int im2col_prepare(const convt_problem *p, const convt_launch *l, const c
  * per-image GEMMs give [nl][g][m][i] (image_stride groups * M * P,
  * row_stride P), merged ones [g][m][nl][i] (P, images * P). */
 struct col2im_args {
-    int64_t cout, taps, n0, count, image_stride, row_stride;
-    int64_t step[3]; /* convt_phase_step per dimension */
+    int64_t taps, count, image_stride, row_stride;
+    int step[3], di[3]; /* each dimension's tap walk (convt_tap_walk_first) */
+    convt_fastdiv out_div[3], cout_div; /* a chunk's output index split (count < 2^31) */
     convt_shape3 s;
 };
 
-/* One thread per output element of the chunk; along each dimension only
- * the taps of the output's stride phase are visited. */
+/* One thread per output element of the chunk. Its index is split by
+ * multiply-high divisions and each dimension's taps walked in 32-bit
+ * arithmetic, only those of the output's stride phase: per output, 64-bit
+ * divisions (about seventy instructions each) had cost more than the
+ * columns' reads (session 60: fsrcnn_x3_c56to1, 81 taps of which 9 reach). */
 __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
                               const float *__restrict__ b, float *__restrict__ y)
 {
-    int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (idx >= a.count)
         return;
     const convt_shape3 &s = a.s;
-    int64_t o2 = idx % s.out[2], r = idx / s.out[2];
-    int64_t o1 = r % s.out[1];
-    r /= s.out[1];
-    int64_t o0 = r % s.out[0];
-    r /= s.out[0];
-    int64_t co = r % a.cout, nl = r / a.cout; /* image within the chunk */
+    int o[3];
+    uint32_t r = (uint32_t)idx;
+    for (int d = 2; d >= 0; d--) {
+        const uint32_t q = convt_fastdiv_div(a.out_div[d], r);
+        o[d] = (int)(r - q * a.out_div[d].d);
+        r = q;
+    }
+    const uint32_t nl = convt_fastdiv_div(a.cout_div, r); /* image within the chunk */
+    const int co = (int)(r - nl * a.cout_div.d);
     const float *c = cols + nl * a.image_stride + co * a.taps * a.row_stride;
     float acc = b ? b[co] : 0.0f;
-    const int64_t first2 =
-        convt_first_reaching_tap(o2, s.stride[2], s.pad[2], s.dil[2], s.k[2], a.step[2]);
-    const int64_t first1 =
-        convt_first_reaching_tap(o1, s.stride[1], s.pad[1], s.dil[1], s.k[1], a.step[1]);
-    for (int64_t k0 = convt_first_reaching_tap(o0, s.stride[0], s.pad[0], s.dil[0], s.k[0],
-                                               a.step[0]);
-         k0 < s.k[0]; k0 += a.step[0]) {
-        int64_t i0 = convt_gather_src(o0, k0, s.stride[0], s.pad[0], s.dil[0], s.in[0]);
-        if (i0 < 0)
+    const int in0 = (int)s.in[0], in1 = (int)s.in[1], in2 = (int)s.in[2];
+    const int k1n = (int)s.k[1], k2n = (int)s.k[2];
+    const convt_tap_walk first1 = convt_tap_walk_first(o[1], (int)s.stride[1], (int)s.pad[1],
+                                                       (int)s.dil[1], k1n, a.step[1]);
+    const convt_tap_walk first2 = convt_tap_walk_first(o[2], (int)s.stride[2], (int)s.pad[2],
+                                                       (int)s.dil[2], k2n, a.step[2]);
+    for (convt_tap_walk w0 = convt_tap_walk_first(o[0], (int)s.stride[0], (int)s.pad[0],
+                                                  (int)s.dil[0], (int)s.k[0], a.step[0]);
+         w0.k < s.k[0] && w0.i >= 0; w0.k += a.step[0], w0.i -= a.di[0]) {
+        if (w0.i >= in0)
             continue;
-        for (int64_t k1 = first1; k1 < s.k[1]; k1 += a.step[1]) {
-            int64_t i1 = convt_gather_src(o1, k1, s.stride[1], s.pad[1], s.dil[1], s.in[1]);
-            if (i1 < 0)
+        for (convt_tap_walk w1 = first1; w1.k < k1n && w1.i >= 0; w1.k += a.step[1], w1.i -= a.di[1]) {
+            if (w1.i >= in1)
                 continue;
-            for (int64_t k2 = first2; k2 < s.k[2]; k2 += a.step[2]) {
-                int64_t i2 = convt_gather_src(o2, k2, s.stride[2], s.pad[2], s.dil[2], s.in[2]);
-                if (i2 < 0)
+            for (convt_tap_walk w2 = first2; w2.k < k2n && w2.i >= 0;
+                 w2.k += a.step[2], w2.i -= a.di[2]) {
+                if (w2.i >= in2)
                     continue;
-                int64_t k = (k0 * s.k[1] + k1) * s.k[2] + k2;
-                acc += c[k * a.row_stride + (i0 * s.in[1] + i1) * s.in[2] + i2];
+                const int64_t k = (w0.k * k1n + w1.k) * k2n + w2.k;
+                acc += c[k * a.row_stride + ((int64_t)w0.i * in1 + w1.i) * in2 + w2.i];
             }
         }
     }
-    y[(a.n0 * a.cout) * (s.out[0] * s.out[1] * s.out[2]) + idx] = acc;
+    y[idx] = acc; /* y: the chunk's first image */
 }
 
 /* xt[ci][nl][i] = x[n0 + nl][ci][i] for the chunk's images: the merged
@@ -255,11 +288,15 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     if (convt_problem_is_gemm(p))
         return one_position_gemm(handle, compute, p, l, t, st, e);
     col2im_args a;
-    a.cout = p->cout;
     a.taps = taps;
     a.s = convt_problem_as_3d(p);
-    for (int d = 0; d < 3; d++)
-        a.step[d] = convt_phase_step(a.s.stride[d], a.s.dil[d]);
+    for (int d = 0; d < 3; d++) {
+        a.step[d] = (int)convt_phase_step(a.s.stride[d], a.s.dil[d]);
+        a.di[d] = (int)(a.step[d] * a.s.dil[d] / a.s.stride[d]);
+        a.out_div[d] = convt_fastdiv_make((uint32_t)a.s.out[d]);
+    }
+    a.cout_div = convt_fastdiv_make((uint32_t)p->cout);
+    const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
     const int block = (int)im2col_knobs_of(l).block;
     const bool merge = im2col_knobs_of(l).merge != 0;
     float *xt = cols + columns_floats(p, l); /* merge: the chunk's input, [ci][nl][i] */
@@ -297,10 +334,9 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
             a.image_stride = p->groups * M * P;
             a.row_stride = P;
         }
-        a.n0 = n0;
-        a.count = count * p->cout * convt_out_spatial(p);
-        col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(a, cols, t->b,
-                                                                                   t->y);
+        a.count = count * out_image;
+        col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(
+            a, cols, t->b, t->y + n0 * out_image);
         CUDA_TRY_LAUNCH(e);
     }
     return 0;

@@ -10,7 +10,8 @@
  * phases and written through the warp's buffer by element e = j * 32 +
  * lane (output q0 * stride - pad + e), gives every output of the 1-D
  * convolution of small integers exactly, where a model that reads input q
- * - off + 1 or writes element e + 1 does not. */
+ * - off + 1 or writes element e + 1 does not. And col2im's 32-bit walk of
+ * an output's taps (convt_tap_walk_first) against the definition. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,6 +113,46 @@ static void periods_model(const dims1 *d, const int *x, const int *w, int *y, in
                     y[o] = buf[e];
             }
     }
+}
+
+/* col2im's walk (convt_tap_walk_first, then every step-th tap, di inputs
+ * fewer) visits exactly the (tap, input) pairs that convt_gather_src finds
+ * over every tap, for every output of 4000 random dimensions, in tap
+ * order. */
+static void tap_walks_visit_the_gather_taps(void **state)
+{
+    (void)state;
+    int dims = 0;
+    long visited = 0;
+    while (dims < 4000) {
+        dims1 d;
+        if (!draw(&d))
+            continue;
+        dims++;
+        const int step = (int)convt_phase_step(d.stride, d.dil), di = step * d.dil / d.stride;
+        for (int o = 0; o < d.out; o++) {
+            int want_k[MAX_K], want_i[MAX_K], n_want = 0, n_got = 0;
+            for (int k = 0; k < d.k; k++) {
+                const int64_t i = convt_gather_src(o, k, d.stride, d.pad, d.dil, d.in);
+                if (i >= 0)
+                    want_k[n_want] = k, want_i[n_want++] = (int)i;
+            }
+            for (convt_tap_walk w = convt_tap_walk_first(o, d.stride, d.pad, d.dil, d.k, step);
+                 w.k < d.k && w.i >= 0; w.k += step, w.i -= di) {
+                if (w.i >= d.in)
+                    continue;
+                if (n_got >= n_want || w.k != want_k[n_got] || w.i != want_i[n_got])
+                    fail_msg("in %d k %d stride %d pad %d dil %d, output %d: the walk reads tap "
+                             "%d input %d", d.in, d.k, d.stride, d.pad, d.dil, o, w.k, w.i);
+                n_got++;
+            }
+            if (n_got != n_want)
+                fail_msg("in %d k %d stride %d pad %d dil %d, output %d: %d taps walked, %d reach",
+                         d.in, d.k, d.stride, d.pad, d.dil, o, n_got, n_want);
+            visited += n_got;
+        }
+    }
+    assert_true(visited > 10000);
 }
 
 /* y = the 1-D transposed convolution of x and w by the gather definition. */
@@ -275,6 +316,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(taps_reach_by_period_as_by_definition),
+        cmocka_unit_test(tap_walks_visit_the_gather_taps),
         cmocka_unit_test(the_walk_writes_every_output),
         cmocka_unit_test(stretches_write_every_output),
     };

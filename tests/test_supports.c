@@ -1090,6 +1090,15 @@ static void refusals_name_their_reason(void **state)
     }
     refuses("im2col_gemm", &p, NULL, 0, 1024, "MiB of workspace");
     refuses("im2col_gemm_tf32", &p, "block", 31, ws, "block = 31");
+    {
+        /* col2im's index and tap walks are 32-bit: a batch of 2^32 outputs, a dilation of 2^30 */
+        convt_problem big = convt_problem_default(2);
+        big.n = 64, big.cin = 4, big.cout = 64, big.in[0] = big.in[1] = 1024;
+        refuses("im2col_gemm", &big, "images", 0, (size_t)1 << 40, "outputs in 32 bits");
+        convt_problem wide_dil = convt_problem_default(1);
+        wide_dil.in[0] = 4, wide_dil.k[0] = 2, wide_dil.dil[0] = (int64_t)1 << 30;
+        refuses("im2col_gemm", &wide_dil, NULL, 0, (size_t)1 << 40, "walks the taps in 32 bits");
+    }
     refuses("direct_grouped", &p, "outs", 3, ws, "outs = 3 must be 2, 4 or 8");
     refuses("direct_grouped", &p, "block", 48, ws, "block = 48 must be a multiple of 32");
     refuses("direct_grouped", &p, "lanes", 8, ws, "lanes = 8 must be 1 or 32");

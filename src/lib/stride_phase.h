@@ -83,6 +83,38 @@ CONVT_HD int64_t convt_first_reaching_tap(int64_t o, int64_t stride, int64_t pad
     return k_count;
 }
 
+/* An output's taps along one dimension, walked in 32-bit arithmetic (col2im
+ * visits them for every output it writes, where convt_gather_src over all
+ * k costs a 64-bit division a tap): tap k reaches o exactly when
+ * o + pad - k*dil = i*stride, so after the first such tap (some k < step)
+ * they are every step-th (convt_phase_step), each reading
+ * di = step*dil/stride inputs fewer. The walk: from convt_tap_walk_first,
+ * k += step and i -= di while k < k_count and i >= 0 (i only falls); a tap
+ * is read where i < in. With dil 1 the first tap is o + pad's residue.
+ * The same (tap, input) pairs as convt_gather_src (tests/test_period_taps.c);
+ * o + pad must fit an int. */
+typedef struct convt_tap_walk {
+    int k, i;
+} convt_tap_walk;
+
+CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil, int k_count,
+                                             int step)
+{
+    const int t = o + pad, q = t / stride, r = t - q * stride;
+    convt_tap_walk w = {k_count, -1};
+    if (dil == 1) {
+        if (r < k_count)
+            w.k = r, w.i = q;
+        return w;
+    }
+    for (int k = 0; k < k_count && k < step; k++)
+        if ((t - k * dil) % stride == 0) {
+            w.k = k, w.i = (t - k * dil) / stride; /* negative: no tap reaches o */
+            return w;
+        }
+    return w;
+}
+
 /* Whether tap k reaches phase ph (a residue in [0, stride)), and the
  * offset q - i between the phase's output index q (o = q*stride + ph - pad)
  * and the input index i it reads: k*dil - ph = off*stride. */
