@@ -4,7 +4,9 @@
  * run here gives way to the next; tables of another device, schema or major
  * version are refused with the reason and used with the override; plans are
  * cached (by table, not address) and shared across threads; and every plan's output
- * matches the float64 reference on random shapes over every parameter. */
+ * matches the float64 reference on random shapes over every parameter. The
+ * heuristic's order on a GPU is read by name (convt_heuristic_order), which
+ * needs none. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "convt.h"
+#include "dispatch_impl.h"
 #include "problem_json.h"
 #include "reference.h"
 #include "shape_random.h"
@@ -333,6 +336,91 @@ static void plans_follow_their_own_table(void **state)
     convt_ctx_destroy(ctx);
 }
 
+/* The heuristic's order (names, knobs, why) for a shape on a backend, as
+ * "variant[knob=value,...]" joined by spaces. */
+static void order_of(const convt_problem *p, convt_tier tier, convt_backend_kind kind, char *buf,
+                     size_t len, const char **first_why)
+{
+    convt_heuristic_step steps[16];
+    const int n = convt_heuristic_order(p, tier, kind, steps, 16);
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", steps[i].variant);
+        for (int k = 0; k < steps[i].n_knobs; k++)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s=%lld", k ? "," : "[",
+                                   steps[i].knob[k], (long long)steps[i].value[k]);
+        if (steps[i].n_knobs)
+            at += (size_t)snprintf(buf + at, len - at, "]");
+    }
+    *first_why = n ? steps[0].why : "";
+}
+
+static void expect_order(const convt_problem *p, convt_tier tier, convt_backend_kind kind,
+                         const char *want, const char *why)
+{
+    char got[512];
+    const char *first_why;
+    order_of(p, tier, kind, got, sizeof got, &first_why);
+    if (strcmp(got, want) || !strstr(first_why, why))
+        fail_msg("heuristic order \"%s\" (first because \"%s\"), wanted \"%s\" (\"%s\")", got,
+                 first_why, want, why);
+}
+
+/* On a GPU, with no measured row of its class: a latent takes im2col's one
+ * GEMM; few output channels over many input channels take im2col's columns
+ * (session 60: faster than the polyphase implicit GEMM on all 9 such layers
+ * measured); few channels per group in, with groups or few out, the direct
+ * kernel; anything else the polyphase implicit GEMM. A tier's order never
+ * names a TF32 variant for an fp32 plan; the CPU has its own. */
+static void heuristic_orders_by_class(void **state)
+{
+    (void)state;
+    const convt_backend_kind gpu = CONVT_BACKEND_CUDA;
+    const char *gemm = "polyphase_igemm_tf32 polyphase_igemm_3xtf32 direct_grouped gather";
+    const char *gemm32 = "polyphase_igemm_3xtf32 direct_grouped gather";
+    const char *direct = "direct_grouped polyphase_igemm_3xtf32 gather";
+    char want[512];
+
+    convt_problem dense = convt_problem_default(2); /* 64 -> 64, k 4 stride 2 */
+    dense.n = 8, dense.cin = dense.cout = 64, dense.in[0] = dense.in[1] = 32;
+    dense.k[0] = dense.k[1] = 4, dense.stride[0] = dense.stride[1] = 2, dense.pad[0] = dense.pad[1] = 1;
+    expect_order(&dense, CONVT_TIER_TF32, gpu, gemm, "no measured shape");
+    expect_order(&dense, CONVT_TIER_FP32, gpu, gemm32, "no measured shape");
+    expect_order(&dense, CONVT_TIER_TF32, CONVT_BACKEND_CPU, "cpu_scatter cpu_gather", "no measured");
+
+    convt_problem rgb = dense; /* 64 -> 3: an image generator's last layer */
+    rgb.cout = 3;
+    snprintf(want, sizeof want, "im2col_gemm_tf32[images=0,merge=0] im2col_gemm[images=0,merge=0] %s", gemm);
+    expect_order(&rgb, CONVT_TIER_TF32, gpu, want, "few output channels");
+    snprintf(want, sizeof want, "im2col_gemm[images=0,merge=0] %s", gemm32);
+    expect_order(&rgb, CONVT_TIER_FP32, gpu, want, "few output channels");
+    rgb.cout = 5; /* past the rule */
+    expect_order(&rgb, CONVT_TIER_TF32, gpu, gemm, "no measured shape");
+    rgb.cout = 8, rgb.groups = 2; /* 4 a group, of 32 inputs */
+    snprintf(want, sizeof want, "im2col_gemm[images=0,merge=0] %s", gemm32);
+    expect_order(&rgb, CONVT_TIER_FP32, gpu, want, "few output channels");
+    expect_order(&rgb, CONVT_TIER_FP32, CONVT_BACKEND_CPU, "cpu_scatter cpu_gather", "no measured");
+
+    convt_problem flow = dense; /* PWC-Net's 2 -> 2 */
+    flow.cin = flow.cout = 2;
+    expect_order(&flow, CONVT_TIER_TF32, gpu, direct, "no measured shape");
+    flow.cout = 64; /* few in, many out, one group: not measured, the GEMM as before */
+    expect_order(&flow, CONVT_TIER_TF32, gpu, gemm, "no measured shape");
+    convt_problem depthwise = dense;
+    depthwise.groups = 64;
+    expect_order(&depthwise, CONVT_TIER_TF32, gpu, direct, "no measured shape");
+
+    convt_problem latent = convt_problem_default(2); /* DCGAN's 100 -> 512, 1 x 1 -> 4 x 4 */
+    latent.n = 64, latent.cin = 100, latent.cout = 512, latent.k[0] = latent.k[1] = 4;
+    latent.in[0] = latent.in[1] = 1;
+    snprintf(want, sizeof want, "im2col_gemm_tf32[images=0] im2col_gemm[images=0] %s", gemm);
+    expect_order(&latent, CONVT_TIER_TF32, gpu, want, "one GEMM");
+    latent.cout = 3; /* a latent to RGB: one GEMM first all the same */
+    snprintf(want, sizeof want, "im2col_gemm[images=0] %s", gemm32);
+    expect_order(&latent, CONVT_TIER_FP32, gpu, want, "one GEMM");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +429,7 @@ int main(void)
         cmocka_unit_test(plans_are_cached_and_thread_safe),
         cmocka_unit_test(every_plan_matches_the_reference),
         cmocka_unit_test(plans_follow_their_own_table),
+        cmocka_unit_test(heuristic_orders_by_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

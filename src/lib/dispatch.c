@@ -243,47 +243,81 @@ static int by_distance(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The heuristic's order for this build, tier and shape. */
-static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier tier,
-                     candidate *out, int max)
+static int add_step(convt_heuristic_step *out, int n, int max, const char *variant,
+                    int n_knobs, const char *knob0, int64_t value0, const char *knob1,
+                    int64_t value1, const char *why)
+{
+    if (n < max)
+        out[n++] = (convt_heuristic_step){.variant = variant, .n_knobs = n_knobs,
+                                          .knob = {knob0, knob1}, .value = {value0, value1},
+                                          .why = why};
+    return n;
+}
+
+int convt_heuristic_order(const convt_problem *p, convt_tier tier, convt_backend_kind kind,
+                          convt_heuristic_step *out, int max)
 {
     static const char *const cuda_tf32[] = {"polyphase_igemm_tf32", "polyphase_igemm_3xtf32",
                                             "direct_grouped", "gather", NULL};
     static const char *const cuda_fp32[] = {"polyphase_igemm_3xtf32", "direct_grouped", "gather",
                                             NULL};
-    static const char *const cuda_grouped[] = {"direct_grouped", "polyphase_igemm_3xtf32",
-                                               "gather", NULL};
+    static const char *const cuda_direct[] = {"direct_grouped", "polyphase_igemm_3xtf32",
+                                              "gather", NULL};
     static const char *const cpu[] = {"cpu_scatter", "cpu_gather", NULL};
-    const char *const *order = cpu;
-    if (ctx->kind == CONVT_BACKEND_CUDA)
-        /* few input channels per group: a GEMM tile would be mostly padding */
-        order = p->groups > 1 && p->cin / p->groups <= 8 ? cuda_grouped
-                : tier == CONVT_TIER_TF32                 ? cuda_tf32
-                                                          : cuda_fp32;
+    const bool cuda = kind == CONVT_BACKEND_CUDA, tf32 = tier == CONVT_TIER_TF32;
+    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
     int n = 0;
-    /* a layer that is a GEMM (a latent to a map): im2col_gemm's one GEMM
-     * over every image first (configs/latent.json, session 59: 4.9 to 16.9x
-     * the vendor where the polyphase kernels were 1.2 to 3.7x) */
-    static const char *const gemm[] = {"im2col_gemm_tf32", "im2col_gemm", NULL};
-    for (int i = tier == CONVT_TIER_TF32 ? 0 : 1;
-         ctx->kind == CONVT_BACKEND_CUDA && convt_problem_is_gemm(p) && gemm[i] && n < max; i++) {
-        const convt_variant *v = convt_ctx_variant(ctx, gemm[i]);
-        if (!v)
-            continue;
-        convt_launch l = convt_launch_first_default(v);
-        l.value[convt_knob_index(v, "images")] = 0; /* every image in one GEMM */
-        out[n] = (candidate){.variant = v, .launch = l, .rule = "heuristic"};
-        snprintf(out[n++].from, sizeof out->from, "a layer that is one GEMM");
+    if (cuda && convt_problem_is_gemm(p)) {
+        /* a layer that is a GEMM (a latent to a map): im2col_gemm's one GEMM
+         * over every image first (configs/latent.json, session 59: 4.9 to
+         * 16.9x the vendor where the polyphase kernels were 1.2 to 3.7x) */
+        const char *why = "a layer that is one GEMM";
+        if (tf32)
+            n = add_step(out, n, max, "im2col_gemm_tf32", 1, "images", 0, NULL, 0, why);
+        n = add_step(out, n, max, "im2col_gemm", 1, "images", 0, NULL, 0, why);
+    } else if (cuda && cout_g <= 4 && cin_g > 8) {
+        /* few output channels over many input channels: the taps in the
+         * GEMM's M, then col2im (session 60, configs/few-channels.json and
+         * unseen4.json: faster than the polyphase implicit GEMM of its tier
+         * on all 9 such layers, 1.2 to 6x, and the fastest own variant on 7) */
+        const char *why = "few output channels a group: the taps in the GEMM's M (im2col)";
+        if (tf32)
+            n = add_step(out, n, max, "im2col_gemm_tf32", 2, "images", 0, "merge", 0, why);
+        n = add_step(out, n, max, "im2col_gemm", 2, "images", 0, "merge", 0, why);
     }
-    for (int i = 0; order[i] && n < max; i++) {
-        const convt_variant *v = convt_ctx_variant(ctx, order[i]);
+    const char *const *order = cpu;
+    if (cuda)
+        /* few input channels per group (depthwise and grouped layers, or few
+         * channels both in and out: PWC-Net's 2 -> 2 and LapSRN's 1 -> 1,
+         * session 60): a GEMM tile would be mostly padding */
+        order = cin_g <= 8 && (p->groups > 1 || cout_g <= 4) ? cuda_direct
+                : tf32                                       ? cuda_tf32
+                                                             : cuda_fp32;
+    for (int i = 0; order[i]; i++)
+        n = add_step(out, n, max, order[i], 0, NULL, 0, NULL, 0, "no measured shape of its class");
+    return n;
+}
+
+/* The heuristic's candidates: its order's variants that this context has
+ * (built in, or a plugin's), of the tier asked for or fp32. */
+static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier tier,
+                     candidate *out, int max)
+{
+    convt_heuristic_step steps[16];
+    const int n_steps = convt_heuristic_order(p, tier, ctx->kind, steps, 16);
+    int n = 0;
+    for (int i = 0; i < n_steps && n < max; i++) {
+        const convt_variant *v = convt_ctx_variant(ctx, steps[i].variant);
         if (!v || (tier == CONVT_TIER_FP32 && v->tier != CONVT_TIER_FP32))
             continue;
-        out[n].variant = v;
-        out[n].launch = convt_launch_first_default(v);
-        out[n].rule = "heuristic";
-        snprintf(out[n].from, sizeof out[n].from, "no measured shape of its class");
-        out[n++].dist = 0;
+        convt_launch l = convt_launch_first_default(v);
+        for (int k = 0; k < steps[i].n_knobs; k++) {
+            const int at = convt_knob_index(v, steps[i].knob[k]);
+            if (at >= 0) /* the order names knobs its variants have: -1 is never written */
+                l.value[at] = steps[i].value[k];
+        }
+        out[n] = (candidate){.variant = v, .launch = l, .rule = "heuristic"};
+        snprintf(out[n++].from, sizeof out->from, "%s", steps[i].why);
     }
     return n;
 }

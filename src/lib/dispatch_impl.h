@@ -89,4 +89,21 @@ int convt_tune_shape(convt_table *t, const convt_problem *p, convt_err *e);
 /* The shape as a config's JSON object (the vocabulary of sweep files). */
 cJSON *convt_problem_to_config_json(const convt_problem *p);
 
+/* One entry of the heuristic's order: a variant, tried at its first default
+ * launch with up to two knobs set, and why it is tried. */
+typedef struct convt_heuristic_step {
+    const char *variant;
+    int n_knobs;
+    const char *knob[2];
+    int64_t value[2];
+    const char *why;
+} convt_heuristic_step;
+
+/* The heuristic's order for a shape and tier on a backend (dispatch.c),
+ * before looking up which of them this binary has: names only, a function
+ * of the shape alone, so that tests read the CUDA order without a GPU.
+ * Returns how many steps it wrote (at most max). */
+int convt_heuristic_order(const convt_problem *p, convt_tier tier, convt_backend_kind kind,
+                          convt_heuristic_step *out, int max);
+
 #endif
