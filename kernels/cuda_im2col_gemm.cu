@@ -98,8 +98,8 @@ static bool tap_walks_fit_int(const convt_problem *p)
 static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
-    int64_t block = im2col_knobs_of(l).block;
-    if (!convt_check_block(block, "block", ctx, why, why_len))
+    const im2col_knobs k = im2col_knobs_of(l);
+    if (!convt_check_block(k.block, "block", ctx, why, why_len))
         return false;
     int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
     if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
@@ -107,49 +107,52 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
         return false;
     }
-    const int64_t images = im2col_knobs_of(l).images, merge = im2col_knobs_of(l).merge;
-    if (merge != 0 && merge != 1) {
-        snprintf(why, why_len, "merge = %lld must be 0 or 1", (long long)merge);
+    if (k.merge != 0 && k.merge != 1) {
+        snprintf(why, why_len, "merge = %lld must be 0 or 1", (long long)k.merge);
         return false;
     }
-    if (convt_problem_is_gemm(p) && merge) {
-        snprintf(why, why_len, "inputs of one position: the GEMM already takes every image at "
-                 "once (merge = 0 runs it)");
-        return false;
+    const int64_t chunk = images_per_chunk(p, l);
+    if (convt_problem_is_gemm(p)) { /* one GEMM over every image, no columns */
+        if (k.merge) {
+            snprintf(why, why_len, "inputs of one position: the GEMM already takes every image "
+                     "at once (merge = 0 runs it)");
+            return false;
+        }
+        if (k.images > 0 && k.images < p->n) {
+            snprintf(why, why_len, "inputs of one position: the GEMM takes every image at once "
+                     "and needs no columns for images = %lld to bound (images = 0 runs it)",
+                     (long long)k.images);
+            return false;
+        }
+        return true; /* no workspace */
     }
-    if (!convt_problem_is_gemm(p) && !tap_walks_fit_int(p)) {
+    if (!tap_walks_fit_int(p)) {
         snprintf(why, why_len, "col2im walks the taps in 32 bits: a dimension's output, padding "
                  "and dilated kernel (or stride x dilation) do not fit");
         return false;
     }
-    if (!convt_problem_is_gemm(p) &&
-        images_per_chunk(p, l) * p->cout * convt_out_spatial(p) > 0x7fffffff) {
+    const int64_t out_image = p->cout * convt_out_spatial(p);
+    if (chunk * out_image > 0x7fffffff) {
         snprintf(why, why_len, "col2im indexes a batch's outputs in 32 bits: %lld images of %lld "
                  "outputs is more (fewer images a batch: knob images)",
-                 (long long)images_per_chunk(p, l), (long long)(p->cout * convt_out_spatial(p)));
+                 (long long)chunk, (long long)out_image);
         return false;
     }
-    if (merge && images_per_chunk(p, l) == 1) {
+    if (k.merge && chunk == 1) {
         snprintf(why, why_len, "merge = 1 with one image a GEMM is merge = 0 plus a copy");
         return false;
     }
-    if (merge && images_per_chunk(p, l) * P > 0x7fffffff) {
+    if (k.merge && chunk * P > 0x7fffffff) {
         snprintf(why, why_len, "merge: %lld images x %lld positions does not fit cuBLAS's int "
-                 "sizes", (long long)images_per_chunk(p, l), (long long)P);
-        return false;
-    }
-    if (convt_problem_is_gemm(p) && images > 0 && images < p->n) {
-        snprintf(why, why_len, "inputs of one position: the GEMM takes every image at once and "
-                 "needs no columns for images = %lld to bound (images = 0 runs it)",
-                 (long long)images);
+                 "sizes", (long long)chunk, (long long)P);
         return false;
     }
     size_t ws = im2col_workspace(p, l);
     if (ws > ctx->workspace_limit) {
         snprintf(why, why_len,
-                 "the columns need %.1f MiB of workspace for %lld image(s) at a time, above the "
-                 "limit of %.0f MiB (workspace_limit_mb)",
-                 ws / 1048576.0, (long long)images_per_chunk(p, l),
+                 "the columns%s need %.1f MiB of workspace for %lld image(s) at a time, above "
+                 "the limit of %.0f MiB (workspace_limit_mb)",
+                 k.merge ? " and the merged input" : "", ws / 1048576.0, (long long)chunk,
                  ctx->workspace_limit / 1048576.0);
         return false;
     }
