@@ -110,7 +110,7 @@ void one_position_inputs(convt_problem *p, unsigned mask)
         if (!(mask >> d & 1))
             continue;
         p->in[d] = 1;
-        const int64_t reach = p->dil[d] * (p->k[d] - 1) + 1;
+        const int64_t reach = convt_kernel_reach(p, d);
         while (p->pad[d] > 0 && 2 * p->pad[d] >= reach + p->out_pad[d])
             p->pad[d]--;
     }

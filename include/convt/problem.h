@@ -47,6 +47,9 @@ convt_problem convt_problem_default(int dims);
 const char *convt_problem_check(const convt_problem *p, char *buf, size_t len);
 
 int64_t convt_out_size(const convt_problem *p, int d);
+/* Along dimension d, the dilated kernel's extent dil*(K - 1) + 1: the span
+ * of outputs one input position's taps cover. */
+int64_t convt_kernel_reach(const convt_problem *p, int d);
 int64_t convt_x_elems(const convt_problem *p);
 int64_t convt_w_elems(const convt_problem *p);
 int64_t convt_b_elems(const convt_problem *p);   /* 0 without bias */

@@ -16,10 +16,15 @@ convt_problem convt_problem_default(int dims)
     return p;
 }
 
+int64_t convt_kernel_reach(const convt_problem *p, int d)
+{
+    return p->dil[d] * (p->k[d] - 1) + 1;
+}
+
 int64_t convt_out_size(const convt_problem *p, int d)
 {
-    return (p->in[d] - 1) * p->stride[d] - 2 * p->pad[d] + p->dil[d] * (p->k[d] - 1) +
-           p->out_pad[d] + 1;
+    return (p->in[d] - 1) * p->stride[d] - 2 * p->pad[d] + convt_kernel_reach(p, d) +
+           p->out_pad[d];
 }
 
 static int64_t prod(const int64_t *v, int n)
@@ -170,7 +175,7 @@ convt_problem convt_problem_equivalent(const convt_problem *p)
 {
     convt_problem q = *p;
     for (int d = 0; d < p->dims; d++) {
-        const int64_t reach = p->dil[d] * (p->k[d] - 1) + 1;
+        const int64_t reach = convt_kernel_reach(p, d);
         if (p->in[d] == 1 && p->stride[d] < reach)
             q.stride[d] = reach;
     }
