@@ -341,8 +341,8 @@ static void plans_follow_their_own_table(void **state)
 static void order_of(const convt_problem *p, convt_tier tier, convt_backend_kind kind, char *buf,
                      size_t len, const char **first_why)
 {
-    convt_heuristic_step steps[16];
-    const int n = convt_heuristic_order(p, tier, kind, steps, 16);
+    convt_heuristic_step steps[CONVT_HEURISTIC_MAX_STEPS];
+    const int n = convt_heuristic_order(p, tier, kind, steps, CONVT_HEURISTIC_MAX_STEPS);
     size_t at = 0;
     buf[0] = 0;
     for (int i = 0; i < n; i++) {

@@ -303,8 +303,8 @@ int convt_heuristic_order(const convt_problem *p, convt_tier tier, convt_backend
 static int heuristic(const convt_ctx *ctx, const convt_problem *p, convt_tier tier,
                      candidate *out, int max)
 {
-    convt_heuristic_step steps[16];
-    const int n_steps = convt_heuristic_order(p, tier, ctx->kind, steps, 16);
+    convt_heuristic_step steps[CONVT_HEURISTIC_MAX_STEPS];
+    const int n_steps = convt_heuristic_order(p, tier, ctx->kind, steps, CONVT_HEURISTIC_MAX_STEPS);
     int n = 0;
     for (int i = 0; i < n_steps && n < max; i++) {
         const convt_variant *v = convt_ctx_variant(ctx, steps[i].variant);

@@ -99,6 +99,9 @@ typedef struct convt_heuristic_step {
     const char *why;
 } convt_heuristic_step;
 
+/* The most steps an order has (its rules give 6 at most). */
+enum { CONVT_HEURISTIC_MAX_STEPS = 16 };
+
 /* The heuristic's order for a shape and tier on a backend (dispatch.c),
  * before looking up which of them this binary has: names only, a function
  * of the shape alone, so that tests read the CUDA order without a GPU.
