@@ -34,6 +34,7 @@
  * be matrix-vector products (session 59).
  *
  *   convt-bench --config configs/kernelbench-l1.json   (variants: ["im2col_gemm*"]) */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <stdlib.h>
 
@@ -46,16 +47,21 @@
 /* both have the knob list: either decodes a launch */
 extern "C" const convt_variant convt_variant_im2col_gemm;
 
+/* The most cuBLASLt heuristic results knob algo may index. */
+#define IM2COL_LT_ALGOS_MAX 16
+/* cuBLASLt's work area (split-K partials): NVIDIA's suggestion for Hopper. */
+#define IM2COL_LT_WORKSPACE ((size_t)32 << 20)
+
 /* The launch, decoded by name. */
 struct im2col_knobs {
-    int64_t block, images, merge;
+    int64_t block, images, merge, algo;
 };
 
 static im2col_knobs im2col_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_im2col_gemm;
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "images"),
-            convt_launch_get(v, l, "merge")};
+            convt_launch_get(v, l, "merge"), convt_launch_get(v, l, "algo")};
 }
 
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
@@ -64,22 +70,53 @@ static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
     return images <= 0 || images > p->n ? p->n : images;
 }
 
-/* The columns of a chunk, in floats; the merged input follows them. */
-static size_t columns_floats(const convt_problem *p, const convt_launch *l)
+/* The GEMM's M: an output channel's taps, for every output channel of a group. */
+static int64_t gemm_rows(const convt_problem *p)
 {
-    int64_t m = p->cout / p->groups * convt_taps(p);
-    return (size_t)images_per_chunk(p, l) * (size_t)p->groups * (size_t)m *
-           (size_t)convt_in_spatial(p);
+    return p->cout / p->groups * convt_taps(p);
+}
+
+/* The weights' leading dimension in the GEMM: M, or M rounded up to a
+ * multiple of 4 where it is not one, the weights then copied (at each
+ * launch, timed) to rows of that length in the workspace, so that cuBLAS
+ * may load them 16 bytes at a time: with M = 81 (fsrcnn_x3_c56to1: one
+ * output channel, 9 x 9 taps) it ran an align-1 kernel (session 60). */
+static int64_t weights_ld(const convt_problem *p)
+{
+    return (gemm_rows(p) + 3) / 4 * 4;
+}
+
+/* The workspace, in floats, in this order: a chunk's columns (none for a
+ * layer that is one GEMM), the merged input (merge = 1), the padded weights
+ * (where weights_ld pads); cuBLASLt's work area follows, 256-byte aligned,
+ * sized in prepare (knob algo). */
+struct im2col_space {
+    size_t cols, merged, weights;
+};
+
+static im2col_space im2col_space_of(const convt_problem *p, const convt_launch *l)
+{
+    const size_t P = (size_t)convt_in_spatial(p), chunk = (size_t)images_per_chunk(p, l);
+    im2col_space s = {0, 0, 0};
+    if (!convt_problem_is_gemm(p)) {
+        s.cols = chunk * (size_t)p->groups * (size_t)gemm_rows(p) * P;
+        s.merged = im2col_knobs_of(l).merge ? chunk * (size_t)p->cin * P : 0;
+    }
+    if (weights_ld(p) != gemm_rows(p))
+        s.weights = (size_t)p->cin * (size_t)weights_ld(p);
+    return s;
 }
 
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {
-    if (convt_problem_is_gemm(p))
-        return 0;
-    size_t merged = im2col_knobs_of(l).merge
-                        ? (size_t)images_per_chunk(p, l) * (size_t)p->cin * (size_t)convt_in_spatial(p)
-                        : 0;
-    return (columns_floats(p, l) + merged) * sizeof(float);
+    const im2col_space s = im2col_space_of(p, l);
+    return (s.cols + s.merged + s.weights) * sizeof(float);
+}
+
+/* Where cuBLASLt's work area starts in the workspace. */
+static size_t lt_workspace_offset(const convt_problem *p, const convt_launch *l)
+{
+    return (im2col_workspace(p, l) + 255) / 256 * 256;
 }
 
 /* col2im's tap walks (convt_tap_walk_first) compute o + pad - k * dil and
@@ -95,20 +132,48 @@ static bool tap_walks_fit_int(const convt_problem *p)
     return true;
 }
 
+/* True where the workspace fits the limit; otherwise why names its parts. */
+static bool workspace_fits(const convt_problem *p, const convt_launch *l, const convt_context *ctx,
+                           char *why, size_t why_len)
+{
+    const size_t ws = im2col_workspace(p, l);
+    if (ws <= ctx->workspace_limit)
+        return true;
+    const im2col_space s = im2col_space_of(p, l);
+    snprintf(why, why_len,
+             "%s%s%s need %.1f MiB of workspace for %lld image(s) at a time, above the limit "
+             "of %.0f MiB (workspace_limit_mb)",
+             s.cols ? "the columns" : "", s.merged ? " and the merged input" : "",
+             s.weights ? (s.cols ? " and the padded weights" : "the padded weights") : "",
+             ws / 1048576.0, (long long)images_per_chunk(p, l), ctx->workspace_limit / 1048576.0);
+    return false;
+}
+
 static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                             const convt_context *ctx, char *why, size_t why_len)
 {
     const im2col_knobs k = im2col_knobs_of(l);
     if (!convt_check_block(k.block, "block", ctx, why, why_len))
         return false;
-    int64_t m = p->cout / p->groups * convt_taps(p), P = convt_in_spatial(p);
-    if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
+    const int64_t m = gemm_rows(p), P = convt_in_spatial(p), ldw = weights_ld(p);
+    if (ldw > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
         m * p->groups > 0x7fffffff || p->n > 0x7fffffff) {
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
         return false;
     }
     if (k.merge != 0 && k.merge != 1) {
         snprintf(why, why_len, "merge = %lld must be 0 or 1", (long long)k.merge);
+        return false;
+    }
+    if (k.algo < 0 || k.algo > IM2COL_LT_ALGOS_MAX) {
+        snprintf(why, why_len, "algo = %lld must be 0 (cuBLAS's own choice) to %d (a cuBLASLt "
+                 "heuristic result)", (long long)k.algo, IM2COL_LT_ALGOS_MAX);
+        return false;
+    }
+    if (ldw != m && p->cin * ldw > 0x7fffffff) {
+        snprintf(why, why_len, "the weights' copy to rows of %lld (a multiple of 4) indexes "
+                 "them in 32 bits: %lld floats is more", (long long)ldw,
+                 (long long)(p->cin * ldw));
         return false;
     }
     const int64_t chunk = images_per_chunk(p, l);
@@ -124,7 +189,7 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                      (long long)k.images);
             return false;
         }
-        return true; /* no workspace */
+        return workspace_fits(p, l, ctx, why, why_len); /* the padded weights at most */
     }
     if (!tap_walks_fit_int(p)) {
         snprintf(why, why_len, "col2im walks the taps in 32 bits: a dimension's output, padding "
@@ -142,29 +207,222 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "merge = 1 with one image a GEMM is merge = 0 plus a copy");
         return false;
     }
-    if (k.merge && chunk * P > 0x7fffffff) {
-        snprintf(why, why_len, "merge: %lld images x %lld positions does not fit cuBLAS's int "
-                 "sizes", (long long)chunk, (long long)P);
+    if (k.merge && chunk * p->cin * P > 0x7fffffff) {
+        snprintf(why, why_len, "merge: the input's copy indexes it in 32 bits: %lld images x "
+                 "%lld channels x %lld positions is more (fewer images a batch: knob images)",
+                 (long long)chunk, (long long)p->cin, (long long)P);
         return false;
     }
-    size_t ws = im2col_workspace(p, l);
-    if (ws > ctx->workspace_limit) {
-        snprintf(why, why_len,
-                 "the columns%s need %.1f MiB of workspace for %lld image(s) at a time, above "
-                 "the limit of %.0f MiB (workspace_limit_mb)",
-                 k.merge ? " and the merged input" : "", ws / 1048576.0, (long long)chunk,
-                 ctx->workspace_limit / 1048576.0);
-        return false;
-    }
-    return true;
+    return workspace_fits(p, l, ctx, why, why_len);
 }
 
-static int im2col_prepare(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                          const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+/* One strided-batched GEMM in cuBLAS's column-major terms, `batch` times:
+ * C (m x n, ldc) = op(A) (m x k) op(B) (k x n), plus C where beta is 1. */
+struct gemm_dims {
+    cublasOperation_t ta, tb;
+    int m, n, k, lda, ldb, ldc, batch;
+    long long sa, sb, sc;
+};
+
+/* The GEMM of a chunk of `count` images; the per-image form is called once
+ * a group. Each form's operands are described where it is launched. */
+static gemm_dims gemm_of(const convt_problem *p, const convt_launch *l, int64_t count)
 {
-    (void)p, (void)l, (void)t, (void)state, (void)workspace;
-    void *handle; /* cublasCreate allocates: never inside launch */
-    return convt_handles_cublas(ctx, &handle, e);
+    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p), ldw = weights_ld(p);
+    const int64_t P = convt_in_spatial(p), NP = count * P;
+    if (convt_problem_is_gemm(p)) /* y_g (M x n, ld cout * taps) = w_g (M x cin_g) x_g (cin_g x n, ld cin) */
+        return {CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, (int)ldw, (int)p->cin,
+                (int)(M * p->groups), (int)p->groups, cin_g * ldw, cin_g, M};
+    if (im2col_knobs_of(l).merge) /* cols_g^T (count P x M) = xt_g (count P x cin_g) w_g (cin_g x M) */
+        return {CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)NP, (int)ldw, (int)NP,
+                (int)p->groups, cin_g * NP, cin_g * ldw, M * NP};
+    /* per image, a call a group: cols^T (P x M) = x^T (P x cin_g, ld P) w_g (cin_g x M) */
+    return {CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, (int)P, (int)ldw, (int)P,
+            (int)count, p->cin * P, 0, p->groups * M * P};
+}
+
+/* cuBLASLt's plan of one GEMM (knob algo >= 1): its descriptors and the
+ * algo-th of the heuristic's results, for a chunk of `count` images. */
+struct lt_gemm {
+    int64_t count;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulHeuristicResult_t pick;
+    int index, offered; /* the pick's place in the heuristic's results (from 1), their count */
+};
+
+/* A chunk of every `images` and, where the batch does not divide, the last
+ * one: at most two GEMM shapes. */
+struct im2col_state {
+    cublasLtHandle_t lt;
+    int n_plans;
+    lt_gemm plan[2];
+};
+
+static void im2col_release(void *state)
+{
+    im2col_state *s = (im2col_state *)state;
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_plans; i++) {
+        lt_gemm *g = &s->plan[i];
+        if (g->c)
+            cublasLtMatrixLayoutDestroy(g->c);
+        if (g->b)
+            cublasLtMatrixLayoutDestroy(g->b);
+        if (g->a)
+            cublasLtMatrixLayoutDestroy(g->a);
+        if (g->op)
+            cublasLtMatmulDescDestroy(g->op);
+    }
+    if (s->lt)
+        cublasLtDestroy(s->lt);
+    free(s);
+}
+
+static int lt_layout(cublasLtMatrixLayout_t *out, int rows, int cols, int ld, int batch,
+                     long long stride, convt_err *e)
+{
+    const int32_t b = batch;
+    const int64_t st = stride;
+    cublasStatus_t s = cublasLtMatrixLayoutCreate(out, CUDA_R_32F, (uint64_t)rows, (uint64_t)cols, ld);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b, sizeof b);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &st,
+                                             sizeof st);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasLtMatrixLayout (%d x %d, ld %d, batch %d): %s", rows, cols, ld,
+                          batch, cublasGetStatusString(s));
+    return 0;
+}
+
+/* Describes the GEMM d to cuBLASLt and takes the algo-th result of its
+ * heuristic, with at most ws_limit bytes of work area; a skip where it
+ * offers fewer. */
+static int lt_plan(cublasLtHandle_t lt, cublasComputeType_t compute, const gemm_dims &d,
+                   int64_t algo, size_t ws_limit, lt_gemm *g, convt_err *e)
+{
+    cublasStatus_t s = cublasLtMatmulDescCreate(&g->op, compute, CUDA_R_32F);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &d.ta, sizeof d.ta);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &d.tb, sizeof d.tb);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasLtMatmulDesc: %s", cublasGetStatusString(s));
+    const bool ta = d.ta != CUBLAS_OP_N, tb = d.tb != CUBLAS_OP_N;
+    if (lt_layout(&g->a, ta ? d.k : d.m, ta ? d.m : d.k, d.lda, d.batch, d.sa, e) ||
+        lt_layout(&g->b, tb ? d.n : d.k, tb ? d.k : d.n, d.ldb, d.batch, d.sb, e) ||
+        lt_layout(&g->c, d.m, d.n, d.ldc, d.batch, d.sc, e))
+        return -1;
+    cublasLtMatmulPreference_t pref;
+    if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasLtMatmulPreferenceCreate: %s", cublasGetStatusString(s));
+    const uint64_t limit = ws_limit;
+    s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
+                                             sizeof limit);
+    cublasLtMatmulHeuristicResult_t results[IM2COL_LT_ALGOS_MAX];
+    int got = 0;
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulAlgoGetHeuristic(lt, g->op, g->a, g->b, g->c, g->c, pref,
+                                           IM2COL_LT_ALGOS_MAX, results, &got);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_SUPPORTED)
+        return convt_fail(e, "cublasLtMatmulAlgoGetHeuristic (%d x %d x %d, batch %d): %s", d.m,
+                          d.n, d.k, d.batch, cublasGetStatusString(s));
+    g->offered = got;
+    if (got < algo)
+        return convt_skip(e, "cuBLASLt offers %d algorithm(s) for this GEMM (%d x %d x %d, batch "
+                          "%d); algo = %lld asks for more", got, d.m, d.n, d.k, d.batch,
+                          (long long)algo);
+    g->pick = results[algo - 1];
+    g->index = (int)algo;
+    return 0;
+}
+
+/* cublasCreate allocates: never inside launch. With algo >= 1, cuBLASLt's
+ * plans of the chunk's GEMM and of the last chunk's, and its work area added
+ * to the workspace. */
+static int im2col_prepare_tier(cublasComputeType_t compute, const convt_problem *p,
+                               const convt_launch *l, const convt_context *ctx, void **state,
+                               size_t *workspace, convt_err *e)
+{
+    void *handle;
+    if (convt_handles_cublas(ctx, &handle, e))
+        return -1;
+    const int64_t algo = im2col_knobs_of(l).algo;
+    if (algo == 0)
+        return 0;
+    im2col_state *s = (im2col_state *)calloc(1, sizeof *s);
+    if (!s)
+        return convt_fail(e, "out of host memory");
+    *state = s;
+    cublasStatus_t st = cublasLtCreate(&s->lt);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "cublasLtCreate: %s", cublasGetStatusString(st));
+    const int64_t chunk = images_per_chunk(p, l), last = p->n % chunk;
+    const int64_t counts[2] = {chunk, last};
+    const size_t offset = lt_workspace_offset(p, l);
+    const size_t room = ctx->workspace_limit > offset ? ctx->workspace_limit - offset : 0;
+    const size_t limit = room < IM2COL_LT_WORKSPACE ? room : IM2COL_LT_WORKSPACE;
+    size_t need = 0;
+    for (int i = 0; i < 2 && counts[i] > 0; i++) {
+        lt_gemm *g = &s->plan[s->n_plans++];
+        g->count = counts[i];
+        if (lt_plan(s->lt, compute, gemm_of(p, l, counts[i]), algo, limit, g, e))
+            return -1;
+        if (g->pick.workspaceSize > need)
+            need = g->pick.workspaceSize;
+    }
+    if (need)
+        *workspace = offset + need;
+    return 0;
+}
+
+static int prepare_fp32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t;
+    return im2col_prepare_tier(CUBLAS_COMPUTE_32F, p, l, ctx, state, workspace, e);
+}
+
+static int prepare_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
+                        const convt_context *ctx, void **state, size_t *workspace, convt_err *e)
+{
+    (void)t;
+    return im2col_prepare_tier(CUBLAS_COMPUTE_32F_FAST_TF32, p, l, ctx, state, workspace, e);
+}
+
+/* The picked algorithms, for the record (cublasLtMatmulAlgoConfigAttributes_t's numbers). */
+static void im2col_describe(const void *state, char *buf, size_t len)
+{
+    const im2col_state *s = (const im2col_state *)state;
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; s && i < s->n_plans && used < len; i++) {
+        const lt_gemm *g = &s->plan[i];
+        int32_t id = -1, splitk = -1;
+        uint32_t tile = 0, stages = 0, reduction = 0;
+        uint16_t cluster = 0;
+        size_t w;
+        const cublasLtMatmulAlgo_t *a = &g->pick.algo;
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
+                                             sizeof stages, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+                                             sizeof splitk, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction,
+                                             sizeof reduction, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster,
+                                             sizeof cluster, &w);
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "%scuBLASLt (%lld images): result %d of %d, algo id %d, tile id %d, "
+                                 "stages id %d, split-K %d (reduction %d), cluster id %d, %zu B work area",
+                                 i ? "; " : "", (long long)g->count, g->index, g->offered, (int)id,
+                                 (int)tile, (int)stages, (int)splitk, (int)reduction, (int)cluster,
+                                 g->pick.workspaceSize);
+    }
 }
 
 /* cols element (image nl of the chunk, output channel co, tap k, input
@@ -227,17 +485,33 @@ __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
     y[idx] = acc; /* y: the chunk's first image */
 }
 
-/* xt[ci][nl][i] = x[n0 + nl][ci][i] for the chunk's images: the merged
- * GEMM's operand, whose rows (ci) hold every image's positions. */
-__global__ void merge_images_kernel(int64_t count, int64_t cin, int64_t P,
-                                    const float *__restrict__ x, float *__restrict__ xt)
+/* dst row (r % inner) * outer + r / inner = src row r, for the outer x
+ * inner rows of len floats (src's rows len apart, dst's dst_ld): the merged
+ * input (outer images, inner channels: x's [image][ci] rows to [ci][image])
+ * and the weights' rows padded to weights_ld (outer 1). The index is split
+ * by multiply-high divisions: 64-bit ones had cost 18 us of SimpleBaseline's
+ * 214 under ncu (session 60); supports keeps total below 2^31. */
+__global__ void copy_rows_kernel(uint32_t total, convt_fastdiv len, convt_fastdiv inner,
+                                 uint32_t outer, uint32_t dst_ld, const float *__restrict__ src,
+                                 float *__restrict__ dst)
 {
-    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= count * cin * P)
+    const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total)
         return;
-    const int64_t i = idx % P, row = idx / P; /* row = nl * cin + ci: x's order */
-    const int64_t ci = row % cin, nl = row / cin;
-    xt[(ci * count + nl) * P + i] = x[idx];
+    const uint32_t r = convt_fastdiv_div(len, idx), i = idx - r * len.d;
+    const uint32_t q = convt_fastdiv_div(inner, r), c = r - q * inner.d;
+    dst[((size_t)c * outer + q) * dst_ld + i] = src[idx];
+}
+
+static int copy_rows(int64_t outer, int64_t inner, int64_t len, int64_t dst_ld, const float *src,
+                     float *dst, int block, cudaStream_t st, convt_err *e)
+{
+    const int64_t total = outer * inner * len;
+    copy_rows_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
+        (uint32_t)total, convt_fastdiv_make((uint32_t)len), convt_fastdiv_make((uint32_t)inner),
+        (uint32_t)outer, (uint32_t)dst_ld, src, dst);
+    CUDA_TRY_LAUNCH(e);
+    return 0;
 }
 
 /* y[n][co][k] = b[co], for the GEMM to add to. */
@@ -249,48 +523,62 @@ __global__ void bias_fill_kernel(int64_t count, int64_t taps, int64_t cout,
         y[idx] = b[idx / taps % cout];
 }
 
-/* convt_problem_is_gemm (col2im would only copy): per group g, in cuBLAS's column-major terms,
- * y_g (M x n, ld cout * taps) = w_g (M x cin_g, ld M) * x_g (cin_g x n, ld
- * cin), where y[n][g * M + m] is (output channel, tap) m of group g. */
-static int one_position_gemm(cublasHandle_t handle, cublasComputeType_t compute,
-                             const convt_problem *p, const convt_launch *l, const convt_tensors *t,
-                             cudaStream_t st, convt_err *e)
+/* Runs the GEMM d (of a chunk of count images) on A, B, C: cuBLAS's own
+ * choice, or cuBLASLt's planned algorithm where knob algo asked for one. */
+static int run_gemm(cublasHandle_t handle, cublasComputeType_t compute, const im2col_state *s,
+                    const gemm_dims &d, int64_t count, const float *A, const float *B, float *C,
+                    float beta, void *lt_work, cudaStream_t st, const char *what, convt_err *e)
 {
-    const int64_t cin_g = p->cin / p->groups, taps = convt_taps(p);
-    const int64_t M = p->cout / p->groups * taps;
-    const float one = 1.0f, zero = 0.0f;
-    if (t->b) {
-        const int64_t count = p->n * p->cout * taps;
-        const int block = (int)im2col_knobs_of(l).block;
-        bias_fill_kernel<<<(unsigned)((count + block - 1) / block), block, 0, st>>>(
-            count, taps, p->cout, t->b, t->y);
-        CUDA_TRY_LAUNCH(e);
+    const float one = 1.0f;
+    cublasStatus_t r;
+    if (!s) {
+        r = cublasGemmStridedBatchedEx(handle, d.ta, d.tb, d.m, d.n, d.k, &one, A, CUDA_R_32F, d.lda,
+                                       d.sa, B, CUDA_R_32F, d.ldb, d.sb, &beta, C, CUDA_R_32F, d.ldc,
+                                       d.sc, d.batch, compute, CUBLAS_GEMM_DEFAULT);
+    } else {
+        const lt_gemm *g = s->plan[0].count == count || s->n_plans == 1 ? &s->plan[0] : &s->plan[1];
+        r = cublasLtMatmul(s->lt, g->op, &one, A, g->a, B, g->b, &beta, C, g->c, C, g->c,
+                           &g->pick.algo, lt_work, g->pick.workspaceSize, st);
     }
-    cublasStatus_t s = cublasGemmStridedBatchedEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, &one, t->w, CUDA_R_32F,
-        (int)M, cin_g * M, t->x, CUDA_R_32F, (int)p->cin, cin_g, t->b ? &one : &zero, t->y,
-        CUDA_R_32F, (int)(M * p->groups), M, (int)p->groups, compute, CUBLAS_GEMM_DEFAULT);
-    if (s != CUBLAS_STATUS_SUCCESS)
-        return convt_fail(e, "cublasGemmStridedBatchedEx (inputs of one position): status %d",
-                          (int)s);
+    if (r != CUBLAS_STATUS_SUCCESS)
+        return convt_fail(e, "%s (%s): %s", s ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx",
+                          what, cublasGetStatusString(r));
     return 0;
 }
 
 static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *p,
                               const convt_launch *l, const convt_tensors *t, void *workspace,
-                              const convt_context *ctx, convt_err *e)
+                              void *state, const convt_context *ctx, convt_err *e)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    float *cols = (float *)workspace;
-    const int64_t cin_g = p->cin / p->groups, cout_g = p->cout / p->groups;
-    const int64_t taps = convt_taps(p), P = convt_in_spatial(p), M = cout_g * taps;
+    const im2col_state *lt = (const im2col_state *)state;
+    const im2col_space sp = im2col_space_of(p, l);
+    float *cols = (float *)workspace, *xt = cols + sp.cols, *wp = xt + sp.merged;
+    void *lt_work = (char *)workspace + lt_workspace_offset(p, l);
+    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p), ldw = weights_ld(p);
+    const int64_t taps = convt_taps(p), P = convt_in_spatial(p);
     const int64_t chunk = images_per_chunk(p, l);
-    const float one = 1.0f, zero = 0.0f;
+    const int block = (int)im2col_knobs_of(l).block;
+    const bool merge = im2col_knobs_of(l).merge != 0;
     cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
-    if (convt_problem_is_gemm(p))
-        return one_position_gemm(handle, compute, p, l, t, st, e);
+    const float *w = t->w;
+    if (sp.weights) {
+        if (copy_rows(1, p->cin, M, ldw, t->w, wp, block, st, e))
+            return -1;
+        w = wp;
+    }
+    if (convt_problem_is_gemm(p)) {
+        if (t->b) {
+            const int64_t count = p->n * p->cout * taps;
+            bias_fill_kernel<<<(unsigned)((count + block - 1) / block), block, 0, st>>>(
+                count, taps, p->cout, t->b, t->y);
+            CUDA_TRY_LAUNCH(e);
+        }
+        return run_gemm(handle, compute, lt, gemm_of(p, l, p->n), p->n, w, t->x, t->y,
+                        t->b ? 1.0f : 0.0f, lt_work, st, "inputs of one position", e);
+    }
     col2im_args a;
     a.taps = taps;
     a.s = convt_problem_as_3d(p);
@@ -301,40 +589,22 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     }
     a.cout_div = convt_fastdiv_make((uint32_t)p->cout);
     const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
-    const int block = (int)im2col_knobs_of(l).block;
-    const bool merge = im2col_knobs_of(l).merge != 0;
-    float *xt = cols + columns_floats(p, l); /* merge: the chunk's input, [ci][nl][i] */
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
-        int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
+        const int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
+        const gemm_dims d = gemm_of(p, l, count);
+        const float *x = t->x + n0 * p->cin * P;
         if (merge) {
-            const int64_t total = count * p->cin * P;
-            merge_images_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
-                count, p->cin, P, t->x + n0 * p->cin * P, xt);
-            CUDA_TRY_LAUNCH(e);
-            /* Column-major, per group: cols_g^T (count P x M) = xt_g (count P x K) * w_g (K x M). */
-            const int64_t NP = count * P;
-            cublasStatus_t s = cublasGemmStridedBatchedEx(
-                handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, &one, xt,
-                CUDA_R_32F, (int)NP, cin_g * NP, t->w, CUDA_R_32F, (int)M, cin_g * M, &zero,
-                cols, CUDA_R_32F, (int)NP, M * NP, (int)p->groups, compute, CUBLAS_GEMM_DEFAULT);
-            if (s != CUBLAS_STATUS_SUCCESS)
-                return convt_fail(e, "cublasGemmStridedBatchedEx (images merged): status %d",
-                                  (int)s);
+            if (copy_rows(count, p->cin, P, P, x, xt, block, st, e) ||
+                run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
+                         "images merged", e))
+                return -1;
             a.image_stride = P;
-            a.row_stride = NP;
+            a.row_stride = count * P;
         } else {
-            for (int64_t g = 0; g < p->groups; g++) {
-                /* Column-major view: cols^T (P x M) = x^T (P x K) * w_g (K x M). */
-                cublasStatus_t s = cublasGemmStridedBatchedEx(
-                    handle, CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, &one,
-                    t->x + (n0 * p->cin + g * cin_g) * P, CUDA_R_32F, (int)P, p->cin * P,
-                    t->w + g * cin_g * M, CUDA_R_32F, (int)M, 0, &zero, cols + g * M * P,
-                    CUDA_R_32F, (int)P, p->groups * M * P, (int)count, compute,
-                    CUBLAS_GEMM_DEFAULT);
-                if (s != CUBLAS_STATUS_SUCCESS)
-                    return convt_fail(e, "cublasGemmStridedBatchedEx (group %lld): status %d",
-                                      (long long)g, (int)s);
-            }
+            for (int64_t g = 0; g < p->groups; g++)
+                if (run_gemm(handle, compute, lt, d, count, x + g * cin_g * P, w + g * cin_g * ldw,
+                             cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
+                    return -1;
             a.image_stride = p->groups * M * P;
             a.row_stride = P;
         }
@@ -349,26 +619,28 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
 static int launch_fp32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
-    (void)state;
-    return im2col_launch_tier(CUBLAS_COMPUTE_32F, p, l, t, workspace, ctx, e);
+    return im2col_launch_tier(CUBLAS_COMPUTE_32F, p, l, t, workspace, state, ctx, e);
 }
 
 static int launch_tf32(const convt_problem *p, const convt_launch *l, const convt_tensors *t,
                        void *workspace, void *state, const convt_context *ctx, convt_err *e)
 {
-    (void)state;
-    return im2col_launch_tier(CUBLAS_COMPUTE_32F_FAST_TF32, p, l, t, workspace, ctx, e);
+    return im2col_launch_tier(CUBLAS_COMPUTE_32F_FAST_TF32, p, l, t, workspace, state, ctx, e);
 }
 
 #define IM2COL_KNOBS                                                                          \
-    .n_knobs = 3,                                                                             \
+    .n_knobs = 4,                                                                             \
     .knobs = {{.name = "block", .help = "col2im threads per block", .n_defaults = 1,          \
                .defaults = {256}},                                                            \
               {.name = "images", .help = "images per GEMM batch (0: all; bounds the workspace)", \
                .n_defaults = 2, .defaults = {1, 0}},                                          \
               {.name = "merge",                                                               \
                .help = "1: the images of a batch as one GEMM (input copied to [ci][image][p])", \
-               .n_defaults = 2, .defaults = {0, 1}}}
+               .n_defaults = 2, .defaults = {0, 1}},                                          \
+              {.name = "algo",                                                                \
+               .help = "0: cuBLAS's own GEMM algorithm; a: the a-th of cuBLASLt's heuristic "  \
+                       "results (up to 16)",                                                  \
+               .n_defaults = 5, .defaults = {0, 1, 2, 3, 4}}}
 
 extern "C" const convt_variant convt_variant_im2col_gemm = {
     .name = "im2col_gemm",
@@ -379,10 +651,10 @@ extern "C" const convt_variant convt_variant_im2col_gemm = {
     IM2COL_KNOBS,
     .supports = im2col_supports,
     .workspace_size = im2col_workspace,
-    .prepare = im2col_prepare,
+    .prepare = prepare_fp32,
     .launch = launch_fp32,
-    .release = NULL,
-    .describe = NULL,
+    .release = im2col_release,
+    .describe = im2col_describe,
 };
 
 extern "C" const convt_variant convt_variant_im2col_gemm_tf32 = {
@@ -394,8 +666,8 @@ extern "C" const convt_variant convt_variant_im2col_gemm_tf32 = {
     IM2COL_KNOBS,
     .supports = im2col_supports,
     .workspace_size = im2col_workspace,
-    .prepare = im2col_prepare,
+    .prepare = prepare_tf32,
     .launch = launch_tf32,
-    .release = NULL,
-    .describe = NULL,
+    .release = im2col_release,
+    .describe = im2col_describe,
 };
