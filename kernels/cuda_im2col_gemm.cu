@@ -76,41 +76,28 @@ static int64_t gemm_rows(const convt_problem *p)
     return p->cout / p->groups * convt_taps(p);
 }
 
-/* The weights' leading dimension in the GEMM: M, or M rounded up to a
- * multiple of 4 where it is not one, the weights then copied (at each
- * launch, timed) to rows of that length in the workspace, so that cuBLAS
- * may load them 16 bytes at a time: with M = 81 (fsrcnn_x3_c56to1: one
- * output channel, 9 x 9 taps) it ran an align-1 kernel (session 60). */
-static int64_t weights_ld(const convt_problem *p)
-{
-    return (gemm_rows(p) + 3) / 4 * 4;
-}
-
 /* The workspace, in floats, in this order: a chunk's columns (none for a
- * layer that is one GEMM), the merged input (merge = 1), the padded weights
- * (where weights_ld pads); cuBLASLt's work area follows, 256-byte aligned,
- * sized in prepare (knob algo). */
+ * layer that is one GEMM) and the merged input (merge = 1); cuBLASLt's work
+ * area follows, 256-byte aligned, sized in prepare (knob algo). */
 struct im2col_space {
-    size_t cols, merged, weights;
+    size_t cols, merged;
 };
 
 static im2col_space im2col_space_of(const convt_problem *p, const convt_launch *l)
 {
     const size_t P = (size_t)convt_in_spatial(p), chunk = (size_t)images_per_chunk(p, l);
-    im2col_space s = {0, 0, 0};
+    im2col_space s = {0, 0};
     if (!convt_problem_is_gemm(p)) {
         s.cols = chunk * (size_t)p->groups * (size_t)gemm_rows(p) * P;
         s.merged = im2col_knobs_of(l).merge ? chunk * (size_t)p->cin * P : 0;
     }
-    if (weights_ld(p) != gemm_rows(p))
-        s.weights = (size_t)p->cin * (size_t)weights_ld(p);
     return s;
 }
 
 static size_t im2col_workspace(const convt_problem *p, const convt_launch *l)
 {
     const im2col_space s = im2col_space_of(p, l);
-    return (s.cols + s.merged + s.weights) * sizeof(float);
+    return (s.cols + s.merged) * sizeof(float);
 }
 
 /* Where cuBLASLt's work area starts in the workspace. */
@@ -141,11 +128,9 @@ static bool workspace_fits(const convt_problem *p, const convt_launch *l, const 
         return true;
     const im2col_space s = im2col_space_of(p, l);
     snprintf(why, why_len,
-             "%s%s%s need %.1f MiB of workspace for %lld image(s) at a time, above the limit "
-             "of %.0f MiB (workspace_limit_mb)",
-             s.cols ? "the columns" : "", s.merged ? " and the merged input" : "",
-             s.weights ? (s.cols ? " and the padded weights" : "the padded weights") : "",
-             ws / 1048576.0, (long long)images_per_chunk(p, l), ctx->workspace_limit / 1048576.0);
+             "the columns%s need %.1f MiB of workspace for %lld image(s) at a time, above the "
+             "limit of %.0f MiB (workspace_limit_mb)",
+             s.merged ? " and the merged input" : "", ws / 1048576.0, (long long)images_per_chunk(p, l), ctx->workspace_limit / 1048576.0);
     return false;
 }
 
@@ -155,8 +140,8 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
     const im2col_knobs k = im2col_knobs_of(l);
     if (!convt_check_block(k.block, "block", ctx, why, why_len))
         return false;
-    const int64_t m = gemm_rows(p), P = convt_in_spatial(p), ldw = weights_ld(p);
-    if (ldw > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
+    const int64_t m = gemm_rows(p), P = convt_in_spatial(p);
+    if (m > 0x7fffffff || P > 0x7fffffff || m * P > 0x7fffffffLL * 64 ||
         m * p->groups > 0x7fffffff || p->n > 0x7fffffff) {
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
         return false;
@@ -168,12 +153,6 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
     if (k.algo < 0 || k.algo > IM2COL_LT_ALGOS_MAX) {
         snprintf(why, why_len, "algo = %lld must be 0 (cuBLAS's own choice) to %d (a cuBLASLt "
                  "heuristic result)", (long long)k.algo, IM2COL_LT_ALGOS_MAX);
-        return false;
-    }
-    if (ldw != m && p->cin * ldw > 0x7fffffff) {
-        snprintf(why, why_len, "the weights' copy to rows of %lld (a multiple of 4) indexes "
-                 "them in 32 bits: %lld floats is more", (long long)ldw,
-                 (long long)(p->cin * ldw));
         return false;
     }
     const int64_t chunk = images_per_chunk(p, l);
@@ -189,7 +168,7 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                      (long long)k.images);
             return false;
         }
-        return workspace_fits(p, l, ctx, why, why_len); /* the padded weights at most */
+        return true; /* no workspace (cuBLASLt's work area: prepare) */
     }
     if (!tap_walks_fit_int(p)) {
         snprintf(why, why_len, "col2im walks the taps in 32 bits: a dimension's output, padding "
@@ -228,16 +207,16 @@ struct gemm_dims {
  * a group. Each form's operands are described where it is launched. */
 static gemm_dims gemm_of(const convt_problem *p, const convt_launch *l, int64_t count)
 {
-    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p), ldw = weights_ld(p);
+    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p);
     const int64_t P = convt_in_spatial(p), NP = count * P;
     if (convt_problem_is_gemm(p)) /* y_g (M x n, ld cout * taps) = w_g (M x cin_g) x_g (cin_g x n, ld cin) */
-        return {CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, (int)ldw, (int)p->cin,
-                (int)(M * p->groups), (int)p->groups, cin_g * ldw, cin_g, M};
+        return {CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, (int)M, (int)p->cin,
+                (int)(M * p->groups), (int)p->groups, cin_g * M, cin_g, M};
     if (im2col_knobs_of(l).merge) /* cols_g^T (count P x M) = xt_g (count P x cin_g) w_g (cin_g x M) */
-        return {CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)NP, (int)ldw, (int)NP,
-                (int)p->groups, cin_g * NP, cin_g * ldw, M * NP};
+        return {CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)NP, (int)M, (int)NP,
+                (int)p->groups, cin_g * NP, cin_g * M, M * NP};
     /* per image, a call a group: cols^T (P x M) = x^T (P x cin_g, ld P) w_g (cin_g x M) */
-    return {CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, (int)P, (int)ldw, (int)P,
+    return {CUBLAS_OP_N, CUBLAS_OP_T, (int)P, (int)M, (int)cin_g, (int)P, (int)M, (int)P,
             (int)count, p->cin * P, 0, p->groups * M * P};
 }
 
@@ -485,31 +464,30 @@ __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
     y[idx] = acc; /* y: the chunk's first image */
 }
 
-/* dst row (r % inner) * outer + r / inner = src row r, for the outer x
- * inner rows of len floats (src's rows len apart, dst's dst_ld): the merged
- * input (outer images, inner channels: x's [image][ci] rows to [ci][image])
- * and the weights' rows padded to weights_ld (outer 1). The index is split
- * by multiply-high divisions: 64-bit ones had cost 18 us of SimpleBaseline's
- * 214 under ncu (session 60); supports keeps total below 2^31. */
-__global__ void copy_rows_kernel(uint32_t total, convt_fastdiv len, convt_fastdiv inner,
-                                 uint32_t outer, uint32_t dst_ld, const float *__restrict__ src,
-                                 float *__restrict__ dst)
+/* xt[ci][nl][i] = x[nl][ci][i] for a chunk's images: the merged GEMM's
+ * operand, whose rows (ci) hold every image's positions. The index is
+ * split by multiply-high divisions: 64-bit ones had cost 18 us of
+ * SimpleBaseline's 214 under ncu (session 60); supports keeps
+ * count x cin x P below 2^31. */
+__global__ void merge_images_kernel(uint32_t total, convt_fastdiv P, convt_fastdiv cin,
+                                    uint32_t count, const float *__restrict__ x,
+                                    float *__restrict__ xt)
 {
     const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= total)
         return;
-    const uint32_t r = convt_fastdiv_div(len, idx), i = idx - r * len.d;
-    const uint32_t q = convt_fastdiv_div(inner, r), c = r - q * inner.d;
-    dst[((size_t)c * outer + q) * dst_ld + i] = src[idx];
+    const uint32_t row = convt_fastdiv_div(P, idx), i = idx - row * P.d; /* row = nl * cin + ci */
+    const uint32_t nl = convt_fastdiv_div(cin, row), ci = row - nl * cin.d;
+    xt[(ci * count + nl) * P.d + i] = x[idx];
 }
 
-static int copy_rows(int64_t outer, int64_t inner, int64_t len, int64_t dst_ld, const float *src,
-                     float *dst, int block, cudaStream_t st, convt_err *e)
+static int merge_images(int64_t count, const convt_problem *p, const float *x, float *xt, int block,
+                        cudaStream_t st, convt_err *e)
 {
-    const int64_t total = outer * inner * len;
-    copy_rows_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
-        (uint32_t)total, convt_fastdiv_make((uint32_t)len), convt_fastdiv_make((uint32_t)inner),
-        (uint32_t)outer, (uint32_t)dst_ld, src, dst);
+    const int64_t P = convt_in_spatial(p), total = count * p->cin * P;
+    merge_images_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
+        (uint32_t)total, convt_fastdiv_make((uint32_t)P), convt_fastdiv_make((uint32_t)p->cin),
+        (uint32_t)count, x, xt);
     CUDA_TRY_LAUNCH(e);
     return 0;
 }
@@ -553,9 +531,9 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const im2col_state *lt = (const im2col_state *)state;
     const im2col_space sp = im2col_space_of(p, l);
-    float *cols = (float *)workspace, *xt = cols + sp.cols, *wp = xt + sp.merged;
+    float *cols = (float *)workspace, *xt = cols + sp.cols;
     void *lt_work = (char *)workspace + lt_workspace_offset(p, l);
-    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p), ldw = weights_ld(p);
+    const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p);
     const int64_t taps = convt_taps(p), P = convt_in_spatial(p);
     const int64_t chunk = images_per_chunk(p, l);
     const int block = (int)im2col_knobs_of(l).block;
@@ -563,12 +541,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
-    const float *w = t->w;
-    if (sp.weights) {
-        if (copy_rows(1, p->cin, M, ldw, t->w, wp, block, st, e))
-            return -1;
-        w = wp;
-    }
+    const float *w = t->w;  /* [cin][M]: group g's rows from g * cin_g */
     if (convt_problem_is_gemm(p)) {
         if (t->b) {
             const int64_t count = p->n * p->cout * taps;
@@ -594,7 +567,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         const gemm_dims d = gemm_of(p, l, count);
         const float *x = t->x + n0 * p->cin * P;
         if (merge) {
-            if (copy_rows(count, p->cin, P, P, x, xt, block, st, e) ||
+            if (merge_images(count, p, x, xt, block, st, e) ||
                 run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
                          "images merged", e))
                 return -1;
@@ -602,7 +575,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
             a.row_stride = count * P;
         } else {
             for (int64_t g = 0; g < p->groups; g++)
-                if (run_gemm(handle, compute, lt, d, count, x + g * cin_g * P, w + g * cin_g * ldw,
+                if (run_gemm(handle, compute, lt, d, count, x + g * cin_g * P, w + g * cin_g * M,
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
             a.image_stride = p->groups * M * P;

@@ -7,6 +7,10 @@
 #   CONVT_BEFORE='OUT=$OUT bash tools/kernel-times.sh'
 #   CONVT_TIMES_CONFIG: the config the shapes come from (default configs/unseen4.json)
 #   CONVT_TIMES_SPECS="SHAPE VARIANT KNOB=V ...;..." (required)
+#   CONVT_TIMES_METRICS: more metrics, comma-separated (each a row a kernel)
+#   CONVT_TIMES_NCU_ARGS: more options for ncu, e.g. "--cache-control none
+#     --clock-control none" (the L2 as the pipeline leaves it, the clocks
+#     as they run: ncu's defaults flush the caches and lock base clocks)
 #
 # One report a spec, $OUT/kernel-times-SHAPE-VARIANT-KNOBS.csv (ncu's CSV:
 # kernel name, grid, duration in nanoseconds), and a summary line per kernel on
@@ -23,7 +27,8 @@ for spec in "${list[@]}"; do
     > /tmp/times-one.json || { status=1; continue; }
   knobs=$(echo "$*" | tr ' =' '_-')
   report="$OUT/kernel-times-$shape-$variant${knobs:+-$knobs}.csv"
-  timeout 120 ncu --metrics gpu__time_duration.sum --print-units base --csv build-gpu/convt-bench --quiet \
+  timeout 120 ncu --metrics "gpu__time_duration.sum${CONVT_TIMES_METRICS:+,$CONVT_TIMES_METRICS}" \
+    ${CONVT_TIMES_NCU_ARGS:-} --print-units base --csv build-gpu/convt-bench --quiet \
     --config /tmp/times-one.json --out /tmp/times-one-out.json > "$report" 2>&1 || status=1
   echo "== $shape $variant $*"
   # "ID","Process ID","Process Name","Host Name","Kernel Name",...,"Metric Unit","Metric Value"
@@ -31,7 +36,7 @@ for spec in "${list[@]}"; do
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10 and r[0].isdigit()]
 for r in rows:
-    print(f"  {r[0]:>4} {r[-1]:>12} {r[-2]:<8} {r[4][:100]}")
+    print(f"  {r[0]:>4} {r[-1]:>14} {r[-2]:<8} {r[-3][:44]:<44} {r[4][:80]}")
 PY
 done
 exit $status
