@@ -407,58 +407,97 @@ static void im2col_describe(const void *state, char *buf, size_t len)
 /* cols element (image nl of the chunk, output channel co, tap k, input
  * position i) is at nl * image_stride + (co * taps + k) * row_stride + i:
  * per-image GEMMs give [nl][g][m][i] (image_stride groups * M * P,
- * row_stride P), merged ones [g][m][nl][i] (P, images * P). */
-struct col2im_args {
-    int64_t taps, count, image_stride, row_stride;
-    int step[3], di[3]; /* each dimension's tap walk (convt_tap_walk_first) */
-    convt_fastdiv out_div[3], cout_div; /* a chunk's output index split (count < 2^31) */
-    convt_shape3 s;
+ * row_stride P), merged ones [g][m][nl][i] (P, images * P). Tap k is
+ * (k0 K1 + k1) K2 + k2 and position i (i0 L1 + i1) L2 + i2, so a
+ * dimension's tap and input move the element by fixed distances. */
+struct col2im_dim {
+    int pad, stride, dil, k, in, step, di; /* the tap walk (convt_tap_walk_at) */
+    int k_per, k_rem;                      /* k / step, k % step (convt_tap_walk_span) */
+    convt_fastdiv out_div, stride_div;     /* the output index's split; o + pad's quotient */
+    int64_t tap_dist, in_dist;             /* a tap's and an input's distance in the columns */
+    int64_t walk_dist;                     /* the next tap of the walk: step taps on, di inputs back */
 };
 
+struct col2im_args {
+    int64_t taps, count, image_stride, row_stride;
+    col2im_dim dim[3];
+    convt_fastdiv cout_div; /* a chunk's output index split (count < 2^31) */
+};
+
+static col2im_args col2im_args_of(const convt_problem *p, int64_t count, int64_t image_stride,
+                                  int64_t row_stride)
+{
+    col2im_args a;
+    const convt_shape3 s = convt_problem_as_3d(p);
+    a.taps = convt_taps(p);
+    a.count = count;
+    a.image_stride = image_stride;
+    a.row_stride = row_stride;
+    a.cout_div = convt_fastdiv_make((uint32_t)p->cout);
+    int64_t tap_dist = row_stride, in_dist = 1;
+    for (int d = 2; d >= 0; d--) {
+        col2im_dim &m = a.dim[d];
+        m.pad = (int)s.pad[d], m.stride = (int)s.stride[d], m.dil = (int)s.dil[d];
+        m.k = (int)s.k[d], m.in = (int)s.in[d];
+        m.step = (int)convt_phase_step(s.stride[d], s.dil[d]);
+        m.di = m.step * m.dil / m.stride;
+        m.k_per = m.k / m.step, m.k_rem = m.k % m.step;
+        m.out_div = convt_fastdiv_make((uint32_t)s.out[d]);
+        m.stride_div = convt_fastdiv_make((uint32_t)m.stride);
+        m.tap_dist = tap_dist, m.in_dist = in_dist;
+        m.walk_dist = m.step * tap_dist - m.di * in_dist;
+        tap_dist *= s.k[d], in_dist *= s.in[d];
+    }
+    return a;
+}
+
 /* One thread per output element of the chunk. Its index is split by
- * multiply-high divisions and each dimension's taps walked in 32-bit
- * arithmetic, only those of the output's stride phase: per output, 64-bit
- * divisions (about seventy instructions each) had cost more than the
- * columns' reads (session 60: fsrcnn_x3_c56to1, 81 taps of which 9 reach). */
+ * multiply-high divisions, and each dimension's taps that reach it and read
+ * an input in range (those of its stride phase: convt_tap_walk_at, then
+ * convt_tap_walk_span) are counted first, so that the loops only read and
+ * add, each tap a pointer step on: per-tap range tests and index products
+ * had made it about 400 instructions an output on SimpleBaseline's 2 x 2
+ * taps (session 61, Nsight Compute), 64-bit divisions more before
+ * (session 60). */
 __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
                               const float *__restrict__ b, float *__restrict__ y)
 {
     const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (idx >= a.count)
         return;
-    const convt_shape3 &s = a.s;
     int o[3];
     uint32_t r = (uint32_t)idx;
     for (int d = 2; d >= 0; d--) {
-        const uint32_t q = convt_fastdiv_div(a.out_div[d], r);
-        o[d] = (int)(r - q * a.out_div[d].d);
+        const uint32_t q = convt_fastdiv_div(a.dim[d].out_div, r);
+        o[d] = (int)(r - q * a.dim[d].out_div.d);
         r = q;
     }
     const uint32_t nl = convt_fastdiv_div(a.cout_div, r); /* image within the chunk */
     const int co = (int)(r - nl * a.cout_div.d);
-    const float *c = cols + nl * a.image_stride + co * a.taps * a.row_stride;
     float acc = b ? b[co] : 0.0f;
-    const int in0 = (int)s.in[0], in1 = (int)s.in[1], in2 = (int)s.in[2];
-    const int k1n = (int)s.k[1], k2n = (int)s.k[2];
-    const convt_tap_walk first1 = convt_tap_walk_first(o[1], (int)s.stride[1], (int)s.pad[1],
-                                                       (int)s.dil[1], k1n, a.step[1]);
-    const convt_tap_walk first2 = convt_tap_walk_first(o[2], (int)s.stride[2], (int)s.pad[2],
-                                                       (int)s.dil[2], k2n, a.step[2]);
-    for (convt_tap_walk w0 = convt_tap_walk_first(o[0], (int)s.stride[0], (int)s.pad[0],
-                                                  (int)s.dil[0], (int)s.k[0], a.step[0]);
-         w0.k < s.k[0] && w0.i >= 0; w0.k += a.step[0], w0.i -= a.di[0]) {
-        if (w0.i >= in0)
-            continue;
-        for (convt_tap_walk w1 = first1; w1.k < k1n && w1.i >= 0; w1.k += a.step[1], w1.i -= a.di[1]) {
-            if (w1.i >= in1)
-                continue;
-            for (convt_tap_walk w2 = first2; w2.k < k2n && w2.i >= 0;
-                 w2.k += a.step[2], w2.i -= a.di[2]) {
-                if (w2.i >= in2)
-                    continue;
-                const int64_t k = (w0.k * k1n + w1.k) * k2n + w2.k;
-                acc += c[k * a.row_stride + ((int64_t)w0.i * in1 + w1.i) * in2 + w2.i];
-            }
+    const float *base = cols + nl * a.image_stride + co * a.taps * a.row_stride;
+    convt_tap_span span[3];
+#pragma unroll
+    for (int d = 0; d < 3; d++) {
+        const col2im_dim &m = a.dim[d];
+        const int t = o[d] + m.pad;
+        const convt_tap_walk w = convt_tap_walk_at(t, (int)convt_fastdiv_div(m.stride_div, (uint32_t)t),
+                                                   m.stride, m.dil, m.k, m.step);
+        span[d] = convt_tap_walk_span(w, m.di, m.k_per, m.k_rem, m.in);
+        if (span[d].hi <= span[d].lo) { /* no tap of this dimension reads an input */
+            y[idx] = acc;
+            return;
+        }
+        base += (int64_t)(w.k + span[d].lo * m.step) * m.tap_dist +
+                (int64_t)(w.i - span[d].lo * m.di) * m.in_dist;
+    }
+    const float *p0 = base;
+    for (int j0 = span[0].lo; j0 < span[0].hi; j0++, p0 += a.dim[0].walk_dist) {
+        const float *p1 = p0;
+        for (int j1 = span[1].lo; j1 < span[1].hi; j1++, p1 += a.dim[1].walk_dist) {
+            const float *p2 = p1;
+            for (int j2 = span[2].lo; j2 < span[2].hi; j2++, p2 += a.dim[2].walk_dist)
+                acc += *p2;
         }
     }
     y[idx] = acc; /* y: the chunk's first image */
@@ -552,15 +591,6 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         return run_gemm(handle, compute, lt, gemm_of(p, l, p->n), p->n, w, t->x, t->y,
                         t->b ? 1.0f : 0.0f, lt_work, st, "inputs of one position", e);
     }
-    col2im_args a;
-    a.taps = taps;
-    a.s = convt_problem_as_3d(p);
-    for (int d = 0; d < 3; d++) {
-        a.step[d] = (int)convt_phase_step(a.s.stride[d], a.s.dil[d]);
-        a.di[d] = (int)(a.step[d] * a.s.dil[d] / a.s.stride[d]);
-        a.out_div[d] = convt_fastdiv_make((uint32_t)a.s.out[d]);
-    }
-    a.cout_div = convt_fastdiv_make((uint32_t)p->cout);
     const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
         const int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
@@ -571,17 +601,14 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                 run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
                          "images merged", e))
                 return -1;
-            a.image_stride = P;
-            a.row_stride = count * P;
         } else {
             for (int64_t g = 0; g < p->groups; g++)
                 if (run_gemm(handle, compute, lt, d, count, x + g * cin_g * P, w + g * cin_g * M,
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
-            a.image_stride = p->groups * M * P;
-            a.row_stride = P;
         }
-        a.count = count * out_image;
+        const col2im_args a = merge ? col2im_args_of(p, count * out_image, P, count * P)
+                                    : col2im_args_of(p, count * out_image, p->groups * M * P, P);
         col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(
             a, cols, t->b, t->y + n0 * out_image);
         CUDA_TRY_LAUNCH(e);

@@ -97,10 +97,11 @@ typedef struct convt_tap_walk {
     int k, i;
 } convt_tap_walk;
 
-CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil, int k_count,
-                                             int step)
+/* The walk of t = o + pad whose quotient q = t / stride the caller has
+ * (col2im divides by multiply-high). */
+CONVT_HD convt_tap_walk convt_tap_walk_at(int t, int q, int stride, int dil, int k_count, int step)
 {
-    const int t = o + pad, q = t / stride, r = t - q * stride;
+    const int r = t - q * stride;
     convt_tap_walk w = {k_count, -1};
     if (dil == 1) {
         if (r < k_count)
@@ -113,6 +114,38 @@ CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil
             return w;
         }
     return w;
+}
+
+CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil, int k_count,
+                                             int step)
+{
+    return convt_tap_walk_at(o + pad, (o + pad) / stride, stride, dil, k_count, step);
+}
+
+/* The taps of a walk that read an input in range, counted without stepping
+ * through those that do not: the walk's j-th tap (k = w.k + j step,
+ * i = w.i - j di) is read for lo <= j < hi (hi <= lo: none). The first tap
+ * is below step, so k_per + (w.k < k_rem) taps stay below k_count, where
+ * k_per = k_count / step and k_rem = k_count % step are the caller's, once:
+ * no division where di is 1 (every undilated layer). Exactly the taps the
+ * walk reads (tests/test_period_taps.c); col2im's loops run over it, its
+ * per-tap range tests had cost more than the reads (session 61). */
+typedef struct convt_tap_span {
+    int lo, hi;
+} convt_tap_span;
+
+CONVT_HD convt_tap_span convt_tap_walk_span(convt_tap_walk w, int di, int k_per, int k_rem, int in)
+{
+    convt_tap_span s = {0, 0};
+    if (w.i < 0)
+        return s; /* also no first tap: w.k = k_count */
+    const int below_k = k_per + (w.k < k_rem), at_least_0 = (di == 1 ? w.i : w.i / di) + 1;
+    s.hi = below_k < at_least_0 ? below_k : at_least_0;
+    if (w.i >= in) { /* i must fall by w.i - in + 1 */
+        const int over = w.i - in + 1;
+        s.lo = di == 1 ? over : (over + di - 1) / di;
+    }
+    return s;
 }
 
 /* Whether tap k reaches phase ph (a residue in [0, stride)), and the
