@@ -24,6 +24,14 @@
  * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
  * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
  *
+ * `algo` 0 lets cublasGemmStridedBatchedEx choose the GEMM's algorithm; a
+ * >= 1 runs cublasLtMatmul with the a-th of cuBLASLt's heuristic results,
+ * planned in prepare (the pick in `detail`; its work area after the
+ * workspace's own), as cuDNN's finder tries its engines: it pays on some
+ * classes (a latent 1.14x, 7 x 7 maps of 512 channels 1.11x; session 61),
+ * not on SimpleBaseline's, whose GEMM cuBLAS already tiles as well as it
+ * can. Every GEMM form is described once (gemm_of) and run by run_gemm.
+ *
  * Where every input has one position and col2im would only copy (no
  * padding, no dilation gaps, no output padding: L_out = K, and output o of
  * every dimension is tap o), an image's columns are its output: one GEMM a
@@ -452,13 +460,16 @@ static col2im_args col2im_args_of(const convt_problem *p, int64_t count, int64_t
 }
 
 /* One thread per output element of the chunk. Its index is split by
- * multiply-high divisions, and each dimension's taps that reach it and read
- * an input in range (those of its stride phase: convt_tap_walk_at, then
+ * multiply-high divisions (64-bit divisions had cost more than the reads:
+ * session 60), and each dimension's taps that reach it and read an input
+ * in range (those of its stride phase: convt_tap_walk_at, then
  * convt_tap_walk_span) are counted first, so that the loops only read and
- * add, each tap a pointer step on: per-tap range tests and index products
- * had made it about 400 instructions an output on SimpleBaseline's 2 x 2
- * taps (session 61, Nsight Compute), 64-bit divisions more before
- * (session 60). */
+ * add, each tap a pointer step on. Session 61 measured that against the
+ * per-tap range tests before: 0.975x the time over the im2col probe's
+ * layers (FSRCNN's 9 taps 0.90x; one tap a dimension 1.02 to 1.035x), and
+ * on SimpleBaseline only 5% fewer instructions (about 370 an output under
+ * Nsight Compute): the index split and the three dimensions' set-up, not
+ * the taps, are most of it. */
 __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
                               const float *__restrict__ b, float *__restrict__ y)
 {

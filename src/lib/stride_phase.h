@@ -128,8 +128,8 @@ CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil
  * is below step, so k_per + (w.k < k_rem) taps stay below k_count, where
  * k_per = k_count / step and k_rem = k_count % step are the caller's, once:
  * no division where di is 1 (every undilated layer). Exactly the taps the
- * walk reads (tests/test_period_taps.c); col2im's loops run over it, its
- * per-tap range tests had cost more than the reads (session 61). */
+ * walk reads (tests/test_period_taps.c); col2im's loops run over it
+ * (session 61). */
 typedef struct convt_tap_span {
     int lo, hi;
 } convt_tap_span;
