@@ -138,7 +138,8 @@ static bool workspace_fits(const convt_problem *p, const convt_launch *l, const 
     snprintf(why, why_len,
              "the columns%s need %.1f MiB of workspace for %lld image(s) at a time, above the "
              "limit of %.0f MiB (workspace_limit_mb)",
-             s.merged ? " and the merged input" : "", ws / 1048576.0, (long long)images_per_chunk(p, l), ctx->workspace_limit / 1048576.0);
+             s.merged ? " and the merged input" : "", ws / 1048576.0,
+             (long long)images_per_chunk(p, l), ctx->workspace_limit / 1048576.0);
     return false;
 }
 
@@ -217,10 +218,12 @@ static gemm_dims gemm_of(const convt_problem *p, const convt_launch *l, int64_t 
 {
     const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p);
     const int64_t P = convt_in_spatial(p), NP = count * P;
-    if (convt_problem_is_gemm(p)) /* y_g (M x n, ld cout * taps) = w_g (M x cin_g) x_g (cin_g x n, ld cin) */
+    /* one position: y_g (M x n, ld cout * taps) = w_g (M x cin_g) x_g (cin_g x n, ld cin) */
+    if (convt_problem_is_gemm(p))
         return {CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, (int)M, (int)p->cin,
                 (int)(M * p->groups), (int)p->groups, cin_g * M, cin_g, M};
-    if (im2col_knobs_of(l).merge) /* cols_g^T (count P x M) = xt_g (count P x cin_g) w_g (cin_g x M) */
+    /* merged: cols_g^T (count P x M) = xt_g (count P x cin_g) w_g (cin_g x M) */
+    if (im2col_knobs_of(l).merge)
         return {CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)NP, (int)M, (int)NP,
                 (int)p->groups, cin_g * NP, cin_g * M, M * NP};
     /* per image, a call a group: cols^T (P x M) = x^T (P x cin_g, ld P) w_g (cin_g x M) */
@@ -272,9 +275,11 @@ static int lt_layout(cublasLtMatrixLayout_t *out, int rows, int cols, int ld, in
 {
     const int32_t b = batch;
     const int64_t st = stride;
-    cublasStatus_t s = cublasLtMatrixLayoutCreate(out, CUDA_R_32F, (uint64_t)rows, (uint64_t)cols, ld);
+    cublasStatus_t s =
+        cublasLtMatrixLayoutCreate(out, CUDA_R_32F, (uint64_t)rows, (uint64_t)cols, ld);
     if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b, sizeof b);
+        s = cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &b,
+                                             sizeof b);
     if (s == CUBLAS_STATUS_SUCCESS)
         s = cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &st,
                                              sizeof st);
@@ -308,15 +313,18 @@ static int lt_plan(cublasLtHandle_t lt, cublasComputeType_t compute, const gemm_
     const uint64_t limit = ws_limit;
     s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
                                              sizeof limit);
+    const char *step = "cublasLtMatmulPreferenceSetAttribute";
     cublasLtMatmulHeuristicResult_t results[IM2COL_LT_ALGOS_MAX];
     int got = 0;
-    if (s == CUBLAS_STATUS_SUCCESS)
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        step = "cublasLtMatmulAlgoGetHeuristic";
         s = cublasLtMatmulAlgoGetHeuristic(lt, g->op, g->a, g->b, g->c, g->c, pref,
                                            IM2COL_LT_ALGOS_MAX, results, &got);
+    }
     cublasLtMatmulPreferenceDestroy(pref);
     if (s != CUBLAS_STATUS_SUCCESS && s != CUBLAS_STATUS_NOT_SUPPORTED)
-        return convt_fail(e, "cublasLtMatmulAlgoGetHeuristic (%d x %d x %d, batch %d): %s", d.m,
-                          d.n, d.k, d.batch, cublasGetStatusString(s));
+        return convt_fail(e, "%s (%d x %d x %d, batch %d): %s", step, d.m, d.n, d.k, d.batch,
+                          cublasGetStatusString(s));
     g->offered = got;
     if (got < algo)
         return convt_skip(e, "cuBLASLt offers %d algorithm(s) for this GEMM (%d x %d x %d, batch "
@@ -394,7 +402,8 @@ static void im2col_describe(const void *state, char *buf, size_t len)
         size_t w;
         const cublasLtMatmulAlgo_t *a = &g->pick.algo;
         cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
-        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+        cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile,
+                                             &w);
         cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
                                              sizeof stages, &w);
         cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
@@ -404,8 +413,9 @@ static void im2col_describe(const void *state, char *buf, size_t len)
         cublasLtMatmulAlgoConfigGetAttribute(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster,
                                              sizeof cluster, &w);
         used += (size_t)snprintf(buf + used, len - used,
-                                 "%scuBLASLt (%lld images): result %d of %d, algo id %d, tile id %d, "
-                                 "stages id %d, split-K %d (reduction %d), cluster id %d, %zu B work area",
+                                 "%scuBLASLt (%lld images): result %d of %d, algo id %d, "
+                                 "tile id %d, stages id %d, split-K %d (reduction %d), "
+                                 "cluster id %d, %zu B work area",
                                  i ? "; " : "", (long long)g->count, g->index, g->offered, (int)id,
                                  (int)tile, (int)stages, (int)splitk, (int)reduction, (int)cluster,
                                  g->pick.workspaceSize);
@@ -423,7 +433,7 @@ struct col2im_dim {
     int k_per, k_rem;                      /* k / step, k % step (convt_tap_walk_span) */
     convt_fastdiv out_div, stride_div;     /* the output index's split; o + pad's quotient */
     int64_t tap_dist, in_dist;             /* a tap's and an input's distance in the columns */
-    int64_t walk_dist;                     /* the next tap of the walk: step taps on, di inputs back */
+    int64_t walk_dist;                     /* the walk's next tap: step taps on, di inputs back */
 };
 
 struct col2im_args {
@@ -492,8 +502,8 @@ __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
     for (int d = 0; d < 3; d++) {
         const col2im_dim &m = a.dim[d];
         const int t = o[d] + m.pad;
-        const convt_tap_walk w = convt_tap_walk_at(t, (int)convt_fastdiv_div(m.stride_div, (uint32_t)t),
-                                                   m.stride, m.dil, m.k, m.step);
+        const int q = (int)convt_fastdiv_div(m.stride_div, (uint32_t)t);
+        const convt_tap_walk w = convt_tap_walk_at(t, q, m.stride, m.dil, m.k, m.step);
         span[d] = convt_tap_walk_span(w, m.di, m.k_per, m.k_rem, m.in);
         if (span[d].hi <= span[d].lo) { /* no tap of this dimension reads an input */
             y[idx] = acc;
@@ -560,9 +570,10 @@ static int run_gemm(cublasHandle_t handle, cublasComputeType_t compute, const im
     const float one = 1.0f;
     cublasStatus_t r;
     if (!s) {
-        r = cublasGemmStridedBatchedEx(handle, d.ta, d.tb, d.m, d.n, d.k, &one, A, CUDA_R_32F, d.lda,
-                                       d.sa, B, CUDA_R_32F, d.ldb, d.sb, &beta, C, CUDA_R_32F, d.ldc,
-                                       d.sc, d.batch, compute, CUBLAS_GEMM_DEFAULT);
+        r = cublasGemmStridedBatchedEx(handle, d.ta, d.tb, d.m, d.n, d.k, &one, A, CUDA_R_32F,
+                                       d.lda, d.sa, B, CUDA_R_32F, d.ldb, d.sb, &beta, C,
+                                       CUDA_R_32F, d.ldc, d.sc, d.batch, compute,
+                                       CUBLAS_GEMM_DEFAULT);
     } else {
         const lt_gemm *g = s->plan[0].count == count || s->n_plans == 1 ? &s->plan[0] : &s->plan[1];
         r = cublasLtMatmul(s->lt, g->op, &one, A, g->a, B, g->b, &beta, C, g->c, C, g->c,
