@@ -114,7 +114,7 @@ static size_t lt_workspace_offset(const convt_problem *p, const convt_launch *l)
     return (im2col_workspace(p, l) + 255) / 256 * 256;
 }
 
-/* col2im's tap walks (convt_tap_walk_first) compute o + pad - k * dil and
+/* col2im's tap walks (convt_tap_walk_at) compute o + pad - k * dil and
  * step * dil in int: true where every dimension keeps them in range. */
 static bool tap_walks_fit_int(const convt_problem *p)
 {
@@ -597,8 +597,8 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
     const int64_t cin_g = p->cin / p->groups, M = gemm_rows(p);
     const int64_t taps = convt_taps(p), P = convt_in_spatial(p);
     const int64_t chunk = images_per_chunk(p, l);
-    const int block = (int)im2col_knobs_of(l).block;
-    const bool merge = im2col_knobs_of(l).merge != 0;
+    const im2col_knobs k = im2col_knobs_of(l);
+    const int block = (int)k.block;
     cublasHandle_t handle = (cublasHandle_t)ctx->handles->cublas;
     if (cublasSetStream(handle, st) != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasSetStream failed");
@@ -618,7 +618,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         const int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
         const gemm_dims d = gemm_of(p, l, count);
         const float *x = t->x + n0 * p->cin * P;
-        if (merge) {
+        if (k.merge) {
             if (merge_images(count, p, x, xt, block, st, e) ||
                 run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
                          "images merged", e))
@@ -629,7 +629,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
         }
-        const col2im_args a = merge ? col2im_args_of(p, count * out_image, P, count * P)
+        const col2im_args a = k.merge ? col2im_args_of(p, count * out_image, P, count * P)
                                     : col2im_args_of(p, count * out_image, p->groups * M * P, P);
         col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(
             a, cols, t->b, t->y + n0 * out_image);

@@ -11,10 +11,11 @@
  * lane (output q0 * stride - pad + e), gives every output of the 1-D
  * convolution of small integers exactly, where a model that reads input q
  * - off + 1 or writes element e + 1 does not. And col2im's 32-bit walk of
- * an output's taps (convt_tap_walk_first) and its count of the taps in
+ * an output's taps (convt_tap_walk_at) and its count of the taps in
  * range (convt_tap_walk_span) against the definition. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -116,7 +117,7 @@ static void periods_model(const dims1 *d, const int *x, const int *w, int *y, in
     }
 }
 
-/* col2im's walk (convt_tap_walk_first, then every step-th tap, di inputs
+/* col2im's walk (convt_tap_walk_at, then every step-th tap, di inputs
  * fewer) visits exactly the (tap, input) pairs that convt_gather_src finds
  * over every tap, for every output of 4000 random dimensions, in tap
  * order; its span (convt_tap_walk_span) counts them and starts at the
@@ -139,7 +140,9 @@ static void tap_walks_visit_the_gather_taps(void **state)
                 if (i >= 0)
                     want_k[n_want] = k, want_i[n_want++] = (int)i;
             }
-            const convt_tap_walk first = convt_tap_walk_first(o, d.stride, d.pad, d.dil, d.k, step);
+            const int t = o + d.pad;
+            const convt_tap_walk first =
+                convt_tap_walk_at(t, t / d.stride, d.stride, d.dil, d.k, step);
             for (convt_tap_walk w = first; w.k < d.k && w.i >= 0; w.k += step, w.i -= di) {
                 if (w.i >= d.in)
                     continue;
@@ -154,8 +157,9 @@ static void tap_walks_visit_the_gather_taps(void **state)
             /* the span: the same taps, counted */
             const convt_tap_span sp = convt_tap_walk_span(first, di, d.k / step, d.k % step, d.in);
             const int spanned = sp.hi > sp.lo ? sp.hi - sp.lo : 0;
-            if (spanned != n_want ||
-                (n_want && (first.k + sp.lo * step != want_k[0] || first.i - sp.lo * di != want_i[0])))
+            const bool starts_at_first =
+                !n_want || (first.k + sp.lo * step == want_k[0] && first.i - sp.lo * di == want_i[0]);
+            if (spanned != n_want || !starts_at_first)
                 fail_msg("in %d k %d stride %d pad %d dil %d, output %d: span [%d, %d) for %d taps "
                          "from tap %d", d.in, d.k, d.stride, d.pad, d.dil, o, sp.lo, sp.hi, n_want,
                          n_want ? want_k[0] : -1);

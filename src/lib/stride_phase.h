@@ -88,7 +88,7 @@ CONVT_HD int64_t convt_first_reaching_tap(int64_t o, int64_t stride, int64_t pad
  * k costs a 64-bit division a tap): tap k reaches o exactly when
  * o + pad - k*dil = i*stride, so after the first such tap (some k < step)
  * they are every step-th (convt_phase_step), each reading
- * di = step*dil/stride inputs fewer. The walk: from convt_tap_walk_first,
+ * di = step*dil/stride inputs fewer. The walk: from convt_tap_walk_at,
  * k += step and i -= di while k < k_count and i >= 0 (i only falls); a tap
  * is read where i < in. With dil 1 the first tap is o + pad's residue.
  * The same (tap, input) pairs as convt_gather_src (tests/test_period_taps.c);
@@ -97,8 +97,8 @@ typedef struct convt_tap_walk {
     int k, i;
 } convt_tap_walk;
 
-/* The walk of t = o + pad whose quotient q = t / stride the caller has
- * (col2im divides by multiply-high). */
+/* The first tap of the walk of t = o + pad, given its quotient
+ * q = t / stride (col2im divides by multiply-high). */
 CONVT_HD convt_tap_walk convt_tap_walk_at(int t, int q, int stride, int dil, int k_count, int step)
 {
     const int r = t - q * stride;
@@ -114,12 +114,6 @@ CONVT_HD convt_tap_walk convt_tap_walk_at(int t, int q, int stride, int dil, int
             return w;
         }
     return w;
-}
-
-CONVT_HD convt_tap_walk convt_tap_walk_first(int o, int stride, int pad, int dil, int k_count,
-                                             int step)
-{
-    return convt_tap_walk_at(o + pad, (o + pad) / stride, stride, dil, k_count, step);
 }
 
 /* The taps of a walk that read an input in range, counted without stepping
