@@ -21,6 +21,16 @@
  * merged, where cuDNN takes 0.138 and the merged GEMM is 74% of it).
  * The columns are then [g][m][image][p]; col2im takes the layout as two
  * strides (an image's, a column row's).
+ * `merge` 2 is the same GEMM with the input copied channels last,
+ * [image][p][ci], by a tiled transpose: the GEMM's input operand is then
+ * K-major (its channels contiguous), the one order TF32 wgmma reads from
+ * shared memory. With both operands M/N-major cuBLAS ran SimpleBaseline's
+ * GEMM (M 4096, N 1536, K 2048) in 122 us on the H200, with the input
+ * K-major in 79 and both K-major in 72 (tools/gemm-layouts.py, session
+ * 62); the weights stay as they are, since their transpose would be timed
+ * (33 MB for SimpleBaseline). One image is allowed: the copy then only
+ * transposes. PWC-Net's M = 32 ran slower K-major (90 against 44 us), so
+ * it is a knob value, not the rule.
  * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
  * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
  *
@@ -85,7 +95,7 @@ static int64_t gemm_rows(const convt_problem *p)
 }
 
 /* The workspace, in floats, in this order: a chunk's columns (none for a
- * layer that is one GEMM) and the merged input (merge = 1); cuBLASLt's work
+ * layer that is one GEMM) and the merged input (merge = 1 or 2); cuBLASLt's work
  * area follows, 256-byte aligned, sized in prepare (knob algo). */
 struct im2col_space {
     size_t cols, merged;
@@ -155,8 +165,8 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "a GEMM dimension does not fit cuBLAS's int sizes");
         return false;
     }
-    if (k.merge != 0 && k.merge != 1) {
-        snprintf(why, why_len, "merge = %lld must be 0 or 1", (long long)k.merge);
+    if (k.merge < 0 || k.merge > 2) {
+        snprintf(why, why_len, "merge = %lld must be 0, 1 or 2", (long long)k.merge);
         return false;
     }
     if (k.algo < 0 || k.algo > IM2COL_LT_ALGOS_MAX) {
@@ -191,11 +201,11 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
                  (long long)chunk, (long long)out_image);
         return false;
     }
-    if (k.merge && chunk == 1) {
+    if (k.merge == 1 && chunk == 1) {
         snprintf(why, why_len, "merge = 1 with one image a GEMM is merge = 0 plus a copy");
         return false;
     }
-    if (k.merge && chunk * p->cin * P > 0x7fffffff) {
+    if (k.merge == 1 && chunk * p->cin * P > 0x7fffffff) {
         snprintf(why, why_len, "merge: the input's copy indexes it in 32 bits: %lld images x "
                  "%lld channels x %lld positions is more (fewer images a batch: knob images)",
                  (long long)chunk, (long long)p->cin, (long long)P);
@@ -222,8 +232,15 @@ static gemm_dims gemm_of(const convt_problem *p, const convt_launch *l, int64_t 
     if (convt_problem_is_gemm(p))
         return {CUBLAS_OP_N, CUBLAS_OP_N, (int)M, (int)p->n, (int)cin_g, (int)M, (int)p->cin,
                 (int)(M * p->groups), (int)p->groups, cin_g * M, cin_g, M};
+    /* merged channels last: cols_g^T (count P x M) = xc_g^T w_g, where xc
+     * ([image][p][ci]) is cin x count P with ld cin and group g's rows
+     * start at g cin_g: the operand K-major */
+    const int64_t merge = im2col_knobs_of(l).merge;
+    if (merge == 2)
+        return {CUBLAS_OP_T, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)p->cin, (int)M,
+                (int)NP, (int)p->groups, cin_g, cin_g * M, M * NP};
     /* merged: cols_g^T (count P x M) = xt_g (count P x cin_g) w_g (cin_g x M) */
-    if (im2col_knobs_of(l).merge)
+    if (merge == 1)
         return {CUBLAS_OP_N, CUBLAS_OP_T, (int)NP, (int)M, (int)cin_g, (int)NP, (int)M, (int)NP,
                 (int)p->groups, cin_g * NP, cin_g * M, M * NP};
     /* per image, a call a group: cols^T (P x M) = x^T (P x cin_g, ld P) w_g (cin_g x M) */
@@ -541,8 +558,9 @@ __global__ void merge_images_kernel(uint32_t total, convt_fastdiv P, convt_fastd
     xt[(ci * count + nl) * P.d + i] = x[idx];
 }
 
-static int merge_images(int64_t count, const convt_problem *p, const float *x, float *xt, int block,
-                        cudaStream_t st, convt_err *e)
+/* merge = 1's copy of a chunk (merge_images_kernel). */
+static int merge_copy(int64_t count, const convt_problem *p, const float *x, float *xt, int block,
+                      cudaStream_t st, convt_err *e)
 {
     const int64_t P = convt_in_spatial(p), total = count * p->cin * P;
     merge_images_kernel<<<(unsigned)((total + block - 1) / block), block, 0, st>>>(
@@ -550,6 +568,56 @@ static int merge_images(int64_t count, const convt_problem *p, const float *x, f
         (uint32_t)count, x, xt);
     CUDA_TRY_LAUNCH(e);
     return 0;
+}
+
+/* The transpose's tile: TRANSPOSE_TILE positions by TRANSPOSE_TILE
+ * channels, TRANSPOSE_ROWS rows of threads a block. */
+#define TRANSPOSE_TILE 32
+#define TRANSPOSE_ROWS 8
+
+/* xc[nl][i][ci] = x[nl][ci][i] (merge = 2): each image's channels-by-
+ * positions matrix transposed through a shared tile, so that both the
+ * reads (along i) and the writes (along ci) are whole lines; the tile's
+ * extra column keeps a column's reads off one bank. Blocks loop over the
+ * tiles of y and z beyond the grid's limits (65535). */
+__global__ void channels_last_kernel(int P, int cin, int count, const float *__restrict__ x,
+                                     float *__restrict__ xc)
+{
+    __shared__ float tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
+    const int i0 = blockIdx.x * TRANSPOSE_TILE, tx = threadIdx.x;
+    for (int nl = blockIdx.z; nl < count; nl += gridDim.z) {
+        const float *xi = x + (int64_t)nl * cin * P;
+        float *xo = xc + (int64_t)nl * cin * P;
+        for (int c0 = blockIdx.y * TRANSPOSE_TILE; c0 < cin; c0 += gridDim.y * TRANSPOSE_TILE) {
+            for (int r = threadIdx.y; r < TRANSPOSE_TILE; r += TRANSPOSE_ROWS)
+                if (c0 + r < cin && i0 + tx < P)
+                    tile[r][tx] = xi[(int64_t)(c0 + r) * P + i0 + tx];
+            __syncthreads();
+            for (int r = threadIdx.y; r < TRANSPOSE_TILE; r += TRANSPOSE_ROWS)
+                if (i0 + r < P && c0 + tx < cin)
+                    xo[(int64_t)(i0 + r) * cin + c0 + tx] = tile[tx][r];
+            __syncthreads();
+        }
+    }
+}
+
+/* Copies a chunk's input for the merged GEMM: [ci][image][p] (merge = 1)
+ * or [image][p][ci] (merge = 2). */
+static int merge_images(int64_t merge, int64_t count, const convt_problem *p, const float *x,
+                        float *xt, int block, cudaStream_t st, convt_err *e)
+{
+    if (merge == 2) {
+        const int64_t P = convt_in_spatial(p);
+        const int64_t tiles_c = (p->cin + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
+        const dim3 grid((unsigned)((P + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE),
+                        (unsigned)(tiles_c < 65535 ? tiles_c : 65535),
+                        (unsigned)(count < 65535 ? count : 65535));
+        channels_last_kernel<<<grid, dim3(TRANSPOSE_TILE, TRANSPOSE_ROWS), 0, st>>>(
+            (int)P, (int)p->cin, (int)count, x, xt);
+        CUDA_TRY_LAUNCH(e);
+        return 0;
+    }
+    return merge_copy(count, p, x, xt, block, st, e);
 }
 
 /* y[n][co][k] = b[co], for the GEMM to add to. */
@@ -619,7 +687,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         const gemm_dims d = gemm_of(p, l, count);
         const float *x = t->x + n0 * p->cin * P;
         if (k.merge) {
-            if (merge_images(count, p, x, xt, block, st, e) ||
+            if (merge_images(k.merge, count, p, x, xt, block, st, e) ||
                 run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
                          "images merged", e))
                 return -1;
@@ -657,8 +725,10 @@ static int launch_tf32(const convt_problem *p, const convt_launch *l, const conv
               {.name = "images", .help = "images per GEMM batch (0: all; bounds the workspace)", \
                .n_defaults = 2, .defaults = {1, 0}},                                          \
               {.name = "merge",                                                               \
-               .help = "1: the images of a batch as one GEMM (input copied to [ci][image][p])", \
-               .n_defaults = 2, .defaults = {0, 1}},                                          \
+               .help = "1: the images of a batch as one GEMM (input copied to [ci][image][p]); " \
+                       "2: the same with the input copied channels last, [image][p][ci] (the "  \
+                       "GEMM's operand K-major, as TF32 tensor cores read it)",                 \
+               .n_defaults = 3, .defaults = {0, 1, 2}},                                       \
               {.name = "algo",                                                                \
                .help = "0: cuBLAS's own GEMM algorithm; a: the a-th of cuBLASLt's heuristic "  \
                        "results (up to 16)",                                                  \

@@ -297,6 +297,12 @@ static void portable_variants_against_gpu_reference(void **state)
     cJSON *doc = run_sweep("[" PORTABLE_VARIANT_LIST "]", 300, 0, "gpu_reference_portable", &ok, &total);
     assert_gpu_reference_records(doc);
     assert_true(ok >= 6 * 300); /* skips carry stated reasons */
+    /* im2col_gemm's channels-last input (merge 2: the GEMM's operand
+     * K-major, groups as column offsets in it) ran on the random shapes */
+    const int last_fp32 = ok_runs(doc, "im2col_gemm", "merge", 2),
+              last_tf32 = ok_runs(doc, "im2col_gemm_tf32", "merge", 2);
+    printf("im2col_gemm merge 2: %d fp32 and %d tf32 runs ok\n", last_fp32, last_tf32);
+    assert_true(last_fp32 >= 50 && last_tf32 >= 50);
     cJSON_Delete(doc);
 }
 

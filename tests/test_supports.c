@@ -1325,7 +1325,9 @@ static void a_latent_is_one_gemm(void **state)
 
 /* im2col_gemm's merge = 1: a batch's images as one GEMM, its input copied
  * to [ci][image][p] in the workspace after the columns; refused where it
- * would merge one image or where the layer is already one GEMM. */
+ * would merge one image or where the layer is already one GEMM. merge = 2
+ * copies it channels last into the same room, and takes one image (the
+ * copy then only transposes). */
 static void im2col_merges_images_into_one_gemm(void **state)
 {
     (void)state;
@@ -1346,11 +1348,18 @@ static void im2col_merges_images_into_one_gemm(void **state)
     /* the merged input counts against the limit: the columns alone fit */
     refuses_with("im2col_gemm", &p, 2, knobs, all, 4 * columns * 4, "MiB of workspace");
     refuses_with("im2col_gemm", &p, 2, knobs, one, (size_t)1 << 30, "one image a GEMM");
-    refuses("im2col_gemm", &p, "merge", 2, (size_t)1 << 30, "merge = 2 must be 0 or 1");
+    const int64_t last_all[2] = {2, 0}, last_one[2] = {2, 1};
+    const convt_launch lc = launch_with(v, 2, knobs, last_all);
+    assert_int_equal(v->workspace_size(&p, &lc), v->workspace_size(&p, &la));
+    accepts_with("im2col_gemm_tf32", &p, 2, knobs, last_one, (size_t)1 << 30, "merge 2, 1 image");
+    refuses_with("im2col_gemm", &p, 2, knobs, last_all, 4 * columns * 4, "MiB of workspace");
+    refuses("im2col_gemm", &p, "merge", 3, (size_t)1 << 30, "merge = 3 must be 0, 1 or 2");
+    refuses("im2col_gemm", &p, "merge", -1, (size_t)1 << 30, "merge = -1 must be 0, 1 or 2");
     convt_problem latent = convt_problem_default(2);
     latent.n = 8, latent.cin = 16, latent.cout = 8, latent.k[0] = latent.k[1] = 4;
     latent.in[0] = latent.in[1] = 1;
     refuses_with("im2col_gemm", &latent, 2, knobs, all, 0, "already takes every image");
+    refuses_with("im2col_gemm", &latent, 2, knobs, last_all, 0, "already takes every image");
 }
 
 /* im2col_gemm's knob algo indexes cuBLASLt's heuristic results (0: cuBLAS's
