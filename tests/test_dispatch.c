@@ -370,7 +370,8 @@ static void expect_order(const convt_problem *p, convt_tier tier, convt_backend_
 /* On a GPU, with no measured row of its class: a latent takes im2col's one
  * GEMM; few output channels over many input channels take im2col's columns
  * (session 60: faster than the polyphase implicit GEMM on all 9 such layers
- * measured); few channels per group in, with groups or few out, the direct
+ * measured); in TF32, many input channels on a small map take im2col's
+ * channels-last GEMM (session 62); few channels per group in, with groups or few out, the direct
  * kernel; anything else the polyphase implicit GEMM. A tier's order never
  * names a TF32 variant for an fp32 plan; the CPU has its own. */
 static void heuristic_orders_by_class(void **state)
@@ -401,6 +402,19 @@ static void heuristic_orders_by_class(void **state)
     snprintf(want, sizeof want, "im2col_gemm[images=0,merge=0] %s", gemm32);
     expect_order(&rgb, CONVT_TIER_FP32, gpu, want, "few output channels");
     expect_order(&rgb, CONVT_TIER_FP32, CONVT_BACKEND_CPU, "cpu_scatter cpu_gather", "no measured");
+
+    convt_problem head = convt_problem_default(2); /* SimpleBaseline's 2048 -> 256 on 8 x 6 */
+    head.n = 32, head.cin = 2048, head.cout = 256, head.in[0] = 8, head.in[1] = 6;
+    head.k[0] = head.k[1] = 4, head.stride[0] = head.stride[1] = 2, head.pad[0] = head.pad[1] = 1;
+    snprintf(want, sizeof want, "im2col_gemm_tf32[images=0,merge=2] %s", gemm);
+    expect_order(&head, CONVT_TIER_TF32, gpu, want, "many input channels on a small map");
+    expect_order(&head, CONVT_TIER_FP32, gpu, gemm32, "no measured shape"); /* TF32's rule */
+    head.in[0] = 9, head.in[1] = 8; /* 72 positions: past the rule */
+    expect_order(&head, CONVT_TIER_TF32, gpu, gemm, "no measured shape");
+    head.in[0] = 8, head.cin = 256; /* 256 channels on 8 x 8: past the rule */
+    expect_order(&head, CONVT_TIER_TF32, gpu, gemm, "no measured shape");
+    head.cin = 1024, head.groups = 2; /* 512 a group */
+    expect_order(&head, CONVT_TIER_TF32, gpu, want, "many input channels on a small map");
 
     convt_problem flow = dense; /* PWC-Net's 2 -> 2 */
     flow.cin = flow.cout = 2;

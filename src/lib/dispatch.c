@@ -284,6 +284,16 @@ int convt_heuristic_order(const convt_problem *p, convt_tier tier, convt_backend
         if (tf32)
             n = add_step(out, n, max, "im2col_gemm_tf32", 2, "images", 0, "merge", 0, why);
         n = add_step(out, n, max, "im2col_gemm", 2, "images", 0, "merge", 0, why);
+    } else if (cuda && tf32 && cin_g >= 512 && convt_in_spatial(p) <= 64) {
+        /* many input channels on a small map (SimpleBaseline's 2048 on
+         * 8 x 6, a 1-D decoder's 2048 on 32, a 4^3 volume of 512): the
+         * images as one GEMM with the input channels last, K-major for the
+         * tensor cores (session 62: the fastest own TF32 variant on 8 of
+         * the 11 such layers of the seven sets measured, the wgmma kernels
+         * included, and within 1.13x on the other 3; the implicit GEMMs'
+         * few tiles leave SMs idle there) */
+        const char *why = "many input channels on a small map: one K-major GEMM (im2col)";
+        n = add_step(out, n, max, "im2col_gemm_tf32", 2, "images", 0, "merge", 2, why);
     }
     const char *const *order = cpu;
     if (cuda)
