@@ -72,14 +72,15 @@ extern "C" const convt_variant convt_variant_im2col_gemm;
 
 /* The launch, decoded by name. */
 struct im2col_knobs {
-    int64_t block, images, merge, algo;
+    int64_t block, images, merge, algo, outs;
 };
 
 static im2col_knobs im2col_knobs_of(const convt_launch *l)
 {
     const convt_variant *v = &convt_variant_im2col_gemm;
     return {convt_launch_get(v, l, "block"), convt_launch_get(v, l, "images"),
-            convt_launch_get(v, l, "merge"), convt_launch_get(v, l, "algo")};
+            convt_launch_get(v, l, "merge"), convt_launch_get(v, l, "algo"),
+            convt_launch_get(v, l, "outs")};
 }
 
 static int64_t images_per_chunk(const convt_problem *p, const convt_launch *l)
@@ -167,6 +168,10 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
     }
     if (k.merge < 0 || k.merge > 2) {
         snprintf(why, why_len, "merge = %lld must be 0, 1 or 2", (long long)k.merge);
+        return false;
+    }
+    if (k.outs != 1 && k.outs != 2 && k.outs != 4) {
+        snprintf(why, why_len, "outs = %lld must be 1, 2 or 4", (long long)k.outs);
         return false;
     }
     if (k.algo < 0 || k.algo > IM2COL_LT_ALGOS_MAX) {
@@ -454,21 +459,25 @@ struct col2im_dim {
 };
 
 struct col2im_args {
-    int64_t taps, count, image_stride, row_stride;
+    int64_t taps, image_stride, row_stride;
+    uint32_t threads;      /* rows x segs: a thread a segment of an output row */
     col2im_dim dim[3];
+    convt_fastdiv seg_div; /* a row's segments: ceil(out[2] / outs) */
     convt_fastdiv cout_div; /* a chunk's output index split (count < 2^31) */
 };
 
 static col2im_args col2im_args_of(const convt_problem *p, int64_t count, int64_t image_stride,
-                                  int64_t row_stride)
+                                  int64_t row_stride, int outs)
 {
     col2im_args a;
     const convt_shape3 s = convt_problem_as_3d(p);
     a.taps = convt_taps(p);
-    a.count = count;
     a.image_stride = image_stride;
     a.row_stride = row_stride;
     a.cout_div = convt_fastdiv_make((uint32_t)p->cout);
+    const int64_t segs = (s.out[2] + outs - 1) / outs;
+    a.seg_div = convt_fastdiv_make((uint32_t)segs);
+    a.threads = (uint32_t)(count / s.out[2] * segs);
     int64_t tap_dist = row_stride, in_dist = 1;
     for (int d = 2; d >= 0; d--) {
         col2im_dim &m = a.dim[d];
@@ -486,59 +495,82 @@ static col2im_args col2im_args_of(const convt_problem *p, int64_t count, int64_t
     return a;
 }
 
-/* One thread per output element of the chunk. Its index is split by
- * multiply-high divisions (64-bit divisions had cost more than the reads:
- * session 60), and each dimension's taps that reach it and read an input
- * in range (those of its stride phase: convt_tap_walk_at, then
- * convt_tap_walk_span) are counted first, so that the loops only read and
- * add, each tap a pointer step on. Session 61 measured that against the
- * per-tap range tests before: 0.975x the time over the im2col probe's
- * layers (FSRCNN's 9 taps 0.90x; one tap a dimension 1.02 to 1.035x), and
- * on SimpleBaseline only 5% fewer instructions (about 370 an output under
- * Nsight Compute): the index split and the three dimensions' set-up, not
- * the taps, are most of it. */
+/* Dimension d's taps that reach output o and read an input in range (its
+ * stride phase's: convt_tap_walk_at, then convt_tap_walk_span), and where
+ * the first of them sits in the columns, relative to the row's base. */
+__device__ __forceinline__ convt_tap_span col2im_taps(const col2im_dim &m, int o, int64_t *offset)
+{
+    const int t = o + m.pad;
+    const int q = (int)convt_fastdiv_div(m.stride_div, (uint32_t)t);
+    const convt_tap_walk w = convt_tap_walk_at(t, q, m.stride, m.dil, m.k, m.step);
+    const convt_tap_span span = convt_tap_walk_span(w, m.di, m.k_per, m.k_rem, m.in);
+    *offset = (int64_t)(w.k + span.lo * m.step) * m.tap_dist +
+              (int64_t)(w.i - span.lo * m.di) * m.in_dist;
+    return span;
+}
+
+/* One thread per OUTS consecutive outputs of an output row (the same image,
+ * channel and outer positions): the index split and the outer two
+ * dimensions' taps are worked out once for them, and each output adds only
+ * its innermost dimension's walk. Each dimension's taps that reach an output
+ * are counted first (col2im_taps), so that the loops only read and add, a
+ * pointer step a tap. Session 61 measured a thread an output at about 370
+ * instructions an output on SimpleBaseline (2 x 2 taps), most of them the
+ * index split and the three dimensions' set-up, not the taps. The split is
+ * by multiply-high divisions (64-bit divisions had cost more than the reads:
+ * session 60). */
+template <int OUTS>
 __global__ void col2im_kernel(col2im_args a, const float *__restrict__ cols,
                               const float *__restrict__ b, float *__restrict__ y)
 {
-    const int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (idx >= a.count)
+    const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= a.threads)
         return;
-    int o[3];
-    uint32_t r = (uint32_t)idx;
-    for (int d = 2; d >= 0; d--) {
+    const uint32_t row = convt_fastdiv_div(a.seg_div, idx); /* (nl, co, o0, o1) */
+    const int o2_first = (int)(idx - row * a.seg_div.d) * OUTS;
+    const int out2 = (int)a.dim[2].out_div.d;
+    int o[2];
+    uint32_t r = row;
+    for (int d = 1; d >= 0; d--) {
         const uint32_t q = convt_fastdiv_div(a.dim[d].out_div, r);
         o[d] = (int)(r - q * a.dim[d].out_div.d);
         r = q;
     }
     const uint32_t nl = convt_fastdiv_div(a.cout_div, r); /* image within the chunk */
     const int co = (int)(r - nl * a.cout_div.d);
-    float acc = b ? b[co] : 0.0f;
-    const float *base = cols + nl * a.image_stride + co * a.taps * a.row_stride;
-    convt_tap_span span[3];
+    const float bias = b ? b[co] : 0.0f;
+    float *out = y + (int64_t)row * out2; /* y: the chunk's first image */
+    const int o2_end = o2_first + OUTS < out2 ? o2_first + OUTS : out2;
+    int64_t off0, off1;
+    const convt_tap_span span0 = col2im_taps(a.dim[0], o[0], &off0);
+    const convt_tap_span span1 = col2im_taps(a.dim[1], o[1], &off1);
+    if (span0.hi <= span0.lo || span1.hi <= span1.lo) { /* no tap of an outer dimension reads */
+        for (int o2 = o2_first; o2 < o2_end; o2++)
+            out[o2] = bias;
+        return;
+    }
+    const float *base = cols + nl * a.image_stride + co * a.taps * a.row_stride + off0 + off1;
 #pragma unroll
-    for (int d = 0; d < 3; d++) {
-        const col2im_dim &m = a.dim[d];
-        const int t = o[d] + m.pad;
-        const int q = (int)convt_fastdiv_div(m.stride_div, (uint32_t)t);
-        const convt_tap_walk w = convt_tap_walk_at(t, q, m.stride, m.dil, m.k, m.step);
-        span[d] = convt_tap_walk_span(w, m.di, m.k_per, m.k_rem, m.in);
-        if (span[d].hi <= span[d].lo) { /* no tap of this dimension reads an input */
-            y[idx] = acc;
-            return;
+    for (int j = 0; j < OUTS; j++) {
+        const int o2 = o2_first + j;
+        if (o2 >= o2_end)
+            break;
+        int64_t off2;
+        const convt_tap_span span2 = col2im_taps(a.dim[2], o2, &off2);
+        float acc = bias;
+        if (span2.lo < span2.hi) {
+            const float *p0 = base + off2;
+            for (int j0 = span0.lo; j0 < span0.hi; j0++, p0 += a.dim[0].walk_dist) {
+                const float *p1 = p0;
+                for (int j1 = span1.lo; j1 < span1.hi; j1++, p1 += a.dim[1].walk_dist) {
+                    const float *p2 = p1;
+                    for (int j2 = span2.lo; j2 < span2.hi; j2++, p2 += a.dim[2].walk_dist)
+                        acc += *p2;
+                }
+            }
         }
-        base += (int64_t)(w.k + span[d].lo * m.step) * m.tap_dist +
-                (int64_t)(w.i - span[d].lo * m.di) * m.in_dist;
+        out[o2] = acc;
     }
-    const float *p0 = base;
-    for (int j0 = span[0].lo; j0 < span[0].hi; j0++, p0 += a.dim[0].walk_dist) {
-        const float *p1 = p0;
-        for (int j1 = span[1].lo; j1 < span[1].hi; j1++, p1 += a.dim[1].walk_dist) {
-            const float *p2 = p1;
-            for (int j2 = span[2].lo; j2 < span[2].hi; j2++, p2 += a.dim[2].walk_dist)
-                acc += *p2;
-        }
-    }
-    y[idx] = acc; /* y: the chunk's first image */
 }
 
 /* xt[ci][nl][i] = x[nl][ci][i] for a chunk's images: the merged GEMM's
@@ -697,10 +729,18 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
         }
-        const col2im_args a = k.merge ? col2im_args_of(p, count * out_image, P, count * P)
-                                    : col2im_args_of(p, count * out_image, p->groups * M * P, P);
-        col2im_kernel<<<(unsigned)((a.count + block - 1) / block), block, 0, st>>>(
-            a, cols, t->b, t->y + n0 * out_image);
+        const int outs = (int)k.outs;
+        const col2im_args a =
+            k.merge ? col2im_args_of(p, count * out_image, P, count * P, outs)
+                    : col2im_args_of(p, count * out_image, p->groups * M * P, P, outs);
+        const unsigned blocks = (unsigned)((a.threads + block - 1) / block);
+        float *y = t->y + n0 * out_image;
+        if (outs == 4)
+            col2im_kernel<4><<<blocks, block, 0, st>>>(a, cols, t->b, y);
+        else if (outs == 2)
+            col2im_kernel<2><<<blocks, block, 0, st>>>(a, cols, t->b, y);
+        else
+            col2im_kernel<1><<<blocks, block, 0, st>>>(a, cols, t->b, y);
         CUDA_TRY_LAUNCH(e);
     }
     return 0;
@@ -719,7 +759,7 @@ static int launch_tf32(const convt_problem *p, const convt_launch *l, const conv
 }
 
 #define IM2COL_KNOBS                                                                          \
-    .n_knobs = 4,                                                                             \
+    .n_knobs = 5,                                                                             \
     .knobs = {{.name = "block", .help = "col2im threads per block", .n_defaults = 1,          \
                .defaults = {256}},                                                            \
               {.name = "images", .help = "images per GEMM batch (0: all; bounds the workspace)", \
@@ -732,7 +772,11 @@ static int launch_tf32(const convt_problem *p, const convt_launch *l, const conv
               {.name = "algo",                                                                \
                .help = "0: cuBLAS's own GEMM algorithm; a: the a-th of cuBLASLt's heuristic "  \
                        "results (up to 16)",                                                  \
-               .n_defaults = 5, .defaults = {0, 1, 2, 3, 4}}}
+               .n_defaults = 5, .defaults = {0, 1, 2, 3, 4}},                                 \
+              {.name = "outs",                                                                \
+               .help = "outputs of a row a col2im thread sums (1, 2 or 4): the index split "  \
+                       "and the outer dimensions' taps worked out once for them",             \
+               .n_defaults = 1, .defaults = {4}}}
 
 extern "C" const convt_variant convt_variant_im2col_gemm = {
     .name = "im2col_gemm",
