@@ -56,6 +56,7 @@
 #include <cublas_v2.h>
 #include <stdlib.h>
 
+#include "col2im_outs.h"
 #include "cuda_check.h"
 #include "fastdiv.h"
 #include "hostdevice.h"
@@ -170,8 +171,9 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "merge = %lld must be 0, 1 or 2", (long long)k.merge);
         return false;
     }
-    if (k.outs != 1 && k.outs != 2 && k.outs != 4) {
-        snprintf(why, why_len, "outs = %lld must be 1, 2 or 4", (long long)k.outs);
+    if (k.outs != 0 && k.outs != 1 && k.outs != 2 && k.outs != 4) {
+        snprintf(why, why_len, "outs = %lld must be 0 (chosen by the outputs' count), 1, 2 or 4",
+                 (long long)k.outs);
         return false;
     }
     if (k.algo < 0 || k.algo > IM2COL_LT_ALGOS_MAX) {
@@ -714,6 +716,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                         t->b ? 1.0f : 0.0f, lt_work, st, "inputs of one position", e);
     }
     const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
+    const int64_t out_row = convt_problem_as_3d(p).out[2];      /* outputs a row */
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
         const int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
         const gemm_dims d = gemm_of(p, l, count);
@@ -729,7 +732,9 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
         }
-        const int outs = (int)k.outs;
+        const int outs = k.outs ? (int)k.outs
+                                : convt_col2im_outs(count * out_image, out_row,
+                                                    ctx->dev ? ctx->dev->sm_count : 0);
         const col2im_args a =
             k.merge ? col2im_args_of(p, count * out_image, P, count * P, outs)
                     : col2im_args_of(p, count * out_image, p->groups * M * P, P, outs);
@@ -774,9 +779,10 @@ static int launch_tf32(const convt_problem *p, const convt_launch *l, const conv
                        "results (up to 16)",                                                  \
                .n_defaults = 5, .defaults = {0, 1, 2, 3, 4}},                                 \
               {.name = "outs",                                                                \
-               .help = "outputs of a row a col2im thread sums (1, 2 or 4): the index split "  \
-                       "and the outer dimensions' taps worked out once for them",             \
-               .n_defaults = 1, .defaults = {4}}}
+               .help = "outputs of a row a col2im thread sums (1, 2 or 4), the index split " \
+                       "and the outer dimensions' taps worked out once for them; 0: 4 or 2 "  \
+                       "where that leaves 512 threads an SM, else 1 (src/lib/col2im_outs.h)", \
+               .n_defaults = 1, .defaults = {0}}}
 
 extern "C" const convt_variant convt_variant_im2col_gemm = {
     .name = "im2col_gemm",

@@ -12,7 +12,8 @@
  * convolution of small integers exactly, where a model that reads input q
  * - off + 1 or writes element e + 1 does not. And col2im's 32-bit walk of
  * an output's taps (convt_tap_walk_at) and its count of the taps in
- * range (convt_tap_walk_span) against the definition. */
+ * range (convt_tap_walk_span) against the definition; and how many
+ * outputs a col2im thread sums (convt_col2im_outs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "col2im_outs.h"
 #include "hostdevice.h"
 #include "stride_phase.h"
 #include "test_util.h"
@@ -326,6 +328,37 @@ static void stretches_write_every_output(void **state)
         }
 }
 
+/* col2im's outputs a thread (src/lib/col2im_outs.h): the widest of 4 and
+ * 2 that keeps CONVT_COL2IM_THREADS_PER_SM threads an SM, else 1; on
+ * random launches (a thread for each ceil(row / outs) segment of a row)
+ * and on the probe's layers that set the rule (132 SMs). */
+static void col2im_outs_keep_the_sms_busy(void **state)
+{
+    (void)state;
+    srand(62);
+    for (int t = 0; t < 4000; t++) {
+        const int64_t rows = 1 + rand() % 5000, row_len = 1 + rand() % 3000;
+        const int sms = rand() % 4 ? 1 + rand() % 200 : 0;
+        const int outs = convt_col2im_outs(rows * row_len, row_len, sms);
+        const int64_t want = (int64_t)(sms ? sms : 1) * CONVT_COL2IM_THREADS_PER_SM;
+        assert_true(outs == 1 || outs == 2 || outs == 4);
+        if (outs > 1) /* enough threads at the width taken */
+            assert_true(rows * ((row_len + outs - 1) / outs) >= want);
+        if (outs < 4) /* and too few at the next wider */
+            assert_true(rows * ((row_len + 2 * outs - 1) / (2 * outs)) < want);
+    }
+    /* pix2pix's RGB output at batch 1 (3 x 256 x 256): 4 a thread was
+     * 1.06 to 1.10x slower than 1; 2 keeps 98304 threads */
+    assert_int_equal(convt_col2im_outs(3 * 256 * 256, 256, 132), 2);
+    /* DCGAN's RGB output at batch 64 (64 x 3 x 64 x 64): 4 (0.95x of 1) */
+    assert_int_equal(convt_col2im_outs(64 * 3 * 64 * 64, 64, 132), 4);
+    /* Conv-TasNet's decoder (8 x 1 x 32000): 2 was the fastest */
+    assert_int_equal(convt_col2im_outs(8 * 32000, 32000, 132), 2);
+    /* a row of 3 outputs: 4 a thread is one thread a row */
+    assert_int_equal(convt_col2im_outs(3 * 100000, 3, 132), 4);
+    assert_int_equal(convt_col2im_outs(100, 10, 132), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +366,7 @@ int main(void)
         cmocka_unit_test(tap_walks_visit_the_gather_taps),
         cmocka_unit_test(the_walk_writes_every_output),
         cmocka_unit_test(stretches_write_every_output),
+        cmocka_unit_test(col2im_outs_keep_the_sms_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

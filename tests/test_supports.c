@@ -1355,13 +1355,14 @@ static void im2col_merges_images_into_one_gemm(void **state)
     refuses_with("im2col_gemm", &p, 2, knobs, last_all, 4 * columns * 4, "MiB of workspace");
     refuses("im2col_gemm", &p, "merge", 3, (size_t)1 << 30, "merge = 3 must be 0, 1 or 2");
     refuses("im2col_gemm", &p, "merge", -1, (size_t)1 << 30, "merge = -1 must be 0, 1 or 2");
-    /* col2im's outputs a thread: 1, 2 or 4 (a template each) */
+    /* col2im's outputs a thread: 1, 2 or 4 (a template each), 0 chosen by
+     * the outputs' count (src/lib/col2im_outs.h) */
     const char *outs_knobs[2] = {"merge", "outs"};
-    for (int64_t outs = 1; outs <= 4; outs *= 2)
+    for (int64_t outs = 0; outs <= 4; outs = outs ? outs * 2 : 1)
         accepts_with("im2col_gemm", &p, 2, outs_knobs, (const int64_t[]){2, outs}, (size_t)1 << 30,
-                     "outs 1, 2 or 4");
-    refuses("im2col_gemm_tf32", &p, "outs", 3, (size_t)1 << 30, "outs = 3 must be 1, 2 or 4");
-    refuses("im2col_gemm", &p, "outs", 0, (size_t)1 << 30, "outs = 0 must be 1, 2 or 4");
+                     "outs 0, 1, 2 or 4");
+    refuses("im2col_gemm_tf32", &p, "outs", 3, (size_t)1 << 30, "outs = 3 must be 0");
+    refuses("im2col_gemm", &p, "outs", -1, (size_t)1 << 30, "outs = -1 must be 0");
     convt_problem latent = convt_problem_default(2);
     latent.n = 8, latent.cin = 16, latent.cout = 8, latent.k[0] = latent.k[1] = 4;
     latent.in[0] = latent.in[1] = 1;
