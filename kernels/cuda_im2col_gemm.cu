@@ -212,6 +212,12 @@ static bool im2col_supports(const convt_problem *p, const convt_launch *l,
         snprintf(why, why_len, "merge = 1 with one image a GEMM is merge = 0 plus a copy");
         return false;
     }
+    if (k.merge && chunk * P > 0x7fffffff) {
+        snprintf(why, why_len, "merge: the merged GEMM's N, %lld images x %lld positions, does not "
+                 "fit cuBLAS's int (fewer images a batch: knob images)", (long long)chunk,
+                 (long long)P);
+        return false;
+    }
     if (k.merge == 1 && chunk * p->cin * P > 0x7fffffff) {
         snprintf(why, why_len, "merge: the input's copy indexes it in 32 bits: %lld images x "
                  "%lld channels x %lld positions is more (fewer images a batch: knob images)",

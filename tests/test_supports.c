@@ -1363,6 +1363,15 @@ static void im2col_merges_images_into_one_gemm(void **state)
                      "outs 0, 1, 2 or 4");
     refuses("im2col_gemm_tf32", &p, "outs", 3, (size_t)1 << 30, "outs = 3 must be 0");
     refuses("im2col_gemm", &p, "outs", -1, (size_t)1 << 30, "outs = -1 must be 0");
+    /* the merged GEMM's N (images x positions) is cuBLAS's int: 2 images of
+     * 40000 x 40000 are more, where padding crops the output to 10000 x
+     * 10000 and col2im's own 32-bit count holds */
+    convt_problem wide = convt_problem_default(2);
+    wide.n = 2, wide.cin = wide.cout = 1, wide.k[0] = wide.k[1] = 1;
+    wide.in[0] = wide.in[1] = 40000, wide.pad[0] = wide.pad[1] = 15000;
+    refuses_with("im2col_gemm", &wide, 2, knobs, last_all, (size_t)1 << 40, "merged GEMM's N");
+    refuses_with("im2col_gemm", &wide, 2, knobs, all, (size_t)1 << 40, "merged GEMM's N");
+    accepts_with("im2col_gemm", &wide, 2, knobs, last_one, (size_t)1 << 40, "merge 2, 1 image");
     convt_problem latent = convt_problem_default(2);
     latent.n = 8, latent.cin = 16, latent.cout = 8, latent.k[0] = latent.k[1] = 4;
     latent.in[0] = latent.in[1] = 1;
