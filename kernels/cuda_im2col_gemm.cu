@@ -29,8 +29,9 @@
  * K-major in 79 and both K-major in 72 (tools/gemm-layouts.py, session
  * 62); the weights stay as they are, since their transpose would be timed
  * (33 MB for SimpleBaseline). One image is allowed: the copy then only
- * transposes. PWC-Net's M = 32 ran slower K-major (90 against 44 us), so
- * it is a knob value, not the rule.
+ * transposes. A GEMM of M = 32 (PWC-Net's class: 32 x 65536 x 565) ran
+ * slower K-major (90 against 44 us), and in the probe merge 2 lost on few
+ * channels and in fp32, so it is a knob value, not the rule.
  * im2col_gemm uses CUBLAS_COMPUTE_32F (strict float32), im2col_gemm_tf32
  * CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores).
  *
@@ -272,11 +273,16 @@ struct lt_gemm {
 };
 
 /* A chunk of every `images` and, where the batch does not divide, the last
- * one: at most two GEMM shapes. */
+ * one: at most two GEMM shapes, planned with cuBLASLt where algo >= 1
+ * (n_plans 0: cuBLAS's own choice), and col2im's outputs a thread for
+ * each, for the record (knob outs 0 chooses by the outputs' count). */
 struct im2col_state {
     cublasLtHandle_t lt;
     int n_plans;
     lt_gemm plan[2];
+    int n_chunks;
+    int64_t chunk_count[2];
+    int chunk_outs[2];
 };
 
 static void im2col_release(void *state)
@@ -365,9 +371,22 @@ static int lt_plan(cublasLtHandle_t lt, cublasComputeType_t compute, const gemm_
     return 0;
 }
 
-/* cublasCreate allocates: never inside launch. With algo >= 1, cuBLASLt's
- * plans of the chunk's GEMM and of the last chunk's, and its work area added
- * to the workspace. */
+/* col2im's outputs a thread for a chunk of count images: knob outs, or
+ * where it is 0 the choice by the outputs' count (src/lib/col2im_outs.h). */
+static int col2im_outs_of(const convt_problem *p, const convt_launch *l, int64_t count,
+                          const convt_context *ctx)
+{
+    const int64_t outs = im2col_knobs_of(l).outs;
+    if (outs)
+        return (int)outs;
+    return convt_col2im_outs(count * p->cout * convt_out_spatial(p),
+                             convt_problem_as_3d(p).out[2], ctx->dev ? ctx->dev->sm_count : 0);
+}
+
+/* cublasCreate allocates: never inside launch. The state records col2im's
+ * outputs a thread; with algo >= 1 it holds cuBLASLt's plans of the
+ * chunk's GEMM and of the last chunk's, and their work area is added to the
+ * workspace. */
 static int im2col_prepare_tier(cublasComputeType_t compute, const convt_problem *p,
                                const convt_launch *l, const convt_context *ctx, void **state,
                                size_t *workspace, convt_err *e)
@@ -376,17 +395,24 @@ static int im2col_prepare_tier(cublasComputeType_t compute, const convt_problem 
     if (convt_handles_cublas(ctx, &handle, e))
         return -1;
     const int64_t algo = im2col_knobs_of(l).algo;
-    if (algo == 0)
+    const bool columns = !convt_problem_is_gemm(p); /* a layer of one GEMM has no col2im */
+    if (algo == 0 && !columns)
         return 0;
     im2col_state *s = (im2col_state *)calloc(1, sizeof *s);
     if (!s)
         return convt_fail(e, "out of host memory");
     *state = s;
+    const int64_t chunk = images_per_chunk(p, l), last = p->n % chunk;
+    const int64_t counts[2] = {chunk, last};
+    for (int i = 0; columns && i < 2 && counts[i] > 0; i++) {
+        s->chunk_count[s->n_chunks] = counts[i];
+        s->chunk_outs[s->n_chunks++] = col2im_outs_of(p, l, counts[i], ctx);
+    }
+    if (algo == 0)
+        return 0;
     cublasStatus_t st = cublasLtCreate(&s->lt);
     if (st != CUBLAS_STATUS_SUCCESS)
         return convt_fail(e, "cublasLtCreate: %s", cublasGetStatusString(st));
-    const int64_t chunk = images_per_chunk(p, l), last = p->n % chunk;
-    const int64_t counts[2] = {chunk, last};
     const size_t offset = lt_workspace_offset(p, l);
     const size_t room = ctx->workspace_limit > offset ? ctx->workspace_limit - offset : 0;
     const size_t limit = room < IM2COL_LT_WORKSPACE ? room : IM2COL_LT_WORKSPACE;
@@ -418,12 +444,17 @@ static int prepare_tf32(const convt_problem *p, const convt_launch *l, const con
     return im2col_prepare_tier(CUBLAS_COMPUTE_32F_FAST_TF32, p, l, ctx, state, workspace, e);
 }
 
-/* The picked algorithms, for the record (cublasLtMatmulAlgoConfigAttributes_t's numbers). */
+/* col2im's outputs a thread and the picked algorithms, for the record
+ * (cublasLtMatmulAlgoConfigAttributes_t's numbers). */
 static void im2col_describe(const void *state, char *buf, size_t len)
 {
     const im2col_state *s = (const im2col_state *)state;
     size_t used = 0;
     buf[0] = 0;
+    for (int i = 0; s && i < s->n_chunks && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%scol2im (%lld images): %d outputs a "
+                                 "thread", i ? ", " : "", (long long)s->chunk_count[i],
+                                 s->chunk_outs[i]);
     for (int i = 0; s && i < s->n_plans && used < len; i++) {
         const lt_gemm *g = &s->plan[i];
         int32_t id = -1, splitk = -1;
@@ -446,9 +477,9 @@ static void im2col_describe(const void *state, char *buf, size_t len)
                                  "%scuBLASLt (%lld images): result %d of %d, algo id %d, "
                                  "tile id %d, stages id %d, split-K %d (reduction %d), "
                                  "cluster id %d, %zu B work area",
-                                 i ? "; " : "", (long long)g->count, g->index, g->offered, (int)id,
-                                 (int)tile, (int)stages, (int)splitk, (int)reduction, (int)cluster,
-                                 g->pick.workspaceSize);
+                                 i || s->n_chunks ? "; " : "", (long long)g->count, g->index,
+                                 g->offered, (int)id, (int)tile, (int)stages, (int)splitk,
+                                 (int)reduction, (int)cluster, g->pick.workspaceSize);
     }
 }
 
@@ -677,7 +708,8 @@ static int run_gemm(cublasHandle_t handle, cublasComputeType_t compute, const im
 {
     const float one = 1.0f;
     cublasStatus_t r;
-    if (!s) {
+    const bool lt = s && s->n_plans > 0;
+    if (!lt) {
         r = cublasGemmStridedBatchedEx(handle, d.ta, d.tb, d.m, d.n, d.k, &one, A, CUDA_R_32F,
                                        d.lda, d.sa, B, CUDA_R_32F, d.ldb, d.sb, &beta, C,
                                        CUDA_R_32F, d.ldc, d.sc, d.batch, compute,
@@ -688,7 +720,7 @@ static int run_gemm(cublasHandle_t handle, cublasComputeType_t compute, const im
                            &g->pick.algo, lt_work, g->pick.workspaceSize, st);
     }
     if (r != CUBLAS_STATUS_SUCCESS)
-        return convt_fail(e, "%s (%s): %s", s ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx",
+        return convt_fail(e, "%s (%s): %s", lt ? "cublasLtMatmul" : "cublasGemmStridedBatchedEx",
                           what, cublasGetStatusString(r));
     return 0;
 }
@@ -722,7 +754,6 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                         t->b ? 1.0f : 0.0f, lt_work, st, "inputs of one position", e);
     }
     const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
-    const int64_t out_row = convt_problem_as_3d(p).out[2];      /* outputs a row */
     for (int64_t n0 = 0; n0 < p->n; n0 += chunk) {
         const int64_t count = chunk < p->n - n0 ? chunk : p->n - n0;
         const gemm_dims d = gemm_of(p, l, count);
@@ -738,9 +769,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                              cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
                     return -1;
         }
-        const int outs = k.outs ? (int)k.outs
-                                : convt_col2im_outs(count * out_image, out_row,
-                                                    ctx->dev ? ctx->dev->sm_count : 0);
+        const int outs = col2im_outs_of(p, l, count, ctx);
         const col2im_args a =
             k.merge ? col2im_args_of(p, count * out_image, P, count * P, outs)
                     : col2im_args_of(p, count * out_image, p->groups * M * P, P, outs);

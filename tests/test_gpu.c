@@ -83,12 +83,19 @@ static char dir[256];
     "{\"warmup\": 0, \"min_samples\": 1, \"max_samples\": 1, \"cache\": \"warm\"," \
     " \"rounds\": 1, \"batch_below_us\": 0}"
 
+/* im2col_gemm's col2im at 2 and 4 outputs a thread beside its default
+ * (outs 0, which takes 1 on shapes this small: 512 threads an SM), with
+ * two of cuBLAS's algorithm choices (the default, and a cuBLASLt result). */
+#define IM2COL_TEST_LAUNCHES \
+    "  \"im2col_gemm\": {\"outs\": [0, 2, 4], \"algo\": [0, 2]}," \
+    "  \"im2col_gemm_tf32\": {\"outs\": [0, 2, 4], \"algo\": [0, 2]},"
+
 /* 220 random shapes and the edge cases, every CUDA variant. */
 #define SWEEP_TEXT \
     "{\"variants\": %s, \"seed\": 77," \
     " \"launch\": {\"cudnn_fp32\": {\"search\": 0}, \"cudnn_tf32\": {\"search\": 0}," \
     "  \"cudnn_graph_fp32\": {\"engine\": [0, 1, 4]}, \"cudnn_graph_tf32\": {\"engine\": [0, 1, 4]}," \
-    WGMMA_TEST_LAUNCHES "}," \
+    IM2COL_TEST_LAUNCHES WGMMA_TEST_LAUNCHES "}," \
     " \"measure\": " CHECK_ONLY_MEASURE "," \
     " \"validation\": {\"cpu_reference_max_gflop\": %g, \"spot_checks\": 32}," \
     " \"random\": {\"count\": %d, \"seed\": 2026, \"max_output_elems\": 60000, \"max_channels\": 24}," \
@@ -303,6 +310,11 @@ static void portable_variants_against_gpu_reference(void **state)
               last_tf32 = ok_runs(doc, "im2col_gemm_tf32", "merge", 2);
     printf("im2col_gemm merge 2: %d fp32 and %d tf32 runs ok\n", last_fp32, last_tf32);
     assert_true(last_fp32 >= 50 && last_tf32 >= 50);
+    /* and col2im at 2 and 4 outputs a thread (IM2COL_TEST_LAUNCHES) */
+    const int outs2 = ok_runs(doc, "im2col_gemm", "outs", 2) + ok_runs(doc, "im2col_gemm_tf32", "outs", 2),
+              outs4 = ok_runs(doc, "im2col_gemm", "outs", 4) + ok_runs(doc, "im2col_gemm_tf32", "outs", 4);
+    printf("im2col_gemm col2im: %d runs ok at 2 outputs a thread, %d at 4\n", outs2, outs4);
+    assert_true(outs2 >= 100 && outs4 >= 100);
     cJSON_Delete(doc);
 }
 

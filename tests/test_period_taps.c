@@ -346,6 +346,10 @@ static void col2im_outs_keep_the_sms_busy(void **state)
             assert_true(rows * ((row_len + outs - 1) / outs) >= want);
         if (outs < 4) /* and too few at the next wider */
             assert_true(rows * ((row_len + 2 * outs - 1) / (2 * outs)) < want);
+        /* more SMs never widen a thread's share; more rows never narrow it */
+        assert_true(convt_col2im_outs(rows * row_len, row_len, (sms ? sms : 1) + 1 + rand() % 64) <=
+                    outs);
+        assert_true(convt_col2im_outs((rows + 1 + rand() % 5000) * row_len, row_len, sms) >= outs);
     }
     /* pix2pix's RGB output at batch 1 (3 x 256 x 256): 4 a thread was
      * 1.06 to 1.10x slower than 1; 2 keeps 98304 threads */
