@@ -273,17 +273,24 @@ struct lt_gemm {
     int index, offered; /* the pick's place in the heuristic's results (from 1), their count */
 };
 
+/* col2im for a chunk of count images: its outputs a thread (knob outs, or
+ * where it is 0 the choice by the outputs' count) and its arguments. */
+struct col2im_plan {
+    int64_t count;
+    int outs;
+    convt_col2im_args args;
+};
+
 /* A chunk of every `images` and, where the batch does not divide, the last
  * one: at most two GEMM shapes, planned with cuBLASLt where algo >= 1
- * (n_plans 0: cuBLAS's own choice), and col2im's outputs a thread for
- * each, for the record (knob outs 0 chooses by the outputs' count). */
+ * (n_plans 0: cuBLAS's own choice), and col2im's plan for each, made once
+ * here rather than in every timed launch (none for a layer of one GEMM). */
 struct im2col_state {
     cublasLtHandle_t lt;
     int n_plans;
     lt_gemm plan[2];
     int n_chunks;
-    int64_t chunk_count[2];
-    int chunk_outs[2];
+    col2im_plan col2im[2];
 };
 
 static void im2col_release(void *state)
@@ -372,16 +379,22 @@ static int lt_plan(cublasLtHandle_t lt, cublasComputeType_t compute, const gemm_
     return 0;
 }
 
-/* col2im's outputs a thread for a chunk of count images: knob outs, or
- * where it is 0 the choice by the outputs' count (src/lib/col2im_outs.h). */
-static int col2im_outs_of(const convt_problem *p, const convt_launch *l, int64_t count,
-                          const convt_context *ctx)
+/* col2im's plan for a chunk of count images: outs from the knob, or where
+ * it is 0 from the outputs' count (src/lib/col2im_outs.h); the columns'
+ * layout from knob merge (col2im_map.h). */
+static col2im_plan col2im_plan_of(const convt_problem *p, const convt_launch *l, int64_t count,
+                                  const convt_context *ctx)
 {
-    const int64_t outs = im2col_knobs_of(l).outs;
-    if (outs)
-        return (int)outs;
-    return convt_col2im_outs(count * p->cout * convt_out_spatial(p),
-                             convt_problem_as_3d(p).out[2], ctx->dev ? ctx->dev->sm_count : 0);
+    const im2col_knobs k = im2col_knobs_of(l);
+    const int64_t outputs = count * p->cout * convt_out_spatial(p), P = convt_in_spatial(p);
+    col2im_plan c;
+    c.count = count;
+    c.outs = k.outs ? (int)k.outs
+                    : convt_col2im_outs(outputs, convt_problem_as_3d(p).out[2],
+                                        ctx->dev ? ctx->dev->sm_count : 0);
+    c.args = k.merge ? convt_col2im_args_of(p, outputs, P, count * P, c.outs)
+                     : convt_col2im_args_of(p, outputs, p->groups * gemm_rows(p) * P, P, c.outs);
+    return c;
 }
 
 /* cublasCreate allocates: never inside launch. The state records col2im's
@@ -405,10 +418,8 @@ static int im2col_prepare_tier(cublasComputeType_t compute, const convt_problem 
     *state = s;
     const int64_t chunk = images_per_chunk(p, l), last = p->n % chunk;
     const int64_t counts[2] = {chunk, last};
-    for (int i = 0; columns && i < 2 && counts[i] > 0; i++) {
-        s->chunk_count[s->n_chunks] = counts[i];
-        s->chunk_outs[s->n_chunks++] = col2im_outs_of(p, l, counts[i], ctx);
-    }
+    for (int i = 0; columns && i < 2 && counts[i] > 0; i++)
+        s->col2im[s->n_chunks++] = col2im_plan_of(p, l, counts[i], ctx);
     if (algo == 0)
         return 0;
     cublasStatus_t st = cublasLtCreate(&s->lt);
@@ -454,8 +465,8 @@ static void im2col_describe(const void *state, char *buf, size_t len)
     buf[0] = 0;
     for (int i = 0; s && i < s->n_chunks && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%scol2im (%lld images): %d outputs a "
-                                 "thread", i ? ", " : "", (long long)s->chunk_count[i],
-                                 s->chunk_outs[i]);
+                                 "thread", i ? ", " : "", (long long)s->col2im[i].count,
+                                 s->col2im[i].outs);
     for (int i = 0; s && i < s->n_plans && used < len; i++) {
         const lt_gemm *g = &s->plan[i];
         int32_t id = -1, splitk = -1;
@@ -584,6 +595,16 @@ __global__ void bias_fill_kernel(int64_t count, int64_t taps, int64_t cout,
         y[idx] = b[idx / taps % cout];
 }
 
+/* prepare's col2im plan for a chunk of count images (the last chunk may be
+ * shorter), or NULL. */
+static const col2im_plan *col2im_plan_for(const im2col_state *s, int64_t count)
+{
+    for (int i = 0; s && i < s->n_chunks; i++)
+        if (s->col2im[i].count == count)
+            return &s->col2im[i];
+    return NULL;
+}
+
 /* Runs the GEMM d (of a chunk of count images) on A, B, C: cuBLAS's own
  * choice, or cuBLASLt's planned algorithm where knob algo asked for one. */
 static int run_gemm(cublasHandle_t handle, cublasComputeType_t compute, const im2col_state *s,
@@ -614,7 +635,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                               void *state, const convt_context *ctx, convt_err *e)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const im2col_state *lt = (const im2col_state *)state;
+    const im2col_state *prepared = (const im2col_state *)state;
     const im2col_space sp = im2col_space_of(p, l);
     float *cols = (float *)workspace, *xt = cols + sp.cols;
     void *lt_work = (char *)workspace + lt_workspace_offset(p, l);
@@ -634,7 +655,7 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
                 count, taps, p->cout, t->b, t->y);
             CUDA_TRY_LAUNCH(e);
         }
-        return run_gemm(handle, compute, lt, gemm_of(p, l, p->n), p->n, w, t->x, t->y,
+        return run_gemm(handle, compute, prepared, gemm_of(p, l, p->n), p->n, w, t->x, t->y,
                         t->b ? 1.0f : 0.0f, lt_work, st, "inputs of one position", e);
     }
     const int64_t out_image = p->cout * convt_out_spatial(p); /* outputs an image */
@@ -644,21 +665,24 @@ static int im2col_launch_tier(cublasComputeType_t compute, const convt_problem *
         const float *x = t->x + n0 * p->cin * P;
         if (k.merge) {
             if (merge_images(k.merge, count, p, x, xt, block, st, e) ||
-                run_gemm(handle, compute, lt, d, count, xt, w, cols, 0.0f, lt_work, st,
+                run_gemm(handle, compute, prepared, d, count, xt, w, cols, 0.0f, lt_work, st,
                          "images merged", e))
                 return -1;
         } else {
             for (int64_t g = 0; g < p->groups; g++)
-                if (run_gemm(handle, compute, lt, d, count, x + g * cin_g * P, w + g * cin_g * M,
-                             cols + g * M * P, 0.0f, lt_work, st, "a group's images", e))
+                if (run_gemm(handle, compute, prepared, d, count, x + g * cin_g * P,
+                             w + g * cin_g * M, cols + g * M * P, 0.0f, lt_work, st,
+                             "a group's images", e))
                     return -1;
         }
-        const int outs = col2im_outs_of(p, l, count, ctx);
-        const convt_col2im_args a =
-            k.merge ? convt_col2im_args_of(p, count * out_image, P, count * P, outs)
-                    : convt_col2im_args_of(p, count * out_image, p->groups * M * P, P, outs);
+        const col2im_plan *c = col2im_plan_for(prepared, count);
+        if (!c)
+            return convt_fail(e, "im2col_gemm: no col2im plan for a chunk of %lld images "
+                              "(launch without prepare)", (long long)count);
+        const convt_col2im_args &a = c->args;
         const unsigned blocks = (unsigned)((a.threads + block - 1) / block);
         float *y = t->y + n0 * out_image;
+        const int outs = c->outs;
         if (outs == 4)
             col2im_kernel<4><<<blocks, block, 0, st>>>(a, cols, t->b, y);
         else if (outs == 2)
